@@ -1,0 +1,270 @@
+//! The TOML job description: input, attribute roles and hierarchies, privacy models,
+//! suppression limit, metric and search.
+//!
+//! Paths are relative to the config file. Unknown keys are errors, and every error names the
+//! key (or line and column, for syntax) so a user can fix the file without guessing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::dataset::{Dataset, Role};
+use crate::error::{Error, Location, Result};
+use crate::hierarchy::{Hierarchy, HierarchySpec};
+use crate::metrics::{Metric, MetricSpec};
+use crate::privacy::{Model, ModelSpec};
+use crate::problem::Problem;
+use crate::search::Algorithm;
+use crate::table::{CsvFormat, Table};
+
+fn default_delimiter() -> String {
+    ",".into()
+}
+fn default_quote() -> String {
+    "\"".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_hierarchy_delimiter() -> String {
+    ";".into()
+}
+
+/// `[input]`: the CSV file to anonymize.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSpec {
+    pub path: PathBuf,
+    #[serde(default = "default_delimiter")]
+    pub delimiter: String,
+    #[serde(default = "default_quote")]
+    pub quote: String,
+    #[serde(default = "default_true")]
+    pub header: bool,
+    /// Delimiter of ARX hierarchy files named by `attributes.*.hierarchy`.
+    #[serde(default = "default_hierarchy_delimiter")]
+    pub hierarchy_delimiter: String,
+    /// Role of columns not listed under `[attributes]`.
+    #[serde(default = "default_role")]
+    pub default_role: Role,
+}
+
+fn default_role() -> Role {
+    Role::Insensitive
+}
+
+/// `[attributes.NAME]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeSpec {
+    pub role: Role,
+    #[serde(default)]
+    pub hierarchy: Option<HierarchySpec>,
+}
+
+/// `[search]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSpec {
+    #[serde(default)]
+    pub algorithm: Algorithm,
+    /// Worker threads; 0 uses every core.
+    #[serde(default)]
+    pub threads: usize,
+}
+
+/// `[output]`: default output paths, relative to the config file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    pub path: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+}
+
+/// A whole job description.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub input: InputSpec,
+    pub attributes: BTreeMap<String, AttributeSpec>,
+    #[serde(default)]
+    pub privacy: Vec<ModelSpec>,
+    /// Fraction of rows that may be suppressed.
+    #[serde(default)]
+    pub suppression_limit: f64,
+    #[serde(default)]
+    pub metric: MetricSpec,
+    #[serde(default)]
+    pub search: SearchSpec,
+    #[serde(default)]
+    pub output: OutputSpec,
+    #[serde(skip)]
+    file: PathBuf,
+}
+
+fn line_col(text: &str, offset: usize) -> (u64, u64) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() as u64 + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u64 + 1;
+    (line, col)
+}
+
+fn single_byte(s: &str, file: &str, key: &str) -> Result<u8> {
+    let unescaped = if s == "\\t" { "\t" } else { s };
+    match unescaped.as_bytes() {
+        [b] => Ok(*b),
+        _ => Err(Error::config(
+            file,
+            key,
+            format!("must be a single ASCII character, got `{s}`"),
+        )),
+    }
+}
+
+impl Config {
+    /// Reads and parses a config file (syntax and types only).
+    pub fn from_file(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses config text; `path` locates relative paths and error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config> {
+        let mut config: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            Error::ConfigSyntax {
+                at: Location::at(path, line, Some(column)),
+                message: e.message().trim().to_owned(),
+            }
+        })?;
+        config.file = path.to_owned();
+        Ok(config)
+    }
+
+    fn file_name(&self) -> String {
+        self.file.display().to_string()
+    }
+
+    /// Resolves a path relative to the config file.
+    pub fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_owned()
+        } else {
+            self.file.parent().unwrap_or(Path::new("")).join(p)
+        }
+    }
+
+    pub fn csv_format(&self) -> Result<CsvFormat> {
+        let file = self.file_name();
+        Ok(CsvFormat {
+            delimiter: single_byte(&self.input.delimiter, &file, "input.delimiter")?,
+            quote: single_byte(&self.input.quote, &file, "input.quote")?,
+            header: self.input.header,
+        })
+    }
+
+    /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
+    pub fn problem(&self) -> Result<Problem> {
+        let file = self.file_name();
+        let table = Table::read_csv(&self.resolve(&self.input.path), &self.csv_format()?)?;
+        let hdelim = single_byte(
+            &self.input.hierarchy_delimiter,
+            &file,
+            "input.hierarchy_delimiter",
+        )?;
+        for name in self.attributes.keys() {
+            if table.column_index(name).is_none() {
+                return Err(Error::config(
+                    &file,
+                    format!("attributes.{name}"),
+                    format!(
+                        "no column `{name}` in the header of {}",
+                        table.source().display()
+                    ),
+                ));
+            }
+        }
+        let mut roles = Vec::new();
+        let mut hierarchies = Vec::new();
+        let mut sensitive_hierarchies = Vec::new();
+        for (column, name) in table.header().iter().enumerate() {
+            let spec = self.attributes.get(name);
+            let role = spec.map_or(self.input.default_role, |s| s.role);
+            roles.push(role);
+            let key = format!("attributes.{name}.hierarchy");
+            let build = |h: &HierarchySpec| -> Result<(Hierarchy, PathBuf)> {
+                match h {
+                    HierarchySpec::File(p) => {
+                        let p = self.resolve(p);
+                        Ok((Hierarchy::read_arx(&p, hdelim)?, p))
+                    }
+                    HierarchySpec::Builder(b) => {
+                        let h = b.build(table.dictionary(column).values(), &file, &key)?;
+                        Ok((h, PathBuf::from(format!("built by {key}"))))
+                    }
+                }
+            };
+            match (role, spec.and_then(|s| s.hierarchy.as_ref())) {
+                (Role::QuasiIdentifying, Some(h)) => hierarchies.push(build(h)?),
+                (Role::QuasiIdentifying, None) => {
+                    return Err(Error::config(
+                        &file,
+                        key,
+                        "a quasi-identifier needs a hierarchy",
+                    ))
+                }
+                (Role::Sensitive, h) => {
+                    sensitive_hierarchies.push(h.map(build).transpose()?.map(|x| x.0))
+                }
+                _ => {}
+            }
+        }
+        let data = Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?;
+        if data.quasi.is_empty() {
+            return Err(Error::config(
+                &file,
+                "attributes",
+                "no attribute has role \"quasi-identifying\"",
+            ));
+        }
+        for (i, m) in self.privacy.iter().enumerate() {
+            Model::bind(m, &data).map_err(|e| Error::config(&file, format!("privacy[{i}]"), e))?;
+        }
+        if !(0.0..=1.0).contains(&self.suppression_limit) {
+            return Err(Error::config(
+                &file,
+                "suppression_limit",
+                "must lie in [0, 1]",
+            ));
+        }
+        Metric::bind(&self.metric, &data).map_err(|e| Error::config(&file, "metric", e))?;
+        Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_have_line_and_column() {
+        let err = Config::parse(
+            "[input]\npath = \"a.csv\"\nbogus = 1\n[attributes]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("c.toml:3:1"), "{err}");
+        assert!(err.contains("bogus"), "{err}");
+    }
+
+    #[test]
+    fn malformed_number_is_located() {
+        let text = "suppression_limit = \"lots\"\n[input]\npath = \"a.csv\"\n[attributes]\n";
+        let err = Config::parse(text, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("c.toml:1:"), "{err}");
+    }
+}

@@ -1,0 +1,203 @@
+//! A table with its attribute roles resolved: quasi-identifiers encoded as hierarchy leaves,
+//! sensitive attributes encoded with their overall distribution.
+
+use std::cmp::Ordering;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Location, Result};
+use crate::hierarchy::Hierarchy;
+use crate::table::Table;
+
+/// What an attribute is, for release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Identifies a person directly: removed from the output.
+    Identifying,
+    /// Public and linkable: generalized.
+    QuasiIdentifying,
+    /// Confidential: protected by the privacy models, released unchanged.
+    Sensitive,
+    /// Neither: released unchanged.
+    Insensitive,
+}
+
+/// A quasi-identifier: its column, hierarchy, and the leaf code of every row.
+#[derive(Debug, Clone)]
+pub struct QuasiIdentifier {
+    pub name: String,
+    pub column: usize,
+    pub hierarchy: Hierarchy,
+    pub leaves: Vec<u32>,
+}
+
+/// A sensitive attribute, encoded with its distribution over the whole input.
+#[derive(Debug, Clone)]
+pub struct SensitiveAttribute {
+    pub name: String,
+    pub column: usize,
+    /// Per row, the index of its value in `values`.
+    pub codes: Vec<u32>,
+    pub values: Vec<String>,
+    /// Frequency of each value in the whole input.
+    pub counts: Vec<u32>,
+    /// Values in their natural order (numeric if every value is a number, else by string).
+    pub order: Vec<u32>,
+    /// Optional hierarchy over the values (hierarchical-distance t-closeness).
+    pub hierarchy: Option<Hierarchy>,
+    /// Offset of this attribute's histogram inside a class histogram row.
+    pub offset: usize,
+}
+
+/// A table with resolved roles.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub table: Table,
+    pub roles: Vec<Role>,
+    pub quasi: Vec<QuasiIdentifier>,
+    pub sensitive: Vec<SensitiveAttribute>,
+}
+
+impl Dataset {
+    /// Resolves roles. `hierarchies[i]` belongs to the `i`-th quasi-identifying column (in
+    /// header order); `sensitive_hierarchies` may give a hierarchy to a sensitive column.
+    pub fn new(
+        table: Table,
+        roles: Vec<Role>,
+        mut hierarchies: Vec<(Hierarchy, PathBuf)>,
+        mut sensitive_hierarchies: Vec<Option<Hierarchy>>,
+    ) -> Result<Dataset> {
+        if roles.len() != table.header().len() {
+            return Err(Error::Invalid("one role per column is required".into()));
+        }
+        let qi_columns: Vec<usize> = (0..roles.len())
+            .filter(|&c| roles[c] == Role::QuasiIdentifying)
+            .collect();
+        if hierarchies.len() != qi_columns.len() {
+            return Err(Error::Invalid(
+                "one hierarchy per quasi-identifier is required".into(),
+            ));
+        }
+        let sens_columns: Vec<usize> = (0..roles.len())
+            .filter(|&c| roles[c] == Role::Sensitive)
+            .collect();
+        sensitive_hierarchies.resize(sens_columns.len(), None);
+        let mut quasi = Vec::new();
+        for (&column, (hierarchy, hpath)) in qi_columns.iter().zip(hierarchies.drain(..)) {
+            let dict = table.dictionary(column);
+            let mut leaf_of_code = Vec::with_capacity(dict.len());
+            for (code, value) in dict.values().iter().enumerate() {
+                let leaf = hierarchy.leaf(value).ok_or_else(|| {
+                    Error::data(
+                        Location::at(
+                            table.source(),
+                            dict.first_line(code as u32),
+                            Some(column as u64 + 1),
+                        ),
+                        format!(
+                            "value `{value}` of column `{}` is not in its hierarchy {}",
+                            table.header()[column],
+                            hpath.display()
+                        ),
+                    )
+                })?;
+                leaf_of_code.push(leaf);
+            }
+            let leaves = table
+                .codes(column)
+                .iter()
+                .map(|&c| leaf_of_code[c as usize])
+                .collect();
+            quasi.push(QuasiIdentifier {
+                name: table.header()[column].clone(),
+                column,
+                hierarchy,
+                leaves,
+            });
+        }
+        let mut sensitive = Vec::new();
+        let mut offset = 0;
+        for (&column, hierarchy) in sens_columns.iter().zip(sensitive_hierarchies) {
+            let dict = table.dictionary(column);
+            let values = dict.values().to_vec();
+            let codes = table.codes(column).to_vec();
+            let mut counts = vec![0u32; values.len()];
+            for &c in &codes {
+                counts[c as usize] += 1;
+            }
+            if let Some(h) = &hierarchy {
+                for (code, v) in values.iter().enumerate() {
+                    if h.leaf(v).is_none() {
+                        return Err(Error::data(
+                            Location::at(
+                                table.source(),
+                                dict.first_line(code as u32),
+                                Some(column as u64 + 1),
+                            ),
+                            format!(
+                                "value `{v}` of column `{}` is not in its hierarchy",
+                                table.header()[column]
+                            ),
+                        ));
+                    }
+                }
+            }
+            let order = natural_order(&values);
+            let n = values.len();
+            sensitive.push(SensitiveAttribute {
+                name: table.header()[column].clone(),
+                column,
+                codes,
+                values,
+                counts,
+                order,
+                hierarchy,
+                offset,
+            });
+            offset += n;
+        }
+        Ok(Dataset {
+            table,
+            roles,
+            quasi,
+            sensitive,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.table.rows()
+    }
+    pub fn hierarchies(&self) -> Vec<&Hierarchy> {
+        self.quasi.iter().map(|q| &q.hierarchy).collect()
+    }
+    pub fn sensitive_index(&self, name: &str) -> Option<usize> {
+        self.sensitive.iter().position(|s| s.name == name)
+    }
+    /// Maximum level of each quasi-identifier.
+    pub fn max_levels(&self) -> Vec<u8> {
+        self.quasi
+            .iter()
+            .map(|q| q.hierarchy.height().min(u8::MAX as usize) as u8)
+            .collect()
+    }
+}
+
+/// Value indices sorted by the attribute's natural order.
+pub fn natural_order(values: &[String]) -> Vec<u32> {
+    let numbers: Option<Vec<f64>> = values
+        .iter()
+        .map(|v| v.trim().parse::<f64>().ok())
+        .collect();
+    let mut order: Vec<u32> = (0..values.len() as u32).collect();
+    match numbers {
+        Some(x) => order.sort_by(|&a, &b| {
+            x[a as usize]
+                .partial_cmp(&x[b as usize])
+                .unwrap_or(Ordering::Equal)
+        }),
+        None => order.sort_by(|&a, &b| values[a as usize].cmp(&values[b as usize])),
+    }
+    order
+}

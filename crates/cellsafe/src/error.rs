@@ -1,0 +1,102 @@
+//! Typed errors of the library.
+//!
+//! Every error that comes from user input says where the input went wrong: a file with
+//! its line and column, or a configuration key. Front ends print the `Display` form as is.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A place in a user-supplied file: path, and line / column when known (both 1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Location {
+            path: path.into(),
+            line: None,
+            column: None,
+        }
+    }
+    pub fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
+        Location {
+            path: path.into(),
+            line: Some(line),
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in cellsafe.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A data or hierarchy file is malformed or inconsistent.
+    #[error("{at}: {message}")]
+    Data { at: Location, message: String },
+    /// The configuration file does not parse.
+    #[error("{at}: {message}")]
+    ConfigSyntax { at: Location, message: String },
+    /// A configuration key has a value that cannot be used.
+    #[error("{file}: config key `{key}`: {message}")]
+    Config {
+        file: String,
+        key: String,
+        message: String,
+    },
+    /// The library was called with arguments that do not fit the problem
+    /// (for example a level vector of the wrong length).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    pub(crate) fn data(at: Location, message: impl Into<String>) -> Self {
+        Error::Data {
+            at,
+            message: message.into(),
+        }
+    }
+    pub(crate) fn config(
+        file: impl Into<String>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Config {
+            file: file.into(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

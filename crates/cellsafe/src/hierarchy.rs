@@ -1,0 +1,566 @@
+//! Level-based generalization hierarchies.
+//!
+//! A hierarchy is a chain of partitions of an attribute's domain: level 0 holds the original
+//! values (the leaves), each higher level merges groups of the level below, and the last
+//! level is usually the single group `*`. Groups are identified by their labels, which are
+//! opaque strings: two cells that show the same label are in the same group.
+//!
+//! Hierarchies come from ARX's CSV format (`value;level1;level2;...`, one leaf per row) or
+//! from builders for common kinds (numeric intervals, prefix masking, dates, explicit groups).
+//! Either way they are validated: every level must be a coarsening of the one below.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+use crate::error::{Error, Location, Result};
+
+/// A validated generalization hierarchy over a finite set of leaves.
+#[derive(Debug, Clone)]
+pub struct Hierarchy {
+    /// `labels[level][code]`: the label of group `code` at `level`.
+    labels: Vec<Vec<String>>,
+    /// `map[level][leaf]`: the group code of `leaf` at `level` (identity at level 0).
+    map: Vec<Vec<u32>>,
+    /// `sizes[level][code]`: number of leaves in the group.
+    sizes: Vec<Vec<u32>>,
+    leaf_index: FxHashMap<String, u32>,
+}
+
+impl Hierarchy {
+    /// Builds a hierarchy from rows `[leaf, level1, ..., levelH]`.
+    ///
+    /// `source` and `lines` are used for error messages (`lines[i]` is the line of row `i`).
+    /// Rows repeating a leaf identically are ignored; a leaf generalized two ways is an error.
+    pub fn from_rows(
+        rows: &[Vec<String>],
+        source: &Path,
+        lines: Option<&[u64]>,
+    ) -> Result<Hierarchy> {
+        let line_of = |i: usize| lines.map_or(i as u64 + 1, |l| l[i]);
+        let first = rows
+            .first()
+            .ok_or_else(|| Error::data(Location::file(source), "the hierarchy has no rows"))?;
+        let width = first.len();
+        if width == 0 {
+            return Err(Error::data(
+                Location::at(source, line_of(0), None),
+                "empty hierarchy row",
+            ));
+        }
+        let mut leaf_index: FxHashMap<String, u32> = FxHashMap::default();
+        let mut kept: Vec<usize> = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            if row.len() != width {
+                return Err(Error::data(
+                    Location::at(source, line_of(i), None),
+                    format!("row has {} levels, the first row has {width}", row.len()),
+                ));
+            }
+            match leaf_index.get(&row[0]) {
+                Some(&leaf) => {
+                    if rows[kept[leaf as usize]] != *row {
+                        return Err(Error::data(
+                            Location::at(source, line_of(i), Some(1)),
+                            format!(
+                                "value `{}` appears twice with different generalizations (first at line {})",
+                                row[0],
+                                line_of(kept[leaf as usize])
+                            ),
+                        ));
+                    }
+                }
+                None => {
+                    leaf_index.insert(row[0].clone(), kept.len() as u32);
+                    kept.push(i);
+                }
+            }
+        }
+        let leaves = kept.len();
+        let mut labels: Vec<Vec<String>> = Vec::with_capacity(width);
+        let mut map: Vec<Vec<u32>> = Vec::with_capacity(width);
+        for level in 0..width {
+            let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+            let mut level_labels = Vec::new();
+            let mut level_map = Vec::with_capacity(leaves);
+            for &i in &kept {
+                let label = rows[i][level].as_str();
+                let code = *index.entry(label).or_insert_with(|| {
+                    level_labels.push(label.to_owned());
+                    (level_labels.len() - 1) as u32
+                });
+                level_map.push(code);
+            }
+            if level > 0 {
+                // Coarsening: each group of the level below must lie inside one group here.
+                let below = &map[level - 1];
+                let mut parent: Vec<Option<(u32, usize)>> = vec![None; labels[level - 1].len()];
+                for (leaf, &i) in kept.iter().enumerate() {
+                    let child = below[leaf] as usize;
+                    match parent[child] {
+                        None => parent[child] = Some((level_map[leaf], i)),
+                        Some((p, first)) if p != level_map[leaf] => {
+                            return Err(Error::data(
+                                Location::at(source, line_of(i), Some(level as u64 + 1)),
+                                format!(
+                                    "level {level} is not a coarsening of level {}: `{}` generalizes to `{}` here but to `{}` at line {}",
+                                    level - 1,
+                                    rows[i][level - 1],
+                                    rows[i][level],
+                                    rows[first][level],
+                                    line_of(first)
+                                ),
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            labels.push(level_labels);
+            map.push(level_map);
+        }
+        let sizes = map
+            .iter()
+            .zip(&labels)
+            .map(|(m, l)| {
+                let mut s = vec![0u32; l.len()];
+                for &c in m {
+                    s[c as usize] += 1;
+                }
+                s
+            })
+            .collect();
+        Ok(Hierarchy {
+            labels,
+            map,
+            sizes,
+            leaf_index,
+        })
+    }
+
+    /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
+    pub fn read_arx(path: &Path, delimiter: u8) -> Result<Hierarchy> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut rdr = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(file);
+        let mut rows = Vec::new();
+        let mut lines = Vec::new();
+        for record in rdr.records() {
+            let record = record.map_err(|e| {
+                let at = match e.position() {
+                    Some(p) => Location::at(path, p.line(), None),
+                    None => Location::file(path),
+                };
+                Error::data(at, e.to_string())
+            })?;
+            lines.push(record.position().map_or(0, |p| p.line()));
+            rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
+        }
+        Self::from_rows(&rows, path, Some(&lines))
+    }
+
+    /// Number of levels, including level 0.
+    pub fn levels(&self) -> usize {
+        self.labels.len()
+    }
+    /// Highest level (`levels() - 1`).
+    pub fn height(&self) -> usize {
+        self.labels.len() - 1
+    }
+    /// Number of distinct leaves: the domain size used by the Loss metric.
+    pub fn leaf_count(&self) -> usize {
+        self.map[0].len()
+    }
+    pub fn leaf(&self, value: &str) -> Option<u32> {
+        self.leaf_index.get(value).copied()
+    }
+    /// Group code of `leaf` at `level`.
+    #[inline]
+    pub fn code(&self, level: usize, leaf: u32) -> u32 {
+        self.map[level][leaf as usize]
+    }
+    /// The leaf → group table of `level`.
+    pub fn level_map(&self, level: usize) -> &[u32] {
+        &self.map[level]
+    }
+    /// Number of groups at `level`.
+    pub fn cardinality(&self, level: usize) -> usize {
+        self.labels[level].len()
+    }
+    pub fn label(&self, level: usize, code: u32) -> &str {
+        &self.labels[level][code as usize]
+    }
+    /// Number of leaves in group `code` of `level`.
+    pub fn group_size(&self, level: usize, code: u32) -> u32 {
+        self.sizes[level][code as usize]
+    }
+    /// Group sizes of `level`, indexed by code.
+    pub fn group_sizes(&self, level: usize) -> &[u32] {
+        &self.sizes[level]
+    }
+}
+
+/// A hierarchy as written in the configuration: a file, or a builder.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum HierarchySpec {
+    /// Path of an ARX hierarchy CSV file (`;`-separated), relative to the config file.
+    File(PathBuf),
+    Builder(Builder),
+}
+
+/// Builders for common hierarchies. The leaves are the distinct values of the column.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Builder {
+    /// Numeric intervals `[lo, lo+w)` aligned on multiples of `w`, one level per width;
+    /// widths must nest (each divides the next). A final `*` level is added.
+    Intervals { widths: Vec<f64> },
+    /// Masks characters from the right, one per level (24126 → 2412* → ... → *****).
+    Mask {},
+    /// Dates: day → month → year → `*`. `format` uses `%d`, `%m`, `%y` / `%Y`.
+    Date { format: String },
+    /// Explicit groupings: each level maps a label to the labels of the level below it.
+    /// A final `*` level is added when the last level has more than one group.
+    Groups {
+        levels: Vec<BTreeMap<String, Vec<String>>>,
+    },
+    /// A single level `*` above the values: the attribute can only be kept or suppressed.
+    Suppress {},
+}
+
+impl Builder {
+    /// Builds the hierarchy for `values`; `key` names the config entry in errors.
+    pub fn build(&self, values: &[String], file: &str, key: &str) -> Result<Hierarchy> {
+        let rows: Vec<Vec<String>> = match self {
+            Builder::Intervals { widths } => interval_rows(values, widths, file, key)?,
+            Builder::Mask {} => mask_rows(values),
+            Builder::Date { format } => date_rows(values, format, file, key)?,
+            Builder::Groups { levels } => group_rows(values, levels, file, key)?,
+            Builder::Suppress {} => values.iter().map(|v| vec![v.clone(), "*".into()]).collect(),
+        };
+        if rows.is_empty() {
+            return Err(Error::config(
+                file,
+                key,
+                "the column has no values to build a hierarchy from",
+            ));
+        }
+        let source = PathBuf::from(format!("{file} ({key})"));
+        Hierarchy::from_rows(&rows, &source, None)
+    }
+}
+
+fn with_top(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let last = rows[0].len() - 1;
+    if rows.iter().any(|r| r[last] != rows[0][last]) || rows[0][last] != "*" {
+        for r in &mut rows {
+            r.push("*".into());
+        }
+    }
+    rows
+}
+
+fn format_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+fn interval_rows(
+    values: &[String],
+    widths: &[f64],
+    file: &str,
+    key: &str,
+) -> Result<Vec<Vec<String>>> {
+    for (i, &w) in widths.iter().enumerate() {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(Error::config(
+                file,
+                format!("{key}.widths[{i}]"),
+                "width must be a positive number",
+            ));
+        }
+        if i > 0 {
+            let ratio = w / widths[i - 1];
+            if ratio < 1.0 || (ratio - ratio.round()).abs() > 1e-9 {
+                return Err(Error::config(
+                    file,
+                    format!("{key}.widths[{i}]"),
+                    format!(
+                        "width {w} is not a multiple of the previous width {}",
+                        widths[i - 1]
+                    ),
+                ));
+            }
+        }
+    }
+    let mut rows = Vec::with_capacity(values.len());
+    for v in values {
+        let x: f64 = v.trim().parse().map_err(|_| {
+            Error::config(
+                file,
+                key,
+                format!("value `{v}` is not a number, so interval levels cannot be built"),
+            )
+        })?;
+        let mut row = vec![v.clone()];
+        for &w in widths {
+            let lo = (x / w).floor() * w;
+            row.push(format!("[{},{})", format_number(lo), format_number(lo + w)));
+        }
+        rows.push(row);
+    }
+    Ok(with_top(rows))
+}
+
+fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
+    let max_len = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    let rows = values
+        .iter()
+        .map(|v| {
+            let chars: Vec<char> = v.chars().collect();
+            let mut row = vec![v.clone()];
+            for masked in 1..=max_len {
+                let keep = chars.len().saturating_sub(masked);
+                let mut s: String = chars[..keep].iter().collect();
+                s.extend(std::iter::repeat_n('*', chars.len() - keep));
+                row.push(s);
+            }
+            row
+        })
+        .collect();
+    with_top(rows)
+}
+
+fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<Vec<Vec<String>>> {
+    // Tokenize the format into fields and literals.
+    let mut fields = Vec::new();
+    let mut sep = None;
+    let mut chars = format.chars().peekable();
+    let mut pattern = String::new();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            match chars.next() {
+                Some(f @ ('d' | 'm' | 'y' | 'Y')) => {
+                    fields.push(f);
+                    pattern.push('%');
+                    pattern.push(f);
+                }
+                other => {
+                    return Err(Error::config(
+                        file,
+                        format!("{key}.format"),
+                        format!(
+                            "unknown date field `%{}` (use %d, %m, %y or %Y)",
+                            other.unwrap_or(' ')
+                        ),
+                    ))
+                }
+            }
+        } else {
+            sep.get_or_insert(c);
+            pattern.push(c);
+        }
+    }
+    if !(fields.contains(&'d')
+        && fields.contains(&'m')
+        && (fields.contains(&'y') || fields.contains(&'Y')))
+    {
+        return Err(Error::config(
+            file,
+            format!("{key}.format"),
+            "date format needs %d, %m and %y or %Y",
+        ));
+    }
+    let sep = sep.unwrap_or('/');
+    let mut rows = Vec::with_capacity(values.len());
+    for v in values {
+        let parts: Vec<&str> = v
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .collect();
+        let bad = || {
+            Error::config(
+                file,
+                key,
+                format!("value `{v}` does not match date format `{format}`"),
+            )
+        };
+        if parts.len() != fields.len() {
+            return Err(bad());
+        }
+        let (mut day, mut month, mut year) = ("", "", "");
+        for (f, p) in fields.iter().zip(&parts) {
+            match f {
+                'd' => day = p,
+                'm' => month = p,
+                _ => year = p,
+            }
+        }
+        let d: u32 = day.parse().map_err(|_| bad())?;
+        let m: u32 = month.parse().map_err(|_| bad())?;
+        if !(1..=31).contains(&d) || !(1..=12).contains(&m) {
+            return Err(bad());
+        }
+        rows.push(vec![
+            v.clone(),
+            format!("{m:02}{sep}{year}"),
+            year.to_owned(),
+        ]);
+    }
+    Ok(with_top(rows))
+}
+
+fn group_rows(
+    values: &[String],
+    levels: &[BTreeMap<String, Vec<String>>],
+    file: &str,
+    key: &str,
+) -> Result<Vec<Vec<String>>> {
+    let mut rows: Vec<Vec<String>> = values.iter().map(|v| vec![v.clone()]).collect();
+    for (l, groups) in levels.iter().enumerate() {
+        let mut parent: FxHashMap<&str, &str> = FxHashMap::default();
+        for (label, members) in groups {
+            for m in members {
+                if let Some(other) = parent.insert(m, label) {
+                    return Err(Error::config(
+                        file,
+                        format!("{key}.levels[{l}]"),
+                        format!("`{m}` is in both groups `{other}` and `{label}`"),
+                    ));
+                }
+            }
+        }
+        for row in &mut rows {
+            let below = row.last().expect("non-empty row").clone();
+            let label = parent.get(below.as_str()).ok_or_else(|| {
+                Error::config(
+                    file,
+                    format!("{key}.levels[{l}]"),
+                    format!("no group contains `{below}`"),
+                )
+            })?;
+            row.push((*label).to_owned());
+        }
+    }
+    Ok(with_top(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn rejects_non_coarsening_with_location() {
+        let rows = vec![
+            strings(&["a", "x", "*"]),
+            strings(&["b", "x", "*"]),
+            strings(&["c", "y", "*"]),
+        ];
+        assert!(Hierarchy::from_rows(&rows, Path::new("h.csv"), None).is_ok());
+        let rows = vec![strings(&["a", "x", "p"]), strings(&["b", "x", "q"])];
+        let err = Hierarchy::from_rows(&rows, Path::new("h.csv"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("h.csv:2:3"), "{err}");
+        assert!(err.contains("not a coarsening"), "{err}");
+    }
+
+    #[test]
+    fn rejects_ragged_and_conflicting_rows() {
+        let rows = vec![strings(&["a", "x"]), strings(&["b"])];
+        assert!(Hierarchy::from_rows(&rows, Path::new("h"), None)
+            .unwrap_err()
+            .to_string()
+            .contains("h:2"));
+        let rows = vec![strings(&["a", "x"]), strings(&["a", "y"])];
+        assert!(Hierarchy::from_rows(&rows, Path::new("h"), None).is_err());
+        let rows = vec![strings(&["a", "x"]), strings(&["a", "x"])];
+        assert_eq!(
+            Hierarchy::from_rows(&rows, Path::new("h"), None)
+                .unwrap()
+                .leaf_count(),
+            1
+        );
+    }
+
+    #[test]
+    fn intervals_follow_the_papers_height_example() {
+        let b = Builder::Intervals {
+            widths: vec![5.0, 10.0, 20.0],
+        };
+        let h = b
+            .build(&strings(&["160", "167", "175"]), "c.toml", "h")
+            .unwrap();
+        assert_eq!(h.levels(), 5);
+        let leaf = h.leaf("167").unwrap();
+        assert_eq!(h.label(1, h.code(1, leaf)), "[165,170)");
+        assert_eq!(h.label(2, h.code(2, leaf)), "[160,170)");
+        assert_eq!(h.label(3, h.code(3, leaf)), "[160,180)");
+        assert_eq!(h.label(4, h.code(4, leaf)), "*");
+        let bad = Builder::Intervals {
+            widths: vec![5.0, 7.0],
+        };
+        assert!(bad.build(&strings(&["1"]), "c.toml", "h").is_err());
+        assert!(b.build(&strings(&["tall"]), "c.toml", "h").is_err());
+    }
+
+    #[test]
+    fn mask_and_date() {
+        let h = Builder::Mask {}
+            .build(&strings(&["24126", "24129"]), "c", "z")
+            .unwrap();
+        assert_eq!(h.levels(), 6);
+        assert_eq!(h.label(3, h.code(3, 0)), "24***");
+        assert_eq!(h.label(5, h.code(5, 1)), "*****");
+        let h = Builder::Date {
+            format: "%d/%m/%y".into(),
+        }
+        .build(&strings(&["24/09/56", "06/09/56"]), "c", "d")
+        .unwrap();
+        assert_eq!(h.levels(), 4);
+        assert_eq!(h.label(1, h.code(1, 0)), "09/56");
+        assert_eq!(h.cardinality(1), 1);
+        assert_eq!(h.label(2, 0), "56");
+        assert!(Builder::Date {
+            format: "%d/%m/%y".into()
+        }
+        .build(&strings(&["31/13/56"]), "c", "d")
+        .is_err());
+    }
+
+    #[test]
+    fn groups_need_full_coverage() {
+        let mut level = BTreeMap::new();
+        level.insert("AB|O".to_string(), strings(&["AB", "O"]));
+        level.insert("A|B".to_string(), strings(&["A", "B"]));
+        let b = Builder::Groups {
+            levels: vec![level],
+        };
+        let h = b
+            .build(&strings(&["A", "B", "O", "AB"]), "c", "blood")
+            .unwrap();
+        assert_eq!(h.levels(), 3);
+        assert_eq!(h.group_size(1, h.code(1, h.leaf("O").unwrap())), 2);
+        let err = b
+            .build(&strings(&["A", "X"]), "c", "blood")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("blood.levels[0]") && err.contains("`X`"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! Searches of the generalization lattice.
+//!
+//! - [`exhaustive`] evaluates every node: the reference the others are tested against.
+//! - [`minimal`] is the breadth-first search of the AOG paper (figure 5): it returns every
+//!   acceptable node none of whose specializations is acceptable.
+//! - [`optimal`] finds the acceptable node with the best score. It walks the rollup spanning
+//!   tree depth-first (each node's classes come from its parent's) and skips a subtree when
+//!   the metric's monotone lower bound shows nothing in it can beat the best node found;
+//!   ties go to the lower level sum, then the lexicographically smaller vector.
+//!
+//! All run in parallel with rayon; the answers do not depend on the number of threads.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::classes::Classes;
+use crate::hierarchy::Hierarchy;
+use crate::lattice::tie_order;
+use crate::metrics::Score;
+use crate::problem::{Evaluation, Problem};
+
+/// Which search to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    Exhaustive,
+    Minimal,
+    #[default]
+    Optimal,
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The best acceptable node, if any.
+    pub best: Option<Evaluation>,
+    /// For `minimal`: every minimal acceptable node, in lattice index order.
+    pub minimal: Vec<Evaluation>,
+    pub nodes_evaluated: usize,
+}
+
+/// Called with the running count of evaluated nodes.
+pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
+
+/// `a` beats `b`: better score, or equal score and earlier in the tie order.
+pub fn better(a: &Evaluation, b: &Evaluation) -> bool {
+    match a.score.cmp(&b.score) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => tie_order(&a.levels, &b.levels) == std::cmp::Ordering::Less,
+    }
+}
+
+fn pick_best<'a>(evaluations: impl IntoIterator<Item = &'a Evaluation>) -> Option<Evaluation> {
+    let mut best: Option<&Evaluation> = None;
+    for e in evaluations.into_iter().filter(|e| e.acceptable) {
+        if best.is_none_or(|b| better(e, b)) {
+            best = Some(e);
+        }
+    }
+    best.cloned()
+}
+
+/// Classes above this size are worth splitting their children across threads.
+const PARALLEL_CLASSES: usize = 512;
+
+struct Walk<'a> {
+    problem: &'a Problem,
+    hierarchies: Vec<&'a Hierarchy>,
+    prune: bool,
+    best: Mutex<Option<Evaluation>>,
+    all: Option<Mutex<Vec<Evaluation>>>,
+    evaluated: AtomicUsize,
+    progress: Option<Progress<'a>>,
+}
+
+impl Walk<'_> {
+    fn visit(&self, levels: &[u8], classes: &Classes) {
+        let (evaluation, _) = self.problem.assess(levels, classes);
+        let n = self.evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
+        if let Some(progress) = self.progress {
+            progress(n);
+        }
+        if evaluation.acceptable {
+            let mut best = self.best.lock().expect("search lock");
+            if best.as_ref().is_none_or(|b| better(&evaluation, b)) {
+                *best = Some(evaluation.clone());
+            }
+        }
+        if let Some(all) = &self.all {
+            all.lock().expect("search lock").push(evaluation);
+        }
+        let metric = &self.problem.metric;
+        let class_bound = if self.prune {
+            metric.class_bound(classes)
+        } else {
+            None
+        };
+        let mut children: Vec<(Vec<u8>, Option<Score>)> = self
+            .problem
+            .lattice
+            .tree_children(levels)
+            .into_iter()
+            .map(|(_, child)| {
+                let bound = if self.prune {
+                    metric.level_bound(&child)
+                } else {
+                    None
+                };
+                (child, bound)
+            })
+            .collect();
+        if self.prune {
+            children.retain(|(child, bound)| {
+                !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
+            });
+            // most promising first, so that good bests are found early
+            children.sort_by(|a, b| match (&a.1, &b.1) {
+                (Some(x), Some(y)) => x.cmp(y),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
+        let run = |(child, _): &(Vec<u8>, Option<Score>)| {
+            if self.prune && self.prunable(child, class_bound.as_ref()) {
+                return;
+            }
+            let child_classes =
+                self.problem
+                    .snapshot
+                    .rollup(&self.hierarchies, classes, levels, child);
+            self.visit(child, &child_classes);
+        };
+        if classes.len() >= PARALLEL_CLASSES && children.len() > 1 {
+            children.par_iter().for_each(run);
+        } else {
+            children.iter().for_each(run);
+        }
+    }
+
+    /// Nothing at or above `node` can beat the best found, given a lower bound for them all.
+    fn prunable(&self, node: &[u8], bound: Option<&Score>) -> bool {
+        let Some(bound) = bound else { return false };
+        let best = self.best.lock().expect("search lock");
+        let Some(best) = best.as_ref() else {
+            return false;
+        };
+        match bound.cmp(&best.score) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => tie_order(&best.levels, node) == std::cmp::Ordering::Less,
+            std::cmp::Ordering::Less => false,
+        }
+    }
+}
+
+fn walk<'a>(
+    problem: &'a Problem,
+    prune: bool,
+    keep_all: bool,
+    progress: Option<Progress<'a>>,
+) -> Walk<'a> {
+    let w = Walk {
+        problem,
+        hierarchies: problem.hierarchies(),
+        prune,
+        best: Mutex::new(None),
+        all: keep_all.then(|| Mutex::new(Vec::new())),
+        evaluated: AtomicUsize::new(0),
+        progress,
+    };
+    let bottom = problem.lattice.bottom();
+    w.visit(&bottom, problem.snapshot.base());
+    w
+}
+
+/// Evaluates every node. Returns the outcome and all evaluations in lattice index order.
+pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Vec<Evaluation>) {
+    let w = walk(problem, false, true, progress);
+    let mut all = w.all.expect("kept").into_inner().expect("search lock");
+    all.sort_by_key(|e| problem.lattice.index(&e.levels));
+    let best = pick_best(&all);
+    let nodes_evaluated = all.len();
+    (
+        Outcome {
+            best,
+            minimal: Vec::new(),
+            nodes_evaluated,
+        },
+        all,
+    )
+}
+
+/// The optimal acceptable node, with bound pruning.
+pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    let w = walk(problem, true, false, progress);
+    Outcome {
+        best: w.best.into_inner().expect("search lock"),
+        minimal: Vec::new(),
+        nodes_evaluated: w.evaluated.into_inner(),
+    }
+}
+
+/// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
+///
+/// Layer by layer (level sum), every node not yet known to be a generalization of an
+/// acceptable node is evaluated; acceptable ones are output and their generalizations
+/// marked; the successors of the others form the next layer. Because layers are taken in
+/// order of level sum, the output is exactly the set of minimal acceptable nodes whether or
+/// not the models are monotonic. Each node's classes are rolled up from an evaluated
+/// predecessor of the previous layer.
+pub fn minimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    let lattice = &problem.lattice;
+    let hierarchies = problem.hierarchies();
+    let mut done = vec![false; lattice.size()];
+    let mut layer: BTreeSet<usize> = BTreeSet::from([lattice.index(&lattice.bottom())]);
+    let mut cache: FxHashMap<usize, Classes> = FxHashMap::default();
+    let mut found = Vec::new();
+    let mut evaluated = 0usize;
+    while !layer.is_empty() {
+        let nodes: Vec<usize> = layer.iter().copied().filter(|&i| !done[i]).collect();
+        let results: Vec<(usize, Evaluation, Classes)> = nodes
+            .par_iter()
+            .map(|&i| {
+                let levels = lattice.levels(i);
+                let classes = lattice
+                    .predecessors(&levels)
+                    .iter()
+                    .find_map(|p| cache.get(&lattice.index(p)).map(|c| (p.clone(), c)))
+                    .map(|(p, c)| problem.snapshot.rollup(&hierarchies, c, &p, &levels))
+                    .unwrap_or_else(|| problem.classes(&levels));
+                let (evaluation, _) = problem.assess(&levels, &classes);
+                (i, evaluation, classes)
+            })
+            .collect();
+        evaluated += results.len();
+        if let Some(progress) = progress {
+            progress(evaluated);
+        }
+        let mut next = BTreeSet::new();
+        let mut next_cache = FxHashMap::default();
+        for (i, evaluation, classes) in results {
+            done[i] = true;
+            if evaluation.acceptable {
+                for g in lattice.generalizations_of(&evaluation.levels) {
+                    done[g] = true;
+                }
+                found.push(evaluation);
+            } else {
+                for s in lattice.successors(&evaluation.levels) {
+                    next.insert(lattice.index(&s));
+                }
+                next_cache.insert(i, classes);
+            }
+        }
+        next.retain(|&i| !done[i]);
+        layer = next;
+        cache = next_cache;
+    }
+    found.sort_by_key(|e| lattice.index(&e.levels));
+    let best = pick_best(&found);
+    Outcome {
+        best,
+        minimal: found,
+        nodes_evaluated: evaluated,
+    }
+}
+
+/// Runs `algorithm`.
+pub fn run(problem: &Problem, algorithm: Algorithm, progress: Option<Progress>) -> Outcome {
+    match algorithm {
+        Algorithm::Exhaustive => exhaustive(problem, progress).0,
+        Algorithm::Minimal => minimal(problem, progress),
+        Algorithm::Optimal => optimal(problem, progress),
+    }
+}

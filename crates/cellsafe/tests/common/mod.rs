@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use cellsafe::config::Config;
+use cellsafe::dataset::Role;
+use cellsafe::metrics::{Aggregate, MetricKind, MetricSpec};
+use cellsafe::privacy::ModelSpec;
+use cellsafe::problem::Problem;
+
+pub fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// The Adult config with every attribute's role replaced by `roles` overrides.
+pub fn adult(
+    all_quasi: bool,
+    models: Vec<ModelSpec>,
+    limit: f64,
+    metric: MetricKind,
+    aggregate: Option<Aggregate>,
+) -> Problem {
+    let path = examples().join("adult/adult.toml");
+    let mut config = Config::from_file(&path).unwrap();
+    if all_quasi {
+        let occ = config.attributes.get_mut("occupation").unwrap();
+        occ.role = Role::QuasiIdentifying;
+    }
+    config.privacy = models;
+    config.suppression_limit = limit;
+    config.metric = MetricSpec {
+        name: metric,
+        aggregate,
+        ..MetricSpec::default()
+    };
+    config.problem().unwrap()
+}
