@@ -1,1 +1,204 @@
-fn main() {}
+//! `cellsafe`: the command-line front end. It parses arguments, calls the library, prints
+//! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage, 3 nothing found).
+
+mod bench;
+mod demo;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use cellsafe::config::Config;
+use cellsafe::job::{self, Outputs};
+use clap::{Parser, Subcommand};
+
+/// Exit code when no transformation satisfies the privacy models.
+const NOT_FOUND: u8 = 3;
+
+#[derive(Parser)]
+#[command(name = "cellsafe", version, about = "Safe release of microdata")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search for the best safe transformation, write the released table and a JSON report.
+    Anonymize {
+        config: PathBuf,
+        /// Released CSV (default: [output] path in the config, else INPUT.anonymized.csv).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// JSON report (default: [output] report in the config, else printed to stdout).
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
+    /// Check and score one transformation, without searching.
+    Evaluate {
+        config: PathBuf,
+        /// One 0-based level per quasi-identifier, in header order: 1,2,0,...
+        #[arg(long, value_delimiter = ',', required = true)]
+        levels: Vec<u8>,
+    },
+    /// Run the main job on the bundled Adult data (k=5, 1% suppression, Loss) in a temp dir.
+    Demo {
+        /// Directory to write into (default: a new temporary directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Write a seeded synthetic table with the Adult data's columns.
+    Synth {
+        #[arg(long)]
+        rows: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Probability that a cell is taken from another random row.
+        #[arg(long, default_value_t = 0.2)]
+        mix: f64,
+        #[arg(long)]
+        output: PathBuf,
+    },
+    /// Benchmarks on the Adult data (median of several runs).
+    Bench {
+        /// Repetitions per scenario.
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Also anonymize a synthetic table of this many rows (k=5, 1% suppression, Loss).
+        #[arg(long)]
+        synthetic_rows: Option<usize>,
+        /// Worker threads (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Anonymize {
+            config,
+            output,
+            report,
+        } => anonymize(&config, output, report),
+        Command::Evaluate { config, levels } => {
+            let config = Config::from_file(&config)?;
+            let problem = config.problem()?;
+            problem.check_levels(&levels)?;
+            let node = cellsafe::report::describe(&problem, &levels, true);
+            println!("{}", serde_json::to_string_pretty(&node)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo { dir } => demo::run(dir),
+        Command::Synth {
+            rows,
+            seed,
+            mix,
+            output,
+        } => {
+            if !(0.0..=1.0).contains(&mix) {
+                anyhow::bail!("--mix must lie in [0, 1]");
+            }
+            let source = demo::adult_table()?;
+            cellsafe::release::write_atomic(&output, |w| {
+                cellsafe::synth::write_synthetic(&source, rows, seed, mix, b';', w)
+            })?;
+            eprintln!("wrote {rows} rows to {}", output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench {
+            runs,
+            synthetic_rows,
+            threads,
+        } => bench::run(runs.max(1), synthetic_rows, threads),
+    }
+}
+
+/// Default output next to the input: `NAME.anonymized.csv`.
+fn default_output(config: &Config) -> PathBuf {
+    let input = config.resolve(&config.input.path);
+    let stem = input
+        .file_stem()
+        .map_or("output".into(), |s| s.to_string_lossy().into_owned());
+    input.with_file_name(format!("{stem}.anonymized.csv"))
+}
+
+pub(crate) fn anonymize(
+    config_path: &Path,
+    output: Option<PathBuf>,
+    report: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let config = Config::from_file(config_path)?;
+    let table = output
+        .or_else(|| config.output.path.as_ref().map(|p| config.resolve(p)))
+        .unwrap_or_else(|| default_output(&config));
+    let report_path = report.or_else(|| config.output.report.as_ref().map(|p| config.resolve(p)));
+    let outputs = Outputs {
+        table: Some(table),
+        report: report_path.clone(),
+    };
+    let bar = progress_bar();
+    let tick = |n: usize| {
+        if let Some(bar) = &bar {
+            bar.set_position(n as u64);
+        }
+    };
+    let result = job::anonymize(&config, &outputs, Some(&tick));
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let report = result.with_context(|| format!("anonymizing with {}", config_path.display()))?;
+    if report_path.is_none() {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if let Some(levels) = &report.levels {
+        eprintln!(
+            "levels {}; {} rows suppressed; {} = {}; report in {}",
+            serde_json::to_string(levels)?,
+            report.suppressed_rows,
+            serde_json::to_string(&report.metric)?.trim_matches('"'),
+            report.score.unwrap_or(f64::NAN),
+            report_path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        );
+    }
+    if let Some(audit) = &report.audit {
+        if !audit.passed {
+            anyhow::bail!(
+                "the independent audit of the released table failed: {:?}",
+                audit.violations
+            );
+        }
+    }
+    if !report.found {
+        eprintln!("no transformation satisfies the privacy models within the suppression limit");
+        return Ok(ExitCode::from(NOT_FOUND));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {pos} transformations checked ({elapsed})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    Some(bar)
+}

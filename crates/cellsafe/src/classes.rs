@@ -12,15 +12,94 @@ use rustc_hash::FxHashMap;
 use crate::error::{Error, Result};
 use crate::hierarchy::Hierarchy;
 
+thread_local! {
+    static SCRATCH64: std::cell::RefCell<Grouper<u64>> = Default::default();
+    static SCRATCH128: std::cell::RefCell<Grouper<u128>> = Default::default();
+}
+
+/// A key the grouper can hash.
+pub trait GroupKey: Copy + Eq + Default {
+    fn hash64(self) -> u64;
+}
+impl GroupKey for u64 {
+    #[inline]
+    fn hash64(self) -> u64 {
+        self.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+impl GroupKey for u128 {
+    #[inline]
+    fn hash64(self) -> u64 {
+        ((self as u64) ^ ((self >> 64) as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot<K> {
+    key: K,
+    stamp: u32,
+    group: u32,
+}
+
+/// An open-addressing map from keys to group numbers, reused across rollups: each use
+/// bumps a generation stamp instead of clearing the table.
+#[derive(Default)]
+pub struct Grouper<K> {
+    slots: Vec<Slot<K>>,
+    stamp: u32,
+    shift: u32,
+    /// Slots in use this round: a power of two sized to the keys, so small rounds stay in cache.
+    active: usize,
+}
+
+impl<K: GroupKey> Grouper<K> {
+    /// Prepares for up to `n` distinct keys.
+    fn start(&mut self, n: usize) {
+        let want = (n.max(8) * 2).next_power_of_two();
+        if self.slots.len() < want || self.stamp == u32::MAX {
+            self.slots = vec![Slot::default(); want.max(self.slots.len())];
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        self.active = want;
+        self.shift = 64 - want.trailing_zeros();
+    }
+
+    /// The group of `key`, or `None` after registering it as group `next`.
+    #[inline]
+    fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32> {
+        let mask = self.active - 1;
+        let mut i = (key.hash64() >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.stamp != self.stamp {
+                *slot = Slot {
+                    key,
+                    stamp: self.stamp,
+                    group: next,
+                };
+                return None;
+            }
+            if slot.key == key {
+                return Some(slot.group);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
 /// The distinct level-0 quasi-identifier tuples of a table: the base every rollup starts from.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     dims: usize,
-    /// `tuples[t * dims + j]`: leaf code of attribute `j` in tuple `t`.
-    tuples: Vec<u32>,
+    /// `columns[j][t]`: leaf code of attribute `j` in tuple `t`. Columnar, because a rollup
+    /// reads only the attributes it changes.
+    columns: Vec<Vec<u32>>,
     /// The base tuple of each row.
     row_tuple: Vec<u32>,
     strides: Vec<u128>,
+    /// Every key fits in 64 bits (hash with the cheaper key).
+    narrow: bool,
     base: Classes,
 }
 
@@ -72,7 +151,7 @@ impl Snapshot {
         }
         let width: usize = sensitive.iter().map(|(_, d)| d).sum();
         let mut index: FxHashMap<u128, u32> = FxHashMap::default();
-        let mut tuples = Vec::new();
+        let mut columns: Vec<Vec<u32>> = vec![Vec::new(); dims];
         let mut row_tuple = Vec::with_capacity(rows);
         let mut base = Classes {
             width,
@@ -82,7 +161,9 @@ impl Snapshot {
             let key: u128 = (0..dims).map(|j| leaves[j][r] as u128 * strides[j]).sum();
             let t = *index.entry(key).or_insert_with(|| {
                 let t = base.counts.len() as u32;
-                tuples.extend((0..dims).map(|j| leaves[j][r]));
+                for (j, column) in columns.iter_mut().enumerate() {
+                    column.push(leaves[j][r]);
+                }
                 base.keys.push(key);
                 base.reps.push(t);
                 base.counts.push(0);
@@ -99,9 +180,10 @@ impl Snapshot {
         }
         Ok(Snapshot {
             dims,
-            tuples,
+            columns,
             row_tuple,
             strides,
+            narrow: stride <= u64::MAX as u128,
             base,
         })
     }
@@ -112,9 +194,15 @@ impl Snapshot {
     pub fn dims(&self) -> usize {
         self.dims
     }
+    /// Leaf code of attribute `j` in base tuple `t`.
     #[inline]
-    pub fn tuple(&self, t: u32) -> &[u32] {
-        &self.tuples[t as usize * self.dims..(t as usize + 1) * self.dims]
+    pub fn leaf(&self, j: usize, t: u32) -> u32 {
+        self.columns[j][t as usize]
+    }
+    /// Leaf codes of attribute `j`, indexed by base tuple.
+    #[inline]
+    pub fn column(&self, j: usize) -> &[u32] {
+        &self.columns[j]
     }
     pub fn row_tuple(&self) -> &[u32] {
         &self.row_tuple
@@ -128,46 +216,70 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
     ) -> Classes {
-        let changed: Vec<(usize, &[u32], &[u32], u128)> = (0..self.dims)
+        // For each changed attribute, the key change of every leaf (two's complement).
+        let deltas: Vec<(&[u32], Vec<u128>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
             .map(|j| {
                 let h = hierarchies[j];
-                (
-                    j,
+                let (old, new) = (
                     h.level_map(from_levels[j] as usize),
                     h.level_map(to_levels[j] as usize),
-                    self.strides[j],
-                )
+                );
+                let stride = self.strides[j];
+                let delta = old
+                    .iter()
+                    .zip(new)
+                    .map(|(&o, &n)| (n as u128 * stride).wrapping_sub(o as u128 * stride))
+                    .collect();
+                (self.column(j), delta)
             })
             .collect();
         let width = from.width;
-        let mut index: FxHashMap<u128, u32> = FxHashMap::default();
-        index.reserve(from.len() / 2);
         let mut out = Classes {
+            keys: Vec::with_capacity(from.len()),
+            reps: Vec::with_capacity(from.len()),
+            counts: Vec::with_capacity(from.len()),
+            hist: Vec::with_capacity(from.hist.len()),
             width,
-            ..Default::default()
         };
-        for c in 0..from.len() {
-            let tuple = self.tuple(from.reps[c]);
-            let mut key = from.keys[c];
-            for &(j, old, new, stride) in &changed {
-                let leaf = tuple[j] as usize;
-                key = key - old[leaf] as u128 * stride + new[leaf] as u128 * stride;
-            }
-            let next = out.counts.len() as u32;
-            let target = *index.entry(key).or_insert(next);
-            if target == next {
-                out.keys.push(key);
-                out.reps.push(from.reps[c]);
-                out.counts.push(from.counts[c]);
-                out.hist.extend_from_slice(from.histogram(c));
-            } else {
-                out.counts[target as usize] += from.counts[c];
-                let dst = target as usize * width;
-                for (d, s) in out.hist[dst..dst + width].iter_mut().zip(from.histogram(c)) {
-                    *d += s;
-                }
-            }
+        // Group with a per-thread table reused across rollups: fresh tables cost more in
+        // first-touch cache misses than the hashing itself.
+        macro_rules! group {
+            ($scratch:ident, $key_ty:ty) => {
+                $scratch.with_borrow_mut(|index| {
+                    index.start(from.len());
+                    for c in 0..from.len() {
+                        let rep = from.reps[c] as usize;
+                        let mut key = from.keys[c];
+                        for (column, delta) in &deltas {
+                            key = key.wrapping_add(delta[column[rep] as usize]);
+                        }
+                        let next = out.counts.len() as u32;
+                        if let Some(slot) = index.find_or_insert(key as $key_ty, next) {
+                            let t = slot as usize;
+                            out.counts[t] += from.counts[c];
+                            if width > 0 {
+                                let dst = t * width;
+                                for (d, s) in
+                                    out.hist[dst..dst + width].iter_mut().zip(from.histogram(c))
+                                {
+                                    *d += s;
+                                }
+                            }
+                        } else {
+                            out.keys.push(key);
+                            out.reps.push(from.reps[c]);
+                            out.counts.push(from.counts[c]);
+                            out.hist.extend_from_slice(from.histogram(c));
+                        }
+                    }
+                })
+            };
+        }
+        if self.narrow {
+            group!(SCRATCH64, u64);
+        } else {
+            group!(SCRATCH128, u128);
         }
         out
     }
@@ -196,10 +308,10 @@ impl Snapshot {
             .collect();
         let tuple_class: Vec<u32> = (0..self.base.len())
             .map(|t| {
-                let tuple = self.tuple(t as u32);
                 let key: u128 = (0..self.dims)
                     .map(|j| {
-                        hierarchies[j].code(levels[j] as usize, tuple[j]) as u128 * self.strides[j]
+                        hierarchies[j].code(levels[j] as usize, self.leaf(j, t as u32)) as u128
+                            * self.strides[j]
                     })
                     .sum();
                 index[&key]

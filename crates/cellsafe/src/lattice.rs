@@ -12,6 +12,8 @@ pub struct Lattice {
     max: Vec<u8>,
     radix: Vec<usize>,
     size: usize,
+    /// Attribute order of the rollup spanning tree (a permutation of `0..dimensions`).
+    tree_order: Vec<usize>,
 }
 
 impl Lattice {
@@ -22,7 +24,24 @@ impl Lattice {
             radix.push(size);
             size = size.saturating_mul(m as usize + 1);
         }
-        Lattice { max, radix, size }
+        let tree_order = (0..max.len()).collect();
+        Lattice {
+            max,
+            radix,
+            size,
+            tree_order,
+        }
+    }
+    /// Sets the attribute order of the rollup spanning tree. Any permutation gives a
+    /// spanning tree; putting attributes whose generalization merges few classes first
+    /// makes parents barely larger than their children, so rollups are cheap.
+    pub fn with_tree_order(mut self, order: Vec<usize>) -> Lattice {
+        let mut check = order.clone();
+        check.sort_unstable();
+        if check == (0..self.max.len()).collect::<Vec<_>>() {
+            self.tree_order = order;
+        }
+        self
     }
     /// Number of nodes.
     pub fn size(&self) -> usize {
@@ -143,7 +162,7 @@ mod tests {
 
     #[test]
     fn index_roundtrip_and_tree_covers_everything_once() {
-        let l = Lattice::new(vec![1, 2, 0, 3]);
+        let l = Lattice::new(vec![1, 2, 0, 3]).with_tree_order(vec![2, 0, 3, 1]);
         assert_eq!(l.size(), 2 * 3 * 4);
         let mut seen = vec![0u32; l.size()];
         let mut stack = vec![l.bottom()];

@@ -21,4 +21,9 @@ pub mod search;
 pub mod table;
 
 pub use error::{Error, Result};
+pub mod audit;
 pub mod config;
+pub mod job;
+pub mod release;
+pub mod report;
+pub mod synth;

@@ -375,7 +375,7 @@ impl Metric {
                     if suppressed_rows > 0 {
                         let mut s: rustc_hash::FxHashMap<u32, u64> = Default::default();
                         for c in (0..classes.len()).filter(|&c| suppressed[c]) {
-                            let leaf = snapshot.tuple(classes.reps[c])[j];
+                            let leaf = snapshot.leaf(j, classes.reps[c]);
                             *s.entry(hierarchies[j].code(levels[j] as usize, leaf))
                                 .or_default() += classes.counts[c] as u64;
                         }
@@ -392,13 +392,17 @@ impl Metric {
             }
             MetricKind::Loss => {
                 let mut raw = vec![0.0; d];
-                for c in 0..classes.len() {
-                    let tuple = snapshot.tuple(classes.reps[c]);
-                    let size = classes.counts[c] as f64;
-                    for j in 0..d {
-                        let share = self.share[j][levels[j] as usize]
-                            [hierarchies[j].code(levels[j] as usize, tuple[j]) as usize];
-                        raw[j] += if !suppressed[c] {
+                for (j, raw) in raw.iter_mut().enumerate() {
+                    let level = levels[j] as usize;
+                    let (share, map, column) = (
+                        &self.share[j][level],
+                        hierarchies[j].level_map(level),
+                        snapshot.column(j),
+                    );
+                    for c in 0..classes.len() {
+                        let size = classes.counts[c] as f64;
+                        let share = share[map[column[classes.reps[c] as usize] as usize] as usize];
+                        *raw += if !suppressed[c] {
                             gf * size * share
                         } else if sf == 1.0 {
                             size
@@ -440,7 +444,7 @@ impl Metric {
                         if suppressed[c] {
                             loss += size;
                         } else if m > 1.0 {
-                            let leaf = snapshot.tuple(classes.reps[c])[j];
+                            let leaf = snapshot.leaf(j, classes.reps[c]);
                             let code = hierarchies[j].code(levels[j] as usize, leaf);
                             let g = self.share[j][levels[j] as usize][code as usize] * m;
                             loss += size * (g - 1.0) / (m - 1.0);

@@ -72,7 +72,9 @@ impl Problem {
             .map(|s| (s.codes.as_slice(), s.values.len()))
             .collect();
         let snapshot = Snapshot::build(&hierarchies, &leaves, &sensitive, data.rows())?;
-        let lattice = Lattice::new(data.max_levels());
+        let mut order: Vec<usize> = (0..data.quasi.len()).collect();
+        order.sort_by_key(|&j| data.table.dictionary(data.quasi[j].column).len());
+        let lattice = Lattice::new(data.max_levels()).with_tree_order(order);
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
         Ok(Problem {
             data,
@@ -118,15 +120,18 @@ impl Problem {
 
     /// Checks and scores node `levels` whose classes are `classes`.
     pub fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
-        let suppressed = self.suppressed(classes);
         let mut suppressed_rows = 0u64;
         let mut suppressed_classes = 0usize;
-        for (c, &s) in suppressed.iter().enumerate() {
-            if s {
-                suppressed_rows += classes.counts[c] as u64;
-                suppressed_classes += 1;
-            }
-        }
+        let suppressed: Vec<bool> = (0..classes.len())
+            .map(|c| {
+                let count = classes.counts[c];
+                let hist = classes.histogram(c);
+                let s = !self.models.iter().all(|m| m.holds(count, hist));
+                suppressed_rows += if s { count as u64 } else { 0 };
+                suppressed_classes += s as usize;
+                s
+            })
+            .collect();
         let score = self.metric.score(
             &self.snapshot,
             levels,

@@ -1,0 +1,194 @@
+//! `cellsafe bench`: timings of the searches on the Adult data, each next to the exhaustive
+//! search of the same problem (the baseline run side by side) and to ARX's published time
+//! for the same job on this machine class (warm JVM, `anonymize()` only).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Result;
+use cellsafe::config::Config;
+use cellsafe::dataset::Role;
+use cellsafe::metrics::{MetricKind, MetricSpec};
+use cellsafe::privacy::{Distance, ModelSpec};
+use cellsafe::problem::Problem;
+use cellsafe::search;
+
+struct Scenario {
+    name: &'static str,
+    all_quasi: bool,
+    models: Vec<ModelSpec>,
+    limit: f64,
+    metric: MetricKind,
+    /// ARX's time in ms (../shared/guide/arx-definitions.md), if measured.
+    arx_ms: Option<f64>,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let k5 = || vec![ModelSpec::KAnonymity { k: 5 }];
+    let occ = || "occupation".to_string();
+    vec![
+        Scenario {
+            name: "k=5 0% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.0,
+            metric: MetricKind::Loss,
+            arx_ms: Some(318.0),
+        },
+        Scenario {
+            name: "k=5 1% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.01,
+            metric: MetricKind::Loss,
+            arx_ms: Some(3433.0),
+        },
+        Scenario {
+            name: "k=5 5% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.05,
+            metric: MetricKind::Loss,
+            arx_ms: Some(3267.0),
+        },
+        Scenario {
+            name: "k=5 1% DM",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.01,
+            metric: MetricKind::Discernibility,
+            arx_ms: Some(1773.0),
+        },
+        Scenario {
+            name: "distinct l=3 5% Loss",
+            all_quasi: false,
+            models: vec![ModelSpec::DistinctLDiversity {
+                attribute: occ(),
+                l: 3.0,
+            }],
+            limit: 0.05,
+            metric: MetricKind::Loss,
+            arx_ms: Some(1345.0),
+        },
+        Scenario {
+            name: "t=0.2 equal 5% Loss",
+            all_quasi: false,
+            models: vec![ModelSpec::TCloseness {
+                attribute: occ(),
+                t: 0.2,
+                distance: Distance::Equal,
+            }],
+            limit: 0.05,
+            metric: MetricKind::Loss,
+            arx_ms: Some(6709.0),
+        },
+        Scenario {
+            name: "9 QIs k=5 0% DM",
+            all_quasi: true,
+            models: k5(),
+            limit: 0.0,
+            metric: MetricKind::Discernibility,
+            arx_ms: None,
+        },
+    ]
+}
+
+fn problem(config: &Config, s: &Scenario) -> Result<Problem> {
+    let mut config = config.clone();
+    if s.all_quasi {
+        if let Some(a) = config.attributes.get_mut("occupation") {
+            a.role = Role::QuasiIdentifying;
+        }
+    }
+    config.privacy = s.models.clone();
+    config.suppression_limit = s.limit;
+    config.metric = MetricSpec {
+        name: s.metric,
+        ..MetricSpec::default()
+    };
+    Ok(config.problem()?)
+}
+
+fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub fn run(runs: usize, synthetic_rows: Option<usize>, threads: usize) -> Result<ExitCode> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let dir = tempfile::Builder::new()
+        .prefix("cellsafe-bench-")
+        .tempdir()?;
+    crate::demo::unpack(dir.path())?;
+    let config = Config::from_file(&dir.path().join("adult.toml"))?;
+    println!(
+        "cellsafe bench: Adult, {} threads, median of {runs} runs (search only, data loaded)",
+        pool.current_num_threads()
+    );
+    println!(
+        "{:<22} {:>7} {:>10} {:>9} {:>14} {:>9} {:>10} {:>9}",
+        "scenario", "lattice", "evaluated", "optimal", "exhaustive", "speedup", "ARX", "vs ARX"
+    );
+    pool.install(|| -> Result<()> {
+        for s in scenarios() {
+            let p = problem(&config, &s)?;
+            let mut evaluated = 0;
+            let optimal = median_ms(runs, || evaluated = search::optimal(&p, None).nodes_evaluated);
+            let exhaustive = median_ms(runs, || {
+                search::exhaustive(&p, None);
+            });
+            let arx = s.arx_ms.map_or("-".to_string(), |a| format!("{a:.0} ms"));
+            let vs = s.arx_ms.map_or("-".to_string(), |a| format!("{:.1}x", a / optimal));
+            println!(
+                "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x {:>10} {:>9}",
+                s.name,
+                p.lattice.size(),
+                evaluated,
+                optimal,
+                exhaustive,
+                exhaustive / optimal,
+                arx,
+                vs
+            );
+        }
+        if let Some(rows) = synthetic_rows {
+            let path = dir.path().join("synthetic.csv");
+            let source = crate::demo::adult_table()?;
+            cellsafe::release::write_atomic(&path, |w| cellsafe::synth::write_synthetic(&source, rows, 1, 0.2, b';', w))?;
+            let mut synthetic = config.clone();
+            synthetic.input.path = path;
+            let t = Instant::now();
+            let p = synthetic.problem()?;
+            let load = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let outcome = search::optimal(&p, None);
+            let search_s = t.elapsed().as_secs_f64();
+            println!(
+                "synthetic {rows} rows, k=5 1% Loss: load {load:.2} s, search {search_s:.2} s, total {:.2} s, {} nodes, {} base tuples, peak RSS {:.0} MB, levels {:?}",
+                load + search_s,
+                outcome.nodes_evaluated,
+                p.snapshot.base().len(),
+                peak_rss_mb().unwrap_or(f64::NAN),
+                outcome.best.map(|b| b.levels)
+            );
+        }
+        Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,109 @@
+//! A whole anonymization job: config → problem → search → released table → audit → report.
+//! Front ends (the CLI, later a service) call this and only print or serve the result.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::audit;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::release::{write_atomic, Released};
+use crate::report::{describe, levels_map, Report};
+use crate::search::{self, Progress};
+
+/// Where to write what.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    pub table: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+}
+
+/// Runs `config`'s search in a pool of its configured size.
+pub fn anonymize(config: &Config, outputs: &Outputs, progress: Option<Progress>) -> Result<Report> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.search.threads)
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    pool.install(|| anonymize_here(config, outputs, progress))
+}
+
+fn anonymize_here(
+    config: &Config,
+    outputs: &Outputs,
+    progress: Option<Progress>,
+) -> Result<Report> {
+    let start = Instant::now();
+    let problem = config.problem()?;
+    let algorithm = config.search.algorithm;
+    let outcome = search::run(&problem, algorithm, progress);
+    let seconds = start.elapsed().as_secs_f64();
+    let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
+    let mut report = Report {
+        found: outcome.best.is_some(),
+        input: problem.data.table.source().display().to_string(),
+        rows: problem.data.rows(),
+        quasi_identifiers: quasi.clone(),
+        levels: None,
+        suppressed_rows: 0,
+        suppression_limit: problem.suppression_limit,
+        max_suppressed_rows: problem.max_suppressed,
+        classes: 0,
+        min_class_size: None,
+        metric: problem.metric.spec.name,
+        score: None,
+        rank: None,
+        models: Vec::new(),
+        ql: None,
+        glm: None,
+        algorithm,
+        nodes_evaluated: outcome.nodes_evaluated,
+        lattice_size: problem.lattice.size(),
+        minimal: (algorithm == search::Algorithm::Minimal).then(|| {
+            outcome
+                .minimal
+                .iter()
+                .map(|e| levels_map(&problem, &e.levels))
+                .collect()
+        }),
+        seconds,
+        output: None,
+        audit: None,
+    };
+    if let Some(best) = &outcome.best {
+        let node = describe(&problem, &best.levels, false);
+        report.levels = Some(node.levels);
+        report.suppressed_rows = node.suppressed_rows;
+        report.classes = node.classes;
+        report.min_class_size = node.min_class_size;
+        report.score = Some(node.score);
+        report.rank = node.rank;
+        report.models = node.models;
+        report.ql = Some(node.ql);
+        report.glm = Some(node.glm);
+        if let Some(path) = &outputs.table {
+            let format = config.csv_format()?;
+            Released::new(&problem, &best.levels)?.write_csv(path, format.delimiter)?;
+            report.output = Some(path.display().to_string());
+            report.audit = Some(audit::audit(
+                path,
+                &format,
+                &quasi,
+                &config.privacy,
+                &problem.data.table,
+            )?);
+        }
+    }
+    if let Some(path) = &outputs.report {
+        write_json(path, &report)?;
+    }
+    Ok(report)
+}
+
+/// Writes `value` as pretty JSON, atomically.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
+    write_atomic(path, |w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })
+}

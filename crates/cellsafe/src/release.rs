@@ -1,0 +1,135 @@
+//! The released table: identifying columns removed, quasi-identifiers generalized to the
+//! chosen levels, rows of suppressed classes with every quasi-identifier set to `*`, other
+//! columns unchanged. Files are written atomically: a temporary file in the target
+//! directory, renamed over the target once complete.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::dataset::Role;
+use crate::error::{Error, Result};
+use crate::problem::Problem;
+
+/// The label written for every quasi-identifier of a suppressed row.
+pub const SUPPRESSED: &str = "*";
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".cellsafe-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(path, e))?;
+    {
+        let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
+        write(&mut buffered).map_err(|e| Error::io(path, e))?;
+        buffered.flush().map_err(|e| Error::io(path, e))?;
+    }
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// Refuses to write over the input file.
+pub fn check_not_input(problem: &Problem, output: &Path) -> Result<()> {
+    let input = problem.data.table.source();
+    if let (Ok(a), Ok(b)) = (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        if a == b {
+            return Err(Error::Invalid(format!(
+                "refusing to overwrite the input file {}; choose another output path",
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per-row view of a transformation: which class each row falls in, which classes are suppressed.
+pub struct Released<'a> {
+    problem: &'a Problem,
+    levels: Vec<u8>,
+    row_class: Vec<u32>,
+    suppressed: Vec<bool>,
+}
+
+impl<'a> Released<'a> {
+    pub fn new(problem: &'a Problem, levels: &[u8]) -> Result<Released<'a>> {
+        problem.check_levels(levels)?;
+        let hierarchies = problem.hierarchies();
+        let classes = problem.classes(levels);
+        let suppressed = problem.suppressed(&classes);
+        let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
+        Ok(Released {
+            problem,
+            levels: levels.to_vec(),
+            row_class,
+            suppressed,
+        })
+    }
+
+    /// Header of the released table.
+    pub fn header(&self) -> Vec<&str> {
+        let data = &self.problem.data;
+        data.table
+            .header()
+            .iter()
+            .zip(&data.roles)
+            .filter(|(_, r)| **r != Role::Identifying)
+            .map(|(h, _)| h.as_str())
+            .collect()
+    }
+
+    pub fn is_suppressed(&self, row: usize) -> bool {
+        self.suppressed[self.row_class[row] as usize]
+    }
+
+    /// The released cells of `row`.
+    pub fn row(&self, row: usize) -> Vec<&str> {
+        let data = &self.problem.data;
+        let suppressed = self.is_suppressed(row);
+        let mut qi = 0;
+        let mut out = Vec::with_capacity(data.roles.len());
+        for (column, role) in data.roles.iter().enumerate() {
+            match role {
+                Role::Identifying => {}
+                Role::QuasiIdentifying => {
+                    let q = &data.quasi[qi];
+                    qi += 1;
+                    if suppressed {
+                        out.push(SUPPRESSED);
+                    } else {
+                        let level = self.levels[qi - 1] as usize;
+                        out.push(
+                            q.hierarchy
+                                .label(level, q.hierarchy.code(level, q.leaves[row])),
+                        );
+                    }
+                }
+                _ => out.push(data.table.value(row, column)),
+            }
+        }
+        out
+    }
+
+    /// Writes the released table as CSV, atomically.
+    pub fn write_csv(&self, path: &Path, delimiter: u8) -> Result<()> {
+        check_not_input(self.problem, path)?;
+        write_atomic(path, |w| {
+            let mut csv = csv::WriterBuilder::new()
+                .delimiter(delimiter)
+                .from_writer(w);
+            csv.write_record(self.header())?;
+            for row in 0..self.problem.data.rows() {
+                csv.write_record(self.row(row))?;
+            }
+            csv.flush()
+        })
+    }
+}
