@@ -77,7 +77,6 @@ pub fn audit(
         };
         for (key, rows) in &groups {
             let ok = match (model, &sensitive) {
-                (ModelSpec::KAnonymity { k }, _) => rows.len() >= *k as usize,
                 (_, Some((col, reference))) => {
                     let mut freq: HashMap<&str, usize> = HashMap::new();
                     for &r in rows {
@@ -85,7 +84,7 @@ pub fn audit(
                     }
                     group_holds(model, &freq, rows.len(), reference)
                 }
-                _ => true,
+                (_, None) => group_holds(model, &HashMap::new(), rows.len(), &[]),
             };
             if !ok && violations.len() < 10 {
                 violations.push(format!(
@@ -106,8 +105,8 @@ pub fn audit(
     })
 }
 
-/// The distribution of column `name` over the whole original table, with values in natural order.
-fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
+/// The distribution of column `name` over the whole original table, in natural order.
+pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     let c = original
         .column_index(name)
         .ok_or_else(|| Error::Invalid(format!("no column `{name}`")))?;
@@ -134,16 +133,20 @@ fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     Ok(values)
 }
 
-fn group_holds(
+/// Whether a group of `n` rows whose sensitive values have frequencies `freq` satisfies
+/// `model`, from the definitions; `reference` is the overall distribution in natural order.
+/// (Hierarchical t-closeness is not covered.)
+pub fn group_holds(
     model: &ModelSpec,
     freq: &HashMap<&str, usize>,
     n: usize,
     reference: &[(String, f64)],
 ) -> bool {
+    let size = n;
     let n = n as f64;
     let p = |v: &str| freq.get(v).copied().unwrap_or(0) as f64 / n;
     match model {
-        ModelSpec::KAnonymity { .. } => true,
+        ModelSpec::KAnonymity { k } => size >= *k as usize,
         ModelSpec::DistinctLDiversity { l, .. } => freq.len() as f64 >= l.ceil(),
         ModelSpec::EntropyLDiversity { l, .. } => {
             let h: f64 = freq
@@ -190,5 +193,8 @@ fn group_holds(
                 let bound = if *enhanced { beta.min(-q.ln()) } else { *beta };
                 (p(v) - q) / q <= bound + 1e-9
             }),
+        ModelSpec::Confidential { values, .. } => {
+            freq.keys().any(|v| !values.iter().any(|x| x == v))
+        }
     }
 }

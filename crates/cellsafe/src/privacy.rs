@@ -54,6 +54,13 @@ pub enum ModelSpec {
         #[serde(default)]
         enhanced: bool,
     },
+    /// Logical safety (paper 002, definition 5) for the formula `attribute ∈ values` held
+    /// confidential by everyone: a class is unsafe when every member satisfies it, because
+    /// the recipient then knows it of each of them.
+    Confidential {
+        attribute: String,
+        values: Vec<String>,
+    },
 }
 
 impl ModelSpec {
@@ -65,7 +72,8 @@ impl ModelSpec {
             | ModelSpec::RecursiveClDiversity { attribute, .. }
             | ModelSpec::TCloseness { attribute, .. }
             | ModelSpec::DeltaDisclosure { attribute, .. }
-            | ModelSpec::BetaLikeness { attribute, .. } => Some(attribute),
+            | ModelSpec::BetaLikeness { attribute, .. }
+            | ModelSpec::Confidential { attribute, .. } => Some(attribute),
         }
     }
     /// Short name used in reports.
@@ -91,6 +99,9 @@ impl ModelSpec {
             ModelSpec::DeltaDisclosure { attribute, delta } => {
                 format!("{delta}-disclosure({attribute})")
             }
+            ModelSpec::Confidential { attribute, values } => {
+                format!("confidential({attribute} in {{{}}})", values.join(", "))
+            }
             ModelSpec::BetaLikeness {
                 attribute,
                 beta,
@@ -106,7 +117,9 @@ impl ModelSpec {
     /// ARX's flags: (monotonic with suppression, monotonic with generalization).
     pub fn monotonicity(&self) -> (bool, bool) {
         match self {
-            ModelSpec::KAnonymity { .. } | ModelSpec::DistinctLDiversity { .. } => (true, true),
+            ModelSpec::KAnonymity { .. }
+            | ModelSpec::DistinctLDiversity { .. }
+            | ModelSpec::Confidential { .. } => (true, true),
             ModelSpec::DeltaDisclosure { .. } => (false, false),
             _ => (false, true),
         }
@@ -164,6 +177,11 @@ enum Check {
         q: Vec<f64>,
         beta: f64,
         enhanced: bool,
+    },
+    /// `outside[v]`: value `v` falsifies the confidential formula.
+    Confidential {
+        s: Span,
+        outside: Vec<bool>,
     },
 }
 
@@ -300,6 +318,17 @@ impl Model {
                     enhanced: *enhanced,
                 }
             }
+            ModelSpec::Confidential { attribute, values } => {
+                let a = attr(attribute)?;
+                if let Some(v) = values.iter().find(|v| !a.values.contains(v)) {
+                    return Err(format!("`{v}` never occurs in `{attribute}`"));
+                }
+                let outside = a.values.iter().map(|v| !values.contains(v)).collect();
+                Check::Confidential {
+                    s: span(a),
+                    outside,
+                }
+            }
         };
         Ok(Model {
             spec: spec.clone(),
@@ -324,6 +353,9 @@ impl Model {
             }
             Check::Hierarchical { s, q, tree, t } => tree.emd(s.of(hist), count, q) <= *t + 1e-12,
             Check::Delta { s, q, delta } => max_log_ratio(s.of(hist), count, q) < *delta,
+            Check::Confidential { s, outside } => {
+                s.of(hist).iter().zip(outside).any(|(&c, &o)| c > 0 && o)
+            }
             Check::Beta {
                 s,
                 q,
@@ -347,6 +379,14 @@ impl Model {
             Check::Hierarchical { s, q, tree, .. } => tree.emd(s.of(hist), count, q),
             Check::Delta { s, q, .. } => max_log_ratio(s.of(hist), count, q),
             Check::Beta { s, q, enhanced, .. } => max_gain(s.of(hist), count, q, *enhanced),
+            // members falsifying the formula (0: the class is unsafe)
+            Check::Confidential { s, outside } => s
+                .of(hist)
+                .iter()
+                .zip(outside)
+                .filter(|(_, &o)| o)
+                .map(|(&c, _)| c as f64)
+                .sum(),
         }
     }
 
@@ -354,7 +394,10 @@ impl Model {
     pub fn achieved_is_min(&self) -> bool {
         matches!(
             self.check,
-            Check::K(_) | Check::Distinct { .. } | Check::Entropy { .. }
+            Check::K(_)
+                | Check::Distinct { .. }
+                | Check::Entropy { .. }
+                | Check::Confidential { .. }
         )
     }
 }

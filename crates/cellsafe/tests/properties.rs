@@ -1,0 +1,444 @@
+//! Property tests on small random tables: the searches agree with brute force, and every
+//! node's classes, suppression and metric values agree with definitions computed directly
+//! from the rows' generalized strings.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use cellsafe::audit::{group_holds, reference};
+use cellsafe::dataset::{Dataset, Role};
+use cellsafe::hierarchy::Hierarchy;
+use cellsafe::lattice::{is_generalization, tie_order};
+use cellsafe::metrics::{Aggregate, MetricKind, MetricSpec};
+use cellsafe::privacy::{Distance, ModelSpec};
+use cellsafe::problem::{Evaluation, Problem};
+use cellsafe::search;
+use cellsafe::table::Table;
+use proptest::prelude::*;
+
+/// A random small anonymization problem, as plain data.
+#[derive(Debug, Clone)]
+struct Case {
+    /// Per QI: leaves count and, per level above 0, the group width (leaf / width).
+    qis: Vec<(u32, Vec<u32>)>,
+    rows: Vec<(Vec<u32>, u32)>,
+    models: Vec<ModelSpec>,
+    limit: f64,
+    metric: MetricKind,
+    aggregate: Option<Aggregate>,
+    gs: f64,
+}
+
+fn qi_strategy() -> impl Strategy<Value = (u32, Vec<u32>)> {
+    (2u32..6, prop::collection::vec(2u32..4, 0..3)).prop_map(|(leaves, factors)| {
+        // nested widths: each level multiplies the group width
+        let mut widths = Vec::new();
+        let mut w = 1;
+        for f in factors {
+            w *= f;
+            if w < leaves {
+                widths.push(w);
+            }
+        }
+        (leaves, widths)
+    })
+}
+
+fn model_strategy() -> impl Strategy<Value = ModelSpec> {
+    let s = || "s".to_string();
+    prop_oneof![
+        (1u32..5).prop_map(|k| ModelSpec::KAnonymity { k }),
+        (1u32..4).prop_map(move |l| ModelSpec::DistinctLDiversity {
+            attribute: s(),
+            l: l as f64
+        }),
+        (1u32..4).prop_map(move |l| ModelSpec::EntropyLDiversity {
+            attribute: s(),
+            l: l as f64 * 0.8
+        }),
+        (1u32..4, 1u32..4).prop_map(move |(c, l)| ModelSpec::RecursiveClDiversity {
+            attribute: s(),
+            c: c as f64,
+            l
+        }),
+        (1u32..7, any::<bool>()).prop_map(move |(t, ordered)| ModelSpec::TCloseness {
+            attribute: s(),
+            t: t as f64 * 0.1,
+            distance: if ordered {
+                Distance::Ordered
+            } else {
+                Distance::Equal
+            },
+        }),
+        (1u32..5).prop_map(move |d| ModelSpec::DeltaDisclosure {
+            attribute: s(),
+            delta: d as f64 * 0.5
+        }),
+        (1u32..5, any::<bool>()).prop_map(move |(b, enhanced)| ModelSpec::BetaLikeness {
+            attribute: s(),
+            beta: b as f64 * 0.5,
+            enhanced
+        }),
+        Just(ModelSpec::Confidential {
+            attribute: s(),
+            values: vec!["s0".into()]
+        }),
+    ]
+}
+
+fn metric_strategy() -> impl Strategy<Value = MetricKind> {
+    use MetricKind::*;
+    prop::sample::select(vec![
+        Loss,
+        Entropy,
+        EntropyNm,
+        Precision,
+        PrecisionNm,
+        Height,
+        Discernibility,
+        DiscernibilityStar,
+        Aecs,
+        Ql,
+        Glm,
+    ])
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec(qi_strategy(), 1..4),
+        2u32..4,
+        1usize..30,
+    )
+        .prop_flat_map(|(qis, sv, n)| {
+            let row = (
+                qis.iter().map(|(leaves, _)| 0..*leaves).collect::<Vec<_>>(),
+                0..sv,
+            );
+            (
+                Just(qis),
+                prop::collection::vec(row, n),
+                Just(sv),
+                prop::collection::vec(model_strategy(), 1..3),
+                prop::sample::select(vec![0.0, 0.05, 0.1, 0.3]),
+                metric_strategy(),
+                prop::option::of(prop::sample::select(vec![
+                    Aggregate::Sum,
+                    Aggregate::ArithmeticMean,
+                    Aggregate::GeometricMean,
+                    Aggregate::Maximum,
+                    Aggregate::Rank,
+                ])),
+                prop::sample::select(vec![0.0, 0.3, 0.5, 0.8, 1.0]),
+            )
+                .prop_map(
+                    |(qis, rows, _sensitive_values, models, limit, metric, aggregate, gs)| Case {
+                        qis,
+                        rows,
+                        models,
+                        limit,
+                        metric,
+                        aggregate,
+                        gs,
+                    },
+                )
+        })
+}
+
+/// Hierarchy rows of a QI: leaf `q{j}v{x}`, level l label `g{l}:{x / w_l}`, top `*`.
+fn hierarchy_rows(j: usize, leaves: u32, widths: &[u32]) -> Vec<Vec<String>> {
+    (0..leaves)
+        .map(|x| {
+            let mut row = vec![format!("q{j}v{x}")];
+            for (l, w) in widths.iter().enumerate() {
+                row.push(format!("g{}:{}", l + 1, x / w));
+            }
+            row.push("*".into());
+            row
+        })
+        .collect()
+}
+
+fn build(case: &Case) -> (Problem, Vec<Vec<Vec<String>>>) {
+    let mut header: Vec<String> = (0..case.qis.len()).map(|j| format!("q{j}")).collect();
+    header.push("s".into());
+    let rows: Vec<Vec<String>> = case
+        .rows
+        .iter()
+        .map(|(qs, s)| {
+            let mut r: Vec<String> = qs
+                .iter()
+                .enumerate()
+                .map(|(j, x)| format!("q{j}v{x}"))
+                .collect();
+            r.push(format!("s{s}"));
+            r
+        })
+        .collect();
+    let table = Table::from_rows(header, &rows).unwrap();
+    let mut roles = vec![Role::QuasiIdentifying; case.qis.len()];
+    roles.push(Role::Sensitive);
+    let hrows: Vec<Vec<Vec<String>>> = case
+        .qis
+        .iter()
+        .enumerate()
+        .map(|(j, (leaves, widths))| hierarchy_rows(j, *leaves, widths))
+        .collect();
+    let hierarchies = hrows
+        .iter()
+        .map(|r| {
+            (
+                Hierarchy::from_rows(r, Path::new("h"), None).unwrap(),
+                "h".into(),
+            )
+        })
+        .collect();
+    let data = Dataset::new(table, roles, hierarchies, vec![]).unwrap();
+    // models that cannot bind here (e.g. a value that never occurs) are dropped
+    let models: Vec<ModelSpec> = case
+        .models
+        .iter()
+        .filter(|m| cellsafe::privacy::Model::bind(m, &data).is_ok())
+        .cloned()
+        .collect();
+    let metric = MetricSpec {
+        name: case.metric,
+        aggregate: case.aggregate,
+        gs_factor: case.gs,
+        ..MetricSpec::default()
+    };
+    (
+        Problem::new(data, &models, case.limit, &metric).unwrap(),
+        hrows,
+    )
+}
+
+/// Brute force from strings: the classes of `levels` as (visible tuple → row indices).
+fn groups(
+    p: &Problem,
+    hrows: &[Vec<Vec<String>>],
+    levels: &[u8],
+) -> HashMap<Vec<String>, Vec<usize>> {
+    let t = &p.data.table;
+    let mut g: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
+    for r in 0..t.rows() {
+        let key = (0..levels.len())
+            .map(|j| {
+                let leaf = t.value(r, j);
+                let row = hrows[j].iter().find(|h| h[0] == leaf).unwrap();
+                row[levels[j] as usize].clone()
+            })
+            .collect();
+        g.entry(key).or_default().push(r);
+    }
+    g
+}
+
+fn brute_suppressed(p: &Problem, g: &HashMap<Vec<String>, Vec<usize>>) -> (u64, Vec<Vec<usize>>) {
+    let t = &p.data.table;
+    let models: Vec<&ModelSpec> = p.models.iter().map(|m| &m.spec).collect();
+    let reference = reference(t, "s").unwrap();
+    let mut rows = 0;
+    let mut suppressed = Vec::new();
+    for members in g.values() {
+        let mut freq: HashMap<&str, usize> = HashMap::new();
+        for &r in members {
+            *freq.entry(t.value(r, t.header().len() - 1)).or_default() += 1;
+        }
+        let ok = models
+            .iter()
+            .all(|m| group_holds(m, &freq, members.len(), &reference));
+        if !ok {
+            rows += members.len() as u64;
+            suppressed.push(members.clone());
+        }
+    }
+    (rows, suppressed)
+}
+
+fn assert_same_best(a: &Option<Evaluation>, b: &Option<Evaluation>) {
+    match (a, b) {
+        (None, None) => {}
+        (Some(a), Some(b)) => {
+            assert_eq!(a.levels, b.levels, "scores {:?} vs {:?}", a.score, b.score);
+            assert_eq!(a.score.cmp(&b.score), std::cmp::Ordering::Equal);
+        }
+        _ => panic!("one search found a node, the other did not: {a:?} vs {b:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn searches_agree_with_brute_force(case in case_strategy()) {
+        let (p, _) = build(&case);
+        let (exhaustive, all) = search::exhaustive(&p, None);
+        prop_assert_eq!(all.len(), p.lattice.size());
+        // brute-force best: scan every node
+        let mut best: Option<&Evaluation> = None;
+        for e in all.iter().filter(|e| e.acceptable) {
+            let better = best.is_none_or(|b| match e.score.cmp(&b.score) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => tie_order(&e.levels, &b.levels) == std::cmp::Ordering::Less,
+                _ => false,
+            });
+            if better { best = Some(e); }
+        }
+        assert_same_best(&exhaustive.best, &best.cloned());
+        assert_same_best(&search::optimal(&p, None).best, &exhaustive.best);
+        // minimal: acceptable nodes with no acceptable strict specialization
+        let want: Vec<Vec<u8>> = all
+            .iter()
+            .filter(|e| e.acceptable)
+            .filter(|e| !all.iter().any(|f| f.acceptable && f.levels != e.levels && is_generalization(&e.levels, &f.levels)))
+            .map(|e| e.levels.clone())
+            .collect();
+        let got: Vec<Vec<u8>> = search::minimal(&p, None).minimal.iter().map(|e| e.levels.clone()).collect();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn released_tables_pass_the_independent_audit(case in case_strategy()) {
+        let (p, _) = build(&case);
+        if let Some(best) = search::optimal(&p, None).best {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("out.csv");
+            cellsafe::release::Released::new(&p, &best.levels).unwrap().write_csv(&path, b',').unwrap();
+            let quasi: Vec<String> = p.data.quasi.iter().map(|q| q.name.clone()).collect();
+            let specs: Vec<ModelSpec> = p.models.iter().map(|m| m.spec.clone()).collect();
+            let format = cellsafe::table::CsvFormat::default();
+            let audit = cellsafe::audit::audit(&path, &format, &quasi, &specs, &p.data.table).unwrap();
+            prop_assert!(audit.passed, "{:?}", audit.violations);
+            // a fully generalized node shows every kept row as `*` too
+            if best.levels != p.lattice.top() {
+                prop_assert_eq!(audit.suppressed_rows as u64, best.suppressed_rows);
+            }
+        }
+    }
+
+    #[test]
+    fn classes_and_suppression_match_strings(case in case_strategy()) {
+        let (p, hrows) = build(&case);
+        let (_, all) = search::exhaustive(&p, None);
+        for e in &all {
+            let g = groups(&p, &hrows, &e.levels);
+            prop_assert_eq!(e.classes, g.len(), "classes of {:?}", e.levels);
+            let (rows, _) = brute_suppressed(&p, &g);
+            prop_assert_eq!(e.suppressed_rows, rows, "suppressed rows of {:?}", e.levels);
+            prop_assert_eq!(e.acceptable, rows <= (case.limit * case.rows.len() as f64).floor() as u64);
+        }
+    }
+
+    #[test]
+    fn metrics_match_definitions(case in case_strategy()) {
+        let (p, hrows) = build(&case);
+        let (_, all) = search::exhaustive(&p, None);
+        let n = case.rows.len() as f64;
+        let gs = case.gs;
+        let sf = if gs < 0.5 { 2.0 * gs } else { 1.0 };
+        let gf = if gs <= 0.5 { 1.0 } else { 1.0 - 2.0 * (gs - 0.5) };
+        for e in &all {
+            let g = groups(&p, &hrows, &e.levels);
+            let (ns, suppressed) = brute_suppressed(&p, &g);
+            let is_supp = |members: &Vec<usize>| suppressed.contains(members);
+            let d = e.levels.len();
+            // per-attribute values, from definitions
+            let per_attr: Vec<f64> = match case.metric {
+                MetricKind::Loss => (0..d).map(|j| {
+                    let domain = hrows[j].len() as f64;
+                    let mut raw = 0.0;
+                    for (key, members) in &g {
+                        let size = members.len() as f64;
+                        let share = hrows[j].iter().filter(|h| h[e.levels[j] as usize] == key[j]).count() as f64 / domain;
+                        raw += if is_supp(members) {
+                            if sf == 1.0 { size } else { size * share + sf * (size - size * share) }
+                        } else { gf * size * share };
+                    }
+                    let m = gf * n / domain;
+                    if n - m <= 0.0 { 0.0 } else { cellsafe::metrics::round10(((raw - m) / (n - m)).max(0.0)) }
+                }).collect(),
+                MetricKind::Entropy | MetricKind::EntropyNm => (0..d).map(|j| {
+                    let t = &p.data.table;
+                    let mut count: HashMap<&str, f64> = HashMap::new();
+                    let mut gcount: HashMap<&str, f64> = HashMap::new();
+                    let label = |v: &str| &hrows[j].iter().find(|h| h[0] == v).unwrap()[e.levels[j] as usize];
+                    for r in 0..t.rows() {
+                        *count.entry(t.value(r, j)).or_default() += 1.0;
+                        *gcount.entry(label(t.value(r, j))).or_default() += 1.0;
+                    }
+                    let first: f64 = count.iter().map(|(v, c)| c * (c / gcount[label(v).as_str()]).log2()).sum();
+                    let mut second = 0.0;
+                    if case.metric == MetricKind::EntropyNm && ns > 0 {
+                        let mut s: HashMap<&str, f64> = HashMap::new();
+                        for (key, members) in &g {
+                            if is_supp(members) { *s.entry(key[j].as_str()).or_default() += members.len() as f64; }
+                        }
+                        second = s.values().map(|sy| sy * (sy / ns as f64).log2()).sum();
+                    }
+                    cellsafe::metrics::round10(-(gf * first + sf * second))
+                }).collect(),
+                MetricKind::Precision | MetricKind::PrecisionNm | MetricKind::Height => (0..d).map(|j| {
+                    let h = (hrows[j][0].len() - 1) as f64;
+                    let ratio = if h == 0.0 { 0.0 } else { e.levels[j] as f64 / h };
+                    match case.metric {
+                        MetricKind::Height => e.levels[j] as f64,
+                        MetricKind::Precision => gf * ratio,
+                        _ => ((n - ns as f64) * ratio * gf + ns as f64 * sf) / n,
+                    }
+                }).collect(),
+                _ => vec![],
+            };
+            let weights = vec![1.0; d];
+            let agg = case.aggregate.unwrap_or(match case.metric {
+                MetricKind::Loss => Aggregate::GeometricMean,
+                MetricKind::Precision | MetricKind::PrecisionNm => Aggregate::ArithmeticMean,
+                _ => Aggregate::Sum,
+            });
+            let aggregate = |v: &[f64]| -> f64 {
+                let w: Vec<f64> = v.iter().zip(&weights).map(|(a, b)| a * b).collect();
+                match agg {
+                    Aggregate::Sum | Aggregate::Rank => w.iter().sum(),
+                    Aggregate::ArithmeticMean => w.iter().sum::<f64>() / d as f64,
+                    Aggregate::GeometricMean => w.iter().map(|x| (x + 1.0).powf(1.0 / d as f64)).product::<f64>() - 1.0,
+                    Aggregate::Maximum => w.iter().cloned().fold(0.0, f64::max),
+                }
+            };
+            let want = match case.metric {
+                MetricKind::Loss | MetricKind::Entropy | MetricKind::EntropyNm | MetricKind::Precision
+                | MetricKind::PrecisionNm | MetricKind::Height => aggregate(&per_attr),
+                MetricKind::Discernibility => g.values().map(|m| {
+                    let s = m.len() as f64;
+                    if is_supp(m) { n * s } else { s * s }
+                }).sum(),
+                MetricKind::DiscernibilityStar => g.values().map(|m| (m.len() * m.len()) as f64).sum(),
+                MetricKind::Aecs => {
+                    let kept = g.values().filter(|m| !is_supp(m)).count() as f64;
+                    n / (sf * kept + if ns > 0 { gf } else { 0.0 })
+                }
+                MetricKind::Glm => (0..d).map(|j| {
+                    let domain = hrows[j].len() as f64;
+                    g.iter().map(|(key, members)| {
+                        let size = members.len() as f64;
+                        if is_supp(members) { size } else if domain > 1.0 {
+                            let group = hrows[j].iter().filter(|h| h[e.levels[j] as usize] == key[j]).count() as f64;
+                            size * (group - 1.0) / (domain - 1.0)
+                        } else { 0.0 }
+                    }).sum::<f64>() / n
+                }).sum(),
+                MetricKind::Ql => {
+                    let q: f64 = (0..d).map(|j| {
+                        let domain = hrows[j].len() as f64;
+                        let mut sizes: HashMap<&str, f64> = HashMap::new();
+                        for h in &hrows[j] { *sizes.entry(h[e.levels[j] as usize].as_str()).or_default() += 1.0; }
+                        let h: f64 = sizes.values().map(|s| -(s / domain) * (s / domain).ln()).sum();
+                        (if domain > 1.0 { h / domain.ln() } else { 1.0 }) / d as f64
+                    }).sum();
+                    1.0 - q
+                }
+            };
+            let got = e.score.value;
+            prop_assert!(got == want || (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "{:?} at {:?}: got {} want {}", case.metric, e.levels, got, want);
+        }
+    }
+}
