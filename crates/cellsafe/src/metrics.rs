@@ -100,7 +100,8 @@ impl Score {
     pub fn scalar(value: f64) -> Score {
         Score { value, rank: None }
     }
-    pub fn cmp(&self, other: &Score) -> Ordering {
+    /// Total order of scores (lower is better).
+    pub fn compare(&self, other: &Score) -> Ordering {
         match (&self.rank, &other.rank) {
             (Some(a), Some(b)) => {
                 for (x, y) in a.iter().zip(b) {
@@ -112,24 +113,6 @@ impl Score {
                 Ordering::Equal
             }
             _ => self.value.total_cmp(&other.value),
-        }
-    }
-    /// `self` exceeds `other` by more than rounding noise.
-    pub fn clearly_above(&self, other: &Score) -> bool {
-        let above = |x: f64, y: f64| x > y + 1e-9 * y.abs().max(1.0);
-        match (&self.rank, &other.rank) {
-            (Some(a), Some(b)) => {
-                for (x, y) in a.iter().zip(b) {
-                    if above(*x, *y) {
-                        return true;
-                    }
-                    if above(*y, *x) {
-                        return false;
-                    }
-                }
-                false
-            }
-            _ => above(self.value, other.value),
         }
     }
 }
@@ -418,11 +401,12 @@ impl Metric {
                 )
             }
             MetricKind::Discernibility => {
-                let mut dm = 0.0;
-                for c in 0..classes.len() {
-                    let size = classes.counts[c] as f64;
-                    dm += if suppressed[c] { n * size } else { size * size };
-                }
+                let dm = classes
+                    .counts
+                    .iter()
+                    .zip(suppressed)
+                    .map(|(&c, &s)| if s { n * c as f64 } else { c as f64 * c as f64 })
+                    .sum();
                 Score::scalar(dm)
             }
             MetricKind::DiscernibilityStar => {
@@ -439,12 +423,14 @@ impl Metric {
                 for j in 0..d {
                     let m = self.domain[j];
                     let mut loss = 0.0;
-                    for c in 0..classes.len() {
-                        let size = classes.counts[c] as f64;
-                        if suppressed[c] {
+                    for ((&count, &rep), &s) in
+                        classes.counts.iter().zip(&classes.reps).zip(suppressed)
+                    {
+                        let size = count as f64;
+                        if s {
                             loss += size;
                         } else if m > 1.0 {
-                            let leaf = snapshot.leaf(j, classes.reps[c]);
+                            let leaf = snapshot.leaf(j, rep);
                             let code = hierarchies[j].code(levels[j] as usize, leaf);
                             let g = self.share[j][levels[j] as usize][code as usize] * m;
                             loss += size * (g - 1.0) / (m - 1.0);

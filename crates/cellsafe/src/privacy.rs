@@ -588,7 +588,7 @@ mod tests {
         assert!((equal_emd(&[3, 0, 0], 3, &q) - 2.0 / 3.0).abs() < 1e-12);
         // ordered: cumulative diffs 2/3, 1/3, 0 -> sum 1, / (m-1)=2
         assert!((ordered_emd(&[3, 0, 0], 3, &q, &[0, 1, 2]) - 0.5).abs() < 1e-12);
-        assert_eq!(equal_emd(&[1, 1, 1], 3, &q).abs() < 1e-12, true);
+        assert!(equal_emd(&[1, 1, 1], 3, &q).abs() < 1e-12);
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
 
 /// `a` beats `b`: better score, or equal score and earlier in the tie order.
 pub fn better(a: &Evaluation, b: &Evaluation) -> bool {
-    match a.score.cmp(&b.score) {
+    match a.score.compare(&b.score) {
         std::cmp::Ordering::Less => true,
         std::cmp::Ordering::Greater => false,
         std::cmp::Ordering::Equal => tie_order(&a.levels, &b.levels) == std::cmp::Ordering::Less,
@@ -121,7 +121,7 @@ impl Walk<'_> {
             });
             // most promising first, so that good bests are found early
             children.sort_by(|a, b| match (&a.1, &b.1) {
-                (Some(x), Some(y)) => x.cmp(y),
+                (Some(x), Some(y)) => x.compare(y),
                 _ => std::cmp::Ordering::Equal,
             });
         }
@@ -149,7 +149,7 @@ impl Walk<'_> {
         let Some(best) = best.as_ref() else {
             return false;
         };
-        match bound.cmp(&best.score) {
+        match bound.compare(&best.score) {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Equal => tie_order(&best.levels, node) == std::cmp::Ordering::Less,
             std::cmp::Ordering::Less => false,

@@ -260,7 +260,7 @@ fn assert_same_best(a: &Option<Evaluation>, b: &Option<Evaluation>) {
         (None, None) => {}
         (Some(a), Some(b)) => {
             assert_eq!(a.levels, b.levels, "scores {:?} vs {:?}", a.score, b.score);
-            assert_eq!(a.score.cmp(&b.score), std::cmp::Ordering::Equal);
+            assert_eq!(a.score.compare(&b.score), std::cmp::Ordering::Equal);
         }
         _ => panic!("one search found a node, the other did not: {a:?} vs {b:?}"),
     }
@@ -277,7 +277,7 @@ proptest! {
         // brute-force best: scan every node
         let mut best: Option<&Evaluation> = None;
         for e in all.iter().filter(|e| e.acceptable) {
-            let better = best.is_none_or(|b| match e.score.cmp(&b.score) {
+            let better = best.is_none_or(|b| match e.score.compare(&b.score) {
                 std::cmp::Ordering::Less => true,
                 std::cmp::Ordering::Equal => tie_order(&e.levels, &b.levels) == std::cmp::Ordering::Less,
                 _ => false,
