@@ -256,9 +256,10 @@ impl Builder {
     }
 }
 
-fn with_top(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+/// Adds a final `*` level when `always`, or when the last level has more than one group.
+fn with_top(mut rows: Vec<Vec<String>>, always: bool) -> Vec<Vec<String>> {
     let last = rows[0].len() - 1;
-    if rows.iter().any(|r| r[last] != rows[0][last]) || rows[0][last] != "*" {
+    if always || rows.iter().any(|r| r[last] != rows[0][last]) {
         for r in &mut rows {
             r.push("*".into());
         }
@@ -318,7 +319,7 @@ fn interval_rows(
         }
         rows.push(row);
     }
-    Ok(with_top(rows))
+    Ok(with_top(rows, true))
 }
 
 fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
@@ -337,7 +338,7 @@ fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
             row
         })
         .collect();
-    with_top(rows)
+    with_top(rows, false)
 }
 
 fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<Vec<Vec<String>>> {
@@ -416,7 +417,7 @@ fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<V
             year.to_owned(),
         ]);
     }
-    Ok(with_top(rows))
+    Ok(with_top(rows, true))
 }
 
 fn group_rows(
@@ -451,7 +452,7 @@ fn group_rows(
             row.push((*label).to_owned());
         }
     }
-    Ok(with_top(rows))
+    Ok(with_top(rows, false))
 }
 
 #[cfg(test)]
