@@ -267,4 +267,15 @@ mod tests {
             .to_string();
         assert!(err.starts_with("c.toml:1:"), "{err}");
     }
+
+    #[test]
+    fn readme_example_parses() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("```toml\n").expect("a toml block") + 8;
+        let end = start + readme[start..].find("```").expect("closed block");
+        let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();
+        assert_eq!(config.privacy.len(), 7);
+        assert_eq!(config.attributes.len(), 8);
+        assert_eq!(config.suppression_limit, 0.01);
+    }
 }
