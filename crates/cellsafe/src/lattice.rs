@@ -141,6 +141,43 @@ impl Lattice {
     }
 }
 
+impl Lattice {
+    /// A chain of direct generalizations from `levels` to the top (both included), raising
+    /// attributes in tree order.
+    pub fn chain_to_top(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+        let mut chain = vec![levels.to_vec()];
+        let mut cur = levels.to_vec();
+        for &j in &self.tree_order {
+            while cur[j] < self.max[j] {
+                cur[j] += 1;
+                chain.push(cur.clone());
+            }
+        }
+        chain
+    }
+
+    /// Every node index of the down-set of `levels` (itself included).
+    pub fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut cur = vec![0u8; levels.len()];
+        loop {
+            out.push(self.index(&cur));
+            let mut j = 0;
+            loop {
+                if j == cur.len() {
+                    return out;
+                }
+                if cur[j] < levels[j] {
+                    cur[j] += 1;
+                    break;
+                }
+                cur[j] = 0;
+                j += 1;
+            }
+        }
+    }
+}
+
 /// `a ≤ b` pointwise: `b` is a generalization of `a` (or equal).
 pub fn is_generalization(b: &[u8], a: &[u8]) -> bool {
     a.iter().zip(b).all(|(x, y)| x <= y)
@@ -185,6 +222,12 @@ mod tests {
         got.sort();
         let want: Vec<usize> = (0..l.size())
             .filter(|&i| is_generalization(&l.levels(i), &node))
+            .collect();
+        assert_eq!(got, want);
+        let mut got = l.specializations_of(&node);
+        got.sort();
+        let want: Vec<usize> = (0..l.size())
+            .filter(|&i| is_generalization(&node, &l.levels(i)))
             .collect();
         assert_eq!(got, want);
     }

@@ -373,6 +373,11 @@ impl Metric {
                 }
                 self.aggregate(&values)
             }
+            // Without suppression, score from the per-level tables: equal to the bound to
+            // the bit, so that the best-first search stops at the first acceptable node.
+            MetricKind::Loss | MetricKind::Glm if suppressed_rows == 0 => {
+                self.level_bound(levels).expect("class-free bound")
+            }
             MetricKind::Loss => {
                 let mut raw = vec![0.0; d];
                 for (j, raw) in raw.iter_mut().enumerate() {

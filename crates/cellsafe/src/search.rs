@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classes::Classes;
 use crate::hierarchy::Hierarchy;
-use crate::lattice::tie_order;
+use crate::lattice::{is_generalization, tie_order};
 use crate::metrics::Score;
 use crate::problem::{Evaluation, Problem};
 
@@ -194,13 +194,149 @@ pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Ve
     )
 }
 
-/// The optimal acceptable node, with bound pruning.
+/// The optimal acceptable node, with exact pruning.
+///
+/// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
+/// best-first in order of (bound, tie order) and the search stops once the bound passes the
+/// best score; whether a candidate is acceptable is settled by binary search on a chain from
+/// it to the top, so that one unacceptable node rules out its whole down-set and one
+/// acceptable node vouches for its up-set (ARX's Flash works on the same principle).
+/// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
 pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if problem.models_monotonic()
+        && problem
+            .metric
+            .level_bound(&problem.lattice.bottom())
+            .is_some()
+    {
+        return best_first(problem, progress);
+    }
+    optimal_walk(problem, progress)
+}
+
+/// Depth-first walk of the rollup tree with bound pruning (see [`optimal`]).
+pub fn optimal_walk(problem: &Problem, progress: Option<Progress>) -> Outcome {
     let w = walk(problem, true, false, progress);
     Outcome {
         best: w.best.into_inner().expect("search lock"),
         minimal: Vec::new(),
         nodes_evaluated: w.evaluated.into_inner(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Unknown,
+    Acceptable,
+    Unacceptable,
+}
+
+/// Best-first search by class-free lower bound, for monotonic models (see [`optimal`]).
+pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    let lattice = &problem.lattice;
+    let metric = &problem.metric;
+    let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())
+        .map(|i| {
+            let levels = lattice.levels(i);
+            let bound = metric.level_bound(&levels).expect("class-free bound");
+            (levels, bound)
+        })
+        .collect();
+    order.sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+    let mut status = vec![Status::Unknown; lattice.size()];
+    let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
+    let mut evaluated = 0usize;
+    // Classes of evaluated nodes, to roll later nodes up from the smallest finer one.
+    let hierarchies = problem.hierarchies();
+    let budget = 4 * problem.snapshot.base().len() + 1_000_000;
+    let mut cache: Vec<(Vec<u8>, Classes)> = Vec::new();
+    let mut cached = 0usize;
+    let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Evaluation {
+        let source = cache
+            .iter()
+            .filter(|(l, _)| is_generalization(levels, l))
+            .min_by_key(|(_, c)| c.len());
+        let classes = match source {
+            Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
+            None => problem.classes(levels),
+        };
+        let evaluation = problem.assess(levels, &classes).0;
+        if cached + classes.len() <= budget {
+            cached += classes.len();
+            cache.push((levels.to_vec(), classes));
+        }
+        evaluated += 1;
+        if let Some(progress) = progress {
+            progress(evaluated);
+        }
+        if evaluation.acceptable {
+            for g in lattice.generalizations_of(levels) {
+                status[g] = Status::Acceptable;
+            }
+        } else {
+            for s in lattice.specializations_of(levels) {
+                status[s] = Status::Unacceptable;
+            }
+        }
+        evaluation
+    };
+    let top = lattice.top();
+    let top_eval = evaluate(&top, &mut status);
+    scored.insert(lattice.index(&top), top_eval);
+    let mut best: Option<Evaluation> = None;
+    for (levels, bound) in &order {
+        if let Some(b) = &best {
+            match bound.compare(&b.score) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal
+                    if tie_order(&b.levels, levels) == std::cmp::Ordering::Less =>
+                {
+                    continue
+                }
+                _ => {}
+            }
+        }
+        let index = lattice.index(levels);
+        if status[index] == Status::Unknown {
+            // binary search on the chain from `levels` to the top
+            let chain = lattice.chain_to_top(levels);
+            let (mut lo, mut hi) = (0usize, chain.len() - 1);
+            while hi - lo > 1 && status[index] == Status::Unknown {
+                let mid = (lo + hi) / 2;
+                let m = lattice.index(&chain[mid]);
+                if status[m] == Status::Unknown {
+                    let e = evaluate(&chain[mid], &mut status);
+                    scored.insert(m, e);
+                }
+                match status[m] {
+                    Status::Acceptable => hi = mid,
+                    _ => lo = mid,
+                }
+            }
+            if status[index] == Status::Unknown {
+                let e = evaluate(levels, &mut status);
+                scored.insert(index, e);
+            }
+        }
+        if status[index] != Status::Acceptable {
+            continue;
+        }
+        let evaluation = match scored.get(&index) {
+            Some(e) => e.clone(),
+            None => {
+                let e = evaluate(levels, &mut status);
+                scored.insert(index, e.clone());
+                e
+            }
+        };
+        if best.as_ref().is_none_or(|b| better(&evaluation, b)) {
+            best = Some(evaluation);
+        }
+    }
+    Outcome {
+        best,
+        minimal: Vec::new(),
+        nodes_evaluated: evaluated,
     }
 }
 
