@@ -65,6 +65,13 @@ impl<K: GroupKey> Grouper<K> {
         self.shift = 64 - want.trailing_zeros();
     }
 
+    /// Asks the CPU to start loading the slot `key` hashes to.
+    #[inline]
+    fn prefetch(&self, key: K) {
+        let i = (key.hash64() >> self.shift) as usize;
+        prefetch(&self.slots[i]);
+    }
+
     /// The group of `key`, or `None` after registering it as group `next`.
     #[inline]
     fn find_or_insert(&mut self, key: K, next: u32) -> Option<u32> {
@@ -86,6 +93,21 @@ impl<K: GroupKey> Grouper<K> {
             i = (i + 1) & mask;
         }
     }
+}
+
+/// A cache hint: start loading `value`'s cache line.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, and the pointer comes from a reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            value as *const T as *const i8,
+            std::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// The distinct level-0 quasi-identifier tuples of a table: the base every rollup starts from.
@@ -248,11 +270,28 @@ impl Snapshot {
             ($scratch:ident, $key_ty:ty) => {
                 $scratch.with_borrow_mut(|index| {
                     index.start(from.len());
-                    for c in 0..from.len() {
+                    // New keys are computed a batch ahead and their slots prefetched, so the
+                    // table's cache misses overlap instead of stalling one by one.
+                    const AHEAD: usize = 8;
+                    let new_key = |c: usize| {
                         let rep = from.reps[c] as usize;
                         let mut key = from.keys[c];
                         for (column, delta) in &deltas {
                             key = key.wrapping_add(delta[column[rep] as usize]);
+                        }
+                        key
+                    };
+                    let mut ahead = [0u128; AHEAD];
+                    for (c, slot) in ahead.iter_mut().enumerate().take(from.len()) {
+                        *slot = new_key(c);
+                        index.prefetch(*slot as $key_ty);
+                    }
+                    for c in 0..from.len() {
+                        let key = ahead[c % AHEAD];
+                        if c + AHEAD < from.len() {
+                            let k = new_key(c + AHEAD);
+                            index.prefetch(k as $key_ty);
+                            ahead[c % AHEAD] = k;
                         }
                         let next = out.counts.len() as u32;
                         if let Some(slot) = index.find_or_insert(key as $key_ty, next) {

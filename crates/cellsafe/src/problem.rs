@@ -122,11 +122,21 @@ impl Problem {
     pub fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
         let mut suppressed_rows = 0u64;
         let mut suppressed_classes = 0usize;
-        let suppressed: Vec<bool> = (0..classes.len())
-            .map(|c| {
-                let count = classes.counts[c];
-                let hist = classes.histogram(c);
-                let s = !self.models.iter().all(|m| m.holds(count, hist));
+        // k-anonymity is a bound on the class size; the other models read histograms
+        let min_size = self.min_class_size();
+        let others: Vec<&Model> = self
+            .models
+            .iter()
+            .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
+            .collect();
+        let suppressed: Vec<bool> = classes
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(c, &count)| {
+                let s = count < min_size
+                    || (!others.is_empty()
+                        && !others.iter().all(|m| m.holds(count, classes.histogram(c))));
                 suppressed_rows += if s { count as u64 } else { 0 };
                 suppressed_classes += s as usize;
                 s
@@ -155,6 +165,18 @@ impl Problem {
     pub fn evaluate(&self, levels: &[u8]) -> Result<Evaluation> {
         self.check_levels(levels)?;
         Ok(self.assess(levels, &self.classes(levels)).0)
+    }
+
+    /// The largest k among the k-anonymity models (1 without any).
+    pub fn min_class_size(&self) -> u32 {
+        self.models
+            .iter()
+            .filter_map(|m| match m.spec {
+                ModelSpec::KAnonymity { k } => Some(k),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1)
     }
 
     /// Whether "not acceptable" propagates down and "acceptable" up the lattice.
