@@ -120,21 +120,30 @@ impl Lattice {
     }
     /// Every node index of the up-set of `levels` (itself included).
     pub fn generalizations_of(&self, levels: &[u8]) -> Vec<usize> {
+        self.nodes_between(levels, &self.max)
+    }
+
+    /// Every node index of the down-set of `levels` (itself included).
+    pub fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
+        self.nodes_between(&vec![0; levels.len()], levels)
+    }
+
+    /// Every node index `n` with `lo ≤ n ≤ hi` pointwise (an odometer over the box).
+    fn nodes_between(&self, lo: &[u8], hi: &[u8]) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut cur = levels.to_vec();
+        let mut cur = lo.to_vec();
         loop {
             out.push(self.index(&cur));
-            // odometer increment within [levels, max]
             let mut j = 0;
             loop {
                 if j == cur.len() {
                     return out;
                 }
-                if cur[j] < self.max[j] {
+                if cur[j] < hi[j] {
                     cur[j] += 1;
                     break;
                 }
-                cur[j] = levels[j];
+                cur[j] = lo[j];
                 j += 1;
             }
         }
@@ -154,27 +163,6 @@ impl Lattice {
             }
         }
         chain
-    }
-
-    /// Every node index of the down-set of `levels` (itself included).
-    pub fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut cur = vec![0u8; levels.len()];
-        loop {
-            out.push(self.index(&cur));
-            let mut j = 0;
-            loop {
-                if j == cur.len() {
-                    return out;
-                }
-                if cur[j] < levels[j] {
-                    cur[j] += 1;
-                    break;
-                }
-                cur[j] = 0;
-                j += 1;
-            }
-        }
     }
 }
 

@@ -45,6 +45,23 @@ pub enum MetricKind {
     Glm,
 }
 
+impl MetricKind {
+    /// Every metric.
+    pub const ALL: [MetricKind; 11] = [
+        MetricKind::Loss,
+        MetricKind::Entropy,
+        MetricKind::EntropyNm,
+        MetricKind::Precision,
+        MetricKind::PrecisionNm,
+        MetricKind::Height,
+        MetricKind::Discernibility,
+        MetricKind::DiscernibilityStar,
+        MetricKind::Aecs,
+        MetricKind::Ql,
+        MetricKind::Glm,
+    ];
+}
+
 /// Aggregation of per-attribute values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -144,29 +144,16 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
     let spec = &problem.metric.spec;
     let glm = extra_metric(problem, MetricKind::Glm, levels, spec).map_or(f64::NAN, |s| s.value);
     let all = all_metrics.then(|| {
-        use MetricKind::*;
-        [
-            Loss,
-            Entropy,
-            EntropyNm,
-            Precision,
-            PrecisionNm,
-            Height,
-            Discernibility,
-            DiscernibilityStar,
-            Aecs,
-            Ql,
-            Glm,
-        ]
-        .into_iter()
-        .filter_map(|k| {
-            let name = serde_json::to_value(k).ok()?.as_str()?.to_owned();
-            Some((
-                name,
-                Value::from(extra_metric(problem, k, levels, spec)?.value),
-            ))
-        })
-        .collect()
+        MetricKind::ALL
+            .into_iter()
+            .filter_map(|k| {
+                let name = serde_json::to_value(k).ok()?.as_str()?.to_owned();
+                Some((
+                    name,
+                    Value::from(extra_metric(problem, k, levels, spec)?.value),
+                ))
+            })
+            .collect()
     });
     NodeReport {
         levels: levels_map(problem, levels),

@@ -87,20 +87,7 @@ fn model_strategy() -> impl Strategy<Value = ModelSpec> {
 }
 
 fn metric_strategy() -> impl Strategy<Value = MetricKind> {
-    use MetricKind::*;
-    prop::sample::select(vec![
-        Loss,
-        Entropy,
-        EntropyNm,
-        Precision,
-        PrecisionNm,
-        Height,
-        Discernibility,
-        DiscernibilityStar,
-        Aecs,
-        Ql,
-        Glm,
-    ])
+    prop::sample::select(MetricKind::ALL.to_vec())
 }
 
 fn case_strategy() -> impl Strategy<Value = Case> {
