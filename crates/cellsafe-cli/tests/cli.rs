@@ -257,3 +257,43 @@ fn synth_is_deterministic() {
         std::fs::read(dir.path().join("b.csv")).unwrap()
     );
 }
+
+#[test]
+fn empty_input_is_an_error() {
+    // regression: a builder over a column without values used to panic
+    let dir = fixture("name,zip,age,disease\n", AGE, &config(""));
+    run_anonymize(dir.path()).code(1).stderr(
+        predicate::str::contains("attributes.zip.hierarchy")
+            .and(predicate::str::contains("no values")),
+    );
+    // with file hierarchies only, the empty table itself is the error
+    let text = config("").replace(
+        "role = \"quasi-identifying\"\nhierarchy = { kind = \"mask\" }",
+        "role = \"insensitive\"",
+    );
+    let dir = fixture("name,zip,age,disease\n", AGE, &text);
+    run_anonymize(dir.path())
+        .code(1)
+        .stderr(predicate::str::contains("no data rows"));
+}
+
+#[test]
+fn oversized_lattice_is_an_error() {
+    // 12 quasi-identifiers with 8-level hierarchies: 8^12 transformations
+    let names: Vec<String> = (0..12).map(|i| format!("q{i}")).collect();
+    let mut data = names.join(",") + "\n";
+    data += &["12345678"; 12].join(",");
+    data += "\n";
+    let mut text = "[input]\npath = \"data.csv\"\n".to_string();
+    for n in &names {
+        text += &format!(
+            "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
+        );
+    }
+    let dir = fixture(&data, AGE, &text);
+    run_anonymize(dir.path())
+        .code(1)
+        .stderr(predicate::str::contains(
+            "more than 50000000 transformations",
+        ));
+}

@@ -237,6 +237,13 @@ pub enum Builder {
 impl Builder {
     /// Builds the hierarchy for `values`; `key` names the config entry in errors.
     pub fn build(&self, values: &[String], file: &str, key: &str) -> Result<Hierarchy> {
+        if values.is_empty() {
+            return Err(Error::config(
+                file,
+                key,
+                "the column has no values to build a hierarchy from",
+            ));
+        }
         let rows: Vec<Vec<String>> = match self {
             Builder::Intervals { widths } => interval_rows(values, widths, file, key)?,
             Builder::Mask {} => mask_rows(values),

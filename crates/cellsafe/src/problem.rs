@@ -11,6 +11,9 @@ use crate::lattice::Lattice;
 use crate::metrics::{Metric, MetricSpec, Score};
 use crate::privacy::{Model, ModelSpec};
 
+/// The largest lattice the searches accept (they keep per-node state).
+pub const MAX_LATTICE: usize = 50_000_000;
+
 /// The outcome of checking one transformation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
@@ -55,6 +58,22 @@ impl Problem {
             return Err(Error::Invalid(
                 "at least one quasi-identifier is required".into(),
             ));
+        }
+        if data.rows() == 0 {
+            return Err(Error::Invalid(format!(
+                "{} has no data rows",
+                data.table.source().display()
+            )));
+        }
+        let size = data
+            .max_levels()
+            .iter()
+            .try_fold(1usize, |acc, &m| acc.checked_mul(m as usize + 1));
+        if size.is_none_or(|n| n > MAX_LATTICE) {
+            return Err(Error::Invalid(format!(
+                "the generalization lattice has more than {MAX_LATTICE} transformations; \
+                 use fewer quasi-identifiers or shorter hierarchies"
+            )));
         }
         let models = models
             .iter()
