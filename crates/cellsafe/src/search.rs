@@ -231,8 +231,18 @@ enum Status {
     Unacceptable,
 }
 
-/// Best-first search by class-free lower bound, for monotonic models (see [`optimal`]).
+/// Best-first search by class-free lower bound (see [`optimal`]). Its tagging is sound only
+/// for monotonic models, and it needs a class-free bound: otherwise it runs
+/// [`optimal_walk`].
 pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.models_monotonic()
+        || problem
+            .metric
+            .level_bound(&problem.lattice.bottom())
+            .is_none()
+    {
+        return optimal_walk(problem, progress);
+    }
     let lattice = &problem.lattice;
     let metric = &problem.metric;
     let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())

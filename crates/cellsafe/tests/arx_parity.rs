@@ -320,3 +320,64 @@ fn arx_junit_t_closeness_case_3_on_the_oracle() {
         levels,
     });
 }
+
+/// The searches agree on Adult: exhaustive scan, tree walk and best-first give the same node
+/// and score, and the minimal search's nodes are exactly the minimal acceptable ones.
+#[test]
+fn searches_agree_on_adult() {
+    for (models, limit, metric) in [
+        (k5(), 0.01, MetricKind::Loss),
+        (k5(), 0.0, MetricKind::Discernibility),
+        (
+            vec![ModelSpec::DistinctLDiversity {
+                attribute: occupation(),
+                l: 3.0,
+            }],
+            0.05,
+            MetricKind::EntropyNm,
+        ),
+        (
+            vec![ModelSpec::TCloseness {
+                attribute: occupation(),
+                t: 0.2,
+                distance: Distance::Ordered,
+            }],
+            0.05,
+            MetricKind::Loss,
+        ),
+    ] {
+        let p = common::adult(false, models.clone(), limit, metric, None);
+        let (exhaustive, all) = search::exhaustive(&p, None);
+        let best = exhaustive.best.expect("a solution");
+        for other in [search::optimal(&p, None), search::optimal_walk(&p, None)] {
+            let o = other.best.expect("a solution");
+            assert_eq!(
+                (o.levels.clone(), o.score.value),
+                (best.levels.clone(), best.score.value),
+                "{models:?}"
+            );
+        }
+        let b = search::best_first(&p, None).best.expect("a solution");
+        assert_eq!(b.levels, best.levels);
+        let acceptable: Vec<&Vec<u8>> = all
+            .iter()
+            .filter(|e| e.acceptable)
+            .map(|e| &e.levels)
+            .collect();
+        let want: Vec<Vec<u8>> = acceptable
+            .iter()
+            .filter(|a| {
+                !acceptable
+                    .iter()
+                    .any(|b| b != *a && cellsafe::lattice::is_generalization(a, b))
+            })
+            .map(|a| (*a).clone())
+            .collect();
+        let got: Vec<Vec<u8>> = search::minimal(&p, None)
+            .minimal
+            .into_iter()
+            .map(|e| e.levels)
+            .collect();
+        assert_eq!(got, want, "{models:?}");
+    }
+}
