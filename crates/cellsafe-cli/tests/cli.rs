@@ -297,3 +297,18 @@ fn oversized_lattice_is_an_error() {
             "more than 50000000 transformations",
         ));
 }
+
+#[test]
+fn configured_missing_values_need_no_hierarchy_entry() {
+    let data = "name,zip,age,disease\nann,24126,34,flu\nbob,?,35,cold\ncid,24133,?,flu\ndan,10427,51,cancer\n";
+    // without configuration, `?` is a value like any other and must be in the age hierarchy
+    let dir = fixture(data, AGE, &config(&k(1)));
+    run_anonymize(dir.path())
+        .code(1)
+        .stderr(predicate::str::contains("`?`"));
+    let text = config(&k(1)).replace("[input]\n", "[input]\nmissing = [\"?\"]\n");
+    let dir = fixture(data, AGE, &text);
+    run_anonymize(dir.path()).success();
+    let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert!(out.contains("?,cold") || out.contains(",?,"), "{out}");
+}

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::dataset::{Dataset, Role};
 use crate::error::{Error, Location, Result};
-use crate::hierarchy::{Hierarchy, HierarchySpec};
+use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::metrics::{Metric, MetricSpec};
 use crate::privacy::{Model, ModelSpec};
 use crate::problem::Problem;
@@ -48,6 +48,11 @@ pub struct InputSpec {
     /// Role of columns not listed under `[attributes]`.
     #[serde(default = "default_role")]
     pub default_role: Role,
+    /// Strings that mean "missing" (e.g. `["?", ""]`). In a quasi-identifier they form a
+    /// group of their own at every level below the top and need not be in its hierarchy;
+    /// builders skip them. Without this, missing markers are values like any other.
+    #[serde(default)]
+    pub missing: Vec<String>,
 }
 
 fn default_role() -> Role {
@@ -193,17 +198,35 @@ impl Config {
             let role = spec.map_or(self.input.default_role, |s| s.role);
             roles.push(role);
             let key = format!("attributes.{name}.hierarchy");
+            let values = table.dictionary(column).values();
+            let missing: Vec<String> = self
+                .input
+                .missing
+                .iter()
+                .filter(|m| values.contains(m))
+                .cloned()
+                .collect();
             let build = |h: &HierarchySpec| -> Result<(Hierarchy, PathBuf)> {
-                match h {
+                let (hierarchy, source) = match h {
                     HierarchySpec::File(p) => {
                         let p = self.resolve(p);
-                        Ok((Hierarchy::read_arx(&p, hdelim)?, p))
+                        (Hierarchy::read_arx(&p, hdelim)?, p)
                     }
                     HierarchySpec::Builder(b) => {
-                        let h = b.build(table.dictionary(column).values(), &file, &key)?;
-                        Ok((h, PathBuf::from(format!("built by {key}"))))
+                        let present: Vec<String> = values
+                            .iter()
+                            .filter(|v| !missing.contains(v))
+                            .cloned()
+                            .collect();
+                        let built = if present.is_empty() {
+                            Builder::Suppress {}.build(&missing, &file, &key)?
+                        } else {
+                            b.build(&present, &file, &key)?
+                        };
+                        (built, PathBuf::from(format!("built by {key}")))
                     }
-                }
+                };
+                Ok((hierarchy.with_missing(&missing)?, source))
             };
             match (role, spec.and_then(|s| s.hierarchy.as_ref())) {
                 (Role::QuasiIdentifying, Some(h)) => hierarchies.push(build(h)?),

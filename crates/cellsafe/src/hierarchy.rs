@@ -164,6 +164,33 @@ impl Hierarchy {
         Self::from_rows(&rows, path, Some(&lines))
     }
 
+    /// Adds `values` (missing-value markers) as leaves that stay a group of their own at
+    /// every level but the top, where they join the top group if it is a single one.
+    /// Values already in the hierarchy are left as they are.
+    pub fn with_missing(self, values: &[String]) -> Result<Hierarchy> {
+        let extra: Vec<&String> = values.iter().filter(|v| self.leaf(v).is_none()).collect();
+        if extra.is_empty() {
+            return Ok(self);
+        }
+        let top = self.height();
+        let single_top = self.cardinality(top) == 1;
+        let mut rows: Vec<Vec<String>> = (0..self.leaf_count() as u32)
+            .map(|leaf| {
+                (0..self.levels())
+                    .map(|l| self.label(l, self.code(l, leaf)).to_owned())
+                    .collect()
+            })
+            .collect();
+        for v in extra {
+            let mut row = vec![v.clone(); self.levels()];
+            if single_top && top > 0 {
+                row[top] = self.label(top, 0).to_owned();
+            }
+            rows.push(row);
+        }
+        Hierarchy::from_rows(&rows, Path::new("<hierarchy with missing values>"), None)
+    }
+
     /// Number of levels, including level 0.
     pub fn levels(&self) -> usize {
         self.labels.len()
@@ -570,5 +597,20 @@ mod tests {
             err.contains("blood.levels[0]") && err.contains("`X`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn missing_values_get_their_own_group_below_the_top() {
+        let b = Builder::Intervals { widths: vec![10.0] };
+        let h = b
+            .build(&strings(&["12", "17"]), "c", "age")
+            .unwrap()
+            .with_missing(&strings(&["?"]))
+            .unwrap();
+        let m = h.leaf("?").unwrap();
+        assert_eq!(h.label(1, h.code(1, m)), "?");
+        assert_eq!(h.label(2, h.code(2, m)), "*");
+        assert_eq!(h.group_size(1, h.code(1, m)), 1);
+        assert_eq!(h.cardinality(2), 1);
     }
 }
