@@ -359,20 +359,7 @@ fn searches_agree_on_adult() {
         }
         let b = search::best_first(&p, None).best.expect("a solution");
         assert_eq!(b.levels, best.levels);
-        let acceptable: Vec<&Vec<u8>> = all
-            .iter()
-            .filter(|e| e.acceptable)
-            .map(|e| &e.levels)
-            .collect();
-        let want: Vec<Vec<u8>> = acceptable
-            .iter()
-            .filter(|a| {
-                !acceptable
-                    .iter()
-                    .any(|b| b != *a && cellsafe::lattice::is_generalization(a, b))
-            })
-            .map(|a| (*a).clone())
-            .collect();
+        let want = common::minimal_acceptable(&all);
         let got: Vec<Vec<u8>> = search::minimal(&p, None)
             .minimal
             .into_iter()

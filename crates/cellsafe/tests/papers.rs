@@ -92,20 +92,7 @@ fn aog_section_3_2() {
 fn linking_minimal_safe_generalizations() {
     let p = load("linking8.toml").problem().unwrap();
     let (_, all) = cellsafe::search::exhaustive(&p, None);
-    let safe: Vec<&Vec<u8>> = all
-        .iter()
-        .filter(|e| e.acceptable)
-        .map(|e| &e.levels)
-        .collect();
-    let want: Vec<Vec<u8>> = safe
-        .iter()
-        .filter(|a| {
-            !safe
-                .iter()
-                .any(|b| b != *a && cellsafe::lattice::is_generalization(a, b))
-        })
-        .map(|a| (*a).clone())
-        .collect();
+    let want = common::minimal_acceptable(&all);
     let got: Vec<Vec<u8>> = cellsafe::search::minimal(&p, None)
         .minimal
         .into_iter()

@@ -36,3 +36,22 @@ pub fn adult(
     };
     config.problem().unwrap()
 }
+
+/// Brute force: the acceptable nodes of `all` with no acceptable strict specialization,
+/// in the order of `all`.
+pub fn minimal_acceptable(all: &[cellsafe::problem::Evaluation]) -> Vec<Vec<u8>> {
+    let acceptable: Vec<&Vec<u8>> = all
+        .iter()
+        .filter(|e| e.acceptable)
+        .map(|e| &e.levels)
+        .collect();
+    acceptable
+        .iter()
+        .filter(|a| {
+            !acceptable
+                .iter()
+                .any(|b| b != *a && cellsafe::lattice::is_generalization(a, b))
+        })
+        .map(|a| (*a).clone())
+        .collect()
+}
