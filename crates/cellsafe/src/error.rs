@@ -71,6 +71,10 @@ pub enum Error {
     /// (for example a level vector of the wrong length).
     #[error("{0}")]
     Invalid(String),
+    /// An exact method cannot handle an instance this large (a budget was exceeded, or a
+    /// count does not fit in 128 bits); another method may.
+    #[error("too large for this method: {0}")]
+    Intractable(String),
 }
 
 impl Error {

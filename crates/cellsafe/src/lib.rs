@@ -23,6 +23,7 @@ pub mod table;
 pub use error::{Error, Result};
 pub mod audit;
 pub mod config;
+pub mod disclosure;
 pub mod job;
 pub mod release;
 pub mod report;
