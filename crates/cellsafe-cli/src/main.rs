@@ -35,6 +35,17 @@ enum Command {
         #[arg(long)]
         report: Option<PathBuf>,
     },
+    /// Decide what to release when the adversary knows the algorithm (paper 001): run the
+    /// inclusive or exclusive strategy over the config's [disclose] generalizations.
+    Disclose {
+        config: PathBuf,
+        /// Strategy (default: the config's disclose.strategy, else exclusive).
+        #[arg(long, value_enum)]
+        strategy: Option<StrategyArg>,
+        /// JSON report (default: printed to stdout).
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
     /// Check and score one transformation, without searching.
     Evaluate {
         config: PathBuf,
@@ -74,6 +85,12 @@ enum Command {
     },
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StrategyArg {
+    Inclusive,
+    Exclusive,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -92,6 +109,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             report,
         } => anonymize(&config, output, report),
+        Command::Disclose {
+            config,
+            strategy,
+            report,
+        } => disclose(&config, strategy, report),
         Command::Evaluate { config, levels } => {
             let config = Config::from_file(&config)?;
             let problem = config.problem()?;
@@ -187,6 +209,61 @@ pub(crate) fn anonymize(
         return Ok(ExitCode::from(NOT_FOUND));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn disclose(
+    config_path: &Path,
+    strategy: Option<StrategyArg>,
+    report: Option<PathBuf>,
+) -> Result<ExitCode> {
+    use cellsafe::disclosure::{setup, Strategy};
+    let config = Config::from_file(config_path)?;
+    let (problem, options) = setup::from_config(&config)?;
+    let strategy = match strategy {
+        Some(StrategyArg::Inclusive) => Strategy::Inclusive,
+        Some(StrategyArg::Exclusive) => Strategy::Exclusive,
+        None => config
+            .disclose
+            .as_ref()
+            .and_then(|d| d.strategy)
+            .unwrap_or(Strategy::Exclusive),
+    };
+    let decision = problem
+        .decide(strategy, &options)
+        .with_context(|| format!("deciding with {}", config_path.display()))?;
+    match &report {
+        Some(path) => job::write_json(path, &decision)?,
+        None => println!("{}", serde_json::to_string_pretty(&decision)?),
+    }
+    let what = match (&decision.released, &decision.released_name) {
+        (Some(i), Some(name)) => format!("released G{i} ({name})"),
+        _ => "nothing released".to_owned(),
+    };
+    match &decision.decisive {
+        Some(a) => eprintln!(
+            "{what}: disclosure set of G{} {}; largest fraction {} ({} has {}) [{}]",
+            decision.decided_by.unwrap_or(0),
+            a.disclosure_set_size
+                .map(|s| format!("has {s} tables"))
+                .or(a
+                    .disclosure_set_size_log10
+                    .map(|l| format!("has about 10^{l:.1} tables")))
+                .unwrap_or_else(|| "is empty in every sample".into()),
+            a.max_fraction
+                .clone()
+                .or(a.max_fraction_float.map(|f| format!("~{f:.4}")))
+                .unwrap_or_else(|| "-".into()),
+            a.person.as_deref().unwrap_or("-"),
+            a.value.as_deref().unwrap_or("-"),
+            serde_json::to_string(&a.method)?.trim_matches('"'),
+        ),
+        None => eprintln!("{what}: no generalization passes {}", decision.check),
+    }
+    Ok(if decision.released.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(NOT_FOUND)
+    })
 }
 
 fn progress_bar() -> Option<indicatif::ProgressBar> {

@@ -312,3 +312,108 @@ fn configured_missing_values_need_no_hierarchy_entry() {
     let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
     assert!(out.contains("?,cold") || out.contains(",?,"), "{out}");
 }
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/papers")
+}
+
+#[test]
+fn disclose_reproduces_paper_001_examples() {
+    // Table 6 (G_b): the exclusive strategy releases G3 with 11/17; the inclusive releases
+    // nothing. Table 1 (G_0): neither releases.
+    let out = cellsafe()
+        .args(["disclose", "--strategy", "exclusive"])
+        .arg(examples().join("zhang08-table6.toml"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("released G3"));
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(report["released"], 3);
+    assert_eq!(report["disclosure_set_size"], 68);
+    assert_eq!(report["max_fraction"], "11/17");
+    assert_eq!(report["method"], "enumeration");
+    assert!((report["max_fraction_float"].as_f64().unwrap() - 11.0 / 17.0).abs() < 1e-12);
+    for (table, strategy) in [("6", "inclusive"), ("1", "inclusive"), ("1", "exclusive")] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("r.json");
+        cellsafe()
+            .args(["disclose", "--strategy", strategy])
+            .arg(examples().join(format!("zhang08-table{table}.toml")))
+            .arg("--report")
+            .arg(&report)
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains("nothing released"));
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert!(report["released"].is_null());
+    }
+}
+
+#[test]
+fn disclose_errors_name_the_key() {
+    let disclose = |groups: &str| {
+        config(&format!(
+            "[disclose]\ncheck = {{ type = \"recursive-cl\", c = 2, l = 2 }}\n\
+             [[disclose.generalizations]]\ngroups = {groups}\n"
+        ))
+    };
+    let dir = fixture(
+        DATA,
+        AGE,
+        &disclose(r#"[["ann", "bob", "cid"], ["dan", "eve"]]"#),
+    );
+    cellsafe()
+        .arg("disclose")
+        .arg(dir.path().join("job.toml"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "disclose.generalizations[0].groups",
+        ))
+        .stderr(predicate::str::contains("`fay` is in no group"));
+    let dir = fixture(DATA, AGE, &disclose(r#"[["ann", "zed"]]"#));
+    cellsafe()
+        .arg("disclose")
+        .arg(dir.path().join("job.toml"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no row has identifier `zed`"));
+    let dir = fixture(
+        DATA,
+        AGE,
+        &config("[disclose]\ncheck = { type = \"max-probability\", p = 2 }\n"),
+    );
+    cellsafe()
+        .arg("disclose")
+        .arg(dir.path().join("job.toml"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("disclose.check"));
+}
+
+#[test]
+fn disclose_accepts_lattice_nodes_and_columns() {
+    // A column (every age distinct), a lattice node (zip masked 1 digit, age to decades) and
+    // the top node, as a chain.
+    let text = config(
+        "[disclose]\ncheck = { type = \"distinct-l\", l = 2 }\n\
+         [[disclose.generalizations]]\ncolumn = \"age\"\n\
+         [[disclose.generalizations]]\nlevels = [1, 1]\n\
+         [[disclose.generalizations]]\nlevels = [5, 2]\n",
+    );
+    let dir = fixture(DATA, AGE, &text);
+    let out = cellsafe()
+        .arg("disclose")
+        .arg(dir.path().join("job.toml"))
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    // [1,1] groups {ann,bob} {cid} {dan} {eve} {fay}: singletons fail, as do the age column's;
+    // the top node's PER passes, and no earlier g can ever pass, so DS = PER in closed form.
+    assert_eq!(report["released"], 3);
+    assert_eq!(report["method"], "closed-form");
+    assert_eq!(report["steps"][0]["groups"], 6);
+    assert_eq!(report["steps"][1]["groups"], 5);
+    assert_eq!(report["steps"][1]["name"], "levels [1, 1]");
+}

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::dataset::{Dataset, Role};
+use crate::disclosure::setup::DiscloseSpec;
 use crate::error::{Error, Location, Result};
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::metrics::{Metric, MetricSpec};
@@ -104,6 +105,9 @@ pub struct Config {
     pub search: SearchSpec,
     #[serde(default)]
     pub output: OutputSpec,
+    /// `[disclose]`: the adversary-knows-the-algorithm check (`cellsafe disclose`).
+    #[serde(default)]
+    pub disclose: Option<DiscloseSpec>,
     #[serde(skip)]
     file: PathBuf,
 }
@@ -147,7 +151,7 @@ impl Config {
         Ok(config)
     }
 
-    fn file_name(&self) -> String {
+    pub(crate) fn file_name(&self) -> String {
         self.file.display().to_string()
     }
 

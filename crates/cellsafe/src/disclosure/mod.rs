@@ -25,6 +25,7 @@ mod check;
 mod count;
 mod enumerate;
 mod estimate;
+pub mod setup;
 
 use std::hash::Hash;
 
