@@ -128,7 +128,12 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub fn run(runs: usize, synthetic_rows: Option<usize>, threads: usize) -> Result<ExitCode> {
+pub fn run(
+    runs: usize,
+    synthetic_rows: Option<usize>,
+    threads: usize,
+    disclosure: bool,
+) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
@@ -137,6 +142,10 @@ pub fn run(runs: usize, synthetic_rows: Option<usize>, threads: usize) -> Result
         .tempdir()?;
     crate::demo::unpack(dir.path())?;
     let config = Config::from_file(&dir.path().join("adult.toml"))?;
+    if disclosure {
+        pool.install(|| crate::bench_disclosure::run(runs, &config))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "cellsafe bench: Adult, {} threads, median of {runs} runs (search only, data loaded)",
         pool.current_num_threads()

@@ -2,6 +2,7 @@
 //! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage, 3 nothing found).
 
 mod bench;
+mod bench_disclosure;
 mod demo;
 
 use std::io::IsTerminal;
@@ -82,6 +83,9 @@ enum Command {
         /// Worker threads (0: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Benchmark the disclosure methods (paper 001) instead of the searches.
+        #[arg(long)]
+        disclosure: bool,
     },
 }
 
@@ -143,7 +147,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             runs,
             synthetic_rows,
             threads,
-        } => bench::run(runs.max(1), synthetic_rows, threads),
+            disclosure,
+        } => bench::run(runs.max(1), synthetic_rows, threads, disclosure),
     }
 }
 

@@ -592,3 +592,50 @@ fn estimates_are_reproducible() {
         .unwrap();
     assert!(c.estimate.unwrap().samples == 5_000);
 }
+
+#[test]
+fn counting_matches_enumeration_on_a_20_row_block() {
+    let check = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
+    let d = cellsafe::synth::nested_disclosure(1, 2, 3, check).unwrap();
+    let options = Options::default();
+    for i in 0..3 {
+        let a = d.exclusive_tally(i, Method::Enumeration, &options).unwrap();
+        let b = d.exclusive_tally(i, Method::Counting, &options).unwrap();
+        assert_eq!(a, b, "G{}", i + 1);
+    }
+}
+
+#[test]
+fn counting_scales_past_enumeration() {
+    // 60 rows, 4 values: |PER(G3)| > 10^15. Invariants: every person's counts sum to |DS|,
+    // |DS| ≤ |PER|, and persons in the same g1 group have equal counts.
+    let check = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
+    let d = cellsafe::synth::nested_disclosure(3, 4, 1, check).unwrap();
+    let (per, _) = d.per_size(2, &d.instance.sensitive);
+    assert!(per.unwrap() > 1_000_000_000_000_000);
+    let t = d
+        .exclusive_tally(2, Method::Counting, &Options::default())
+        .unwrap();
+    assert!(t.total > 0 && t.total <= per.unwrap());
+    for p in 0..60 {
+        assert_eq!(t.counts[p * 4..p * 4 + 4].iter().sum::<u128>(), t.total);
+    }
+    for rows in d.chain[0].groups() {
+        let first = rows[0] as usize;
+        for &r in rows {
+            assert_eq!(
+                t.counts[r as usize * 4..r as usize * 4 + 4],
+                t.counts[first * 4..first * 4 + 4]
+            );
+        }
+    }
+    // Enumeration refuses politely.
+    let small_budget = Options {
+        budget: 1000,
+        ..Options::default()
+    };
+    let err = d
+        .exclusive_tally(2, Method::Enumeration, &small_budget)
+        .unwrap_err();
+    assert!(err.to_string().contains("too large"), "{err}");
+}

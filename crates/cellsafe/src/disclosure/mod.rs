@@ -144,7 +144,8 @@ pub enum Method {
     Estimate,
 }
 
-/// Which method to use; `auto` takes the cheapest exact one that applies, else estimates.
+/// Which method to use; `auto` takes the cheapest exact one that applies (closed form,
+/// enumeration within the budget, counting), else estimates. A named method is used as is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodChoice {
@@ -439,7 +440,7 @@ impl Disclosure {
 
     /// DS_e,i of the exclusive strategy (0-based `i`).
     pub fn assess_exclusive(&self, i: usize, options: &Options) -> Result<Assessment> {
-        if (0..i).all(|j| self.always_fails_within(j, i)) {
+        if options.method == MethodChoice::Auto && (0..i).all(|j| self.always_fails_within(j, i)) {
             return Ok(self.assess_per(i));
         }
         let (per_exact, _) = self.per_size(i, &self.instance.sensitive);
@@ -550,7 +551,7 @@ impl Disclosure {
         options: &Options,
         inclusive: &mut enumerate::Inclusive,
     ) -> Result<Assessment> {
-        if (0..i).all(|j| self.always_fails_within(j, i)) {
+        if options.method == MethodChoice::Auto && (0..i).all(|j| self.always_fails_within(j, i)) {
             return Ok(self.assess_per(i));
         }
         let (per_exact, _) = self.per_size(i, &self.instance.sensitive);
