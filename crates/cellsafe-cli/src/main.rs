@@ -210,7 +210,16 @@ pub(crate) fn anonymize(
         }
     }
     if !report.found {
-        eprintln!("no transformation satisfies the privacy models within the suppression limit");
+        match &report.disclosure {
+            Some(d) => eprintln!(
+                "the search is public and the exclusive strategy releases nothing: the disclosure set of G{} fails {}",
+                d.decided_by.unwrap_or(0),
+                d.check
+            ),
+            None => eprintln!(
+                "no transformation satisfies the privacy models within the suppression limit"
+            ),
+        }
         return Ok(ExitCode::from(NOT_FOUND));
     }
     Ok(ExitCode::SUCCESS)

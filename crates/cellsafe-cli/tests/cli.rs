@@ -417,3 +417,40 @@ fn disclose_accepts_lattice_nodes_and_columns() {
     assert_eq!(report["steps"][1]["groups"], 5);
     assert_eq!(report["steps"][1]["name"], "levels [1, 1]");
 }
+
+#[test]
+fn anonymize_with_a_public_search_applies_the_exclusive_strategy() {
+    // k=2 and distinct 2-diversity; the adversary's check is max probability.
+    let models = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n\
+                  [[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 2\n";
+    let lenient =
+        format!("{models}[disclose]\ncheck = {{ type = \"max-probability\", p = 0.7 }}\n");
+    let dir = fixture(DATA, AGE, &config(&lenient));
+    run_anonymize(dir.path()).success();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["found"], true);
+    let d = &report["disclosure"];
+    assert_eq!(d["strategy"], "exclusive");
+    let steps = d["steps"].as_array().unwrap();
+    assert_eq!(d["released"], steps.len());
+    assert!(dir.path().join("out.csv").exists());
+
+    // A strict check: nothing may be released, and no table is written.
+    let strict = format!("{models}[disclose]\ncheck = {{ type = \"max-probability\", p = 0.4 }}\n");
+    let dir = fixture(DATA, AGE, &config(&strict));
+    run_anonymize(dir.path())
+        .code(3)
+        .stderr(predicate::str::contains(
+            "exclusive strategy releases nothing",
+        ));
+    assert!(!dir.path().join("out.csv").exists());
+
+    // Suppression would make the groups depend on the sensitive values: refused.
+    let suppressing =
+        config(&lenient).replace("suppression_limit = 0.0", "suppression_limit = 0.5");
+    let dir = fixture(DATA, AGE, &suppressing);
+    run_anonymize(dir.path())
+        .code(1)
+        .stderr(predicate::str::contains("suppression_limit = 0"));
+}

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::audit;
 use crate::config::Config;
+use crate::disclosure::{setup, Strategy};
 use crate::error::{Error, Result};
 use crate::release::{write_atomic, Released};
 use crate::report::{describe, levels_map, Report};
@@ -36,10 +37,24 @@ fn anonymize_here(
     let problem = config.problem()?;
     let algorithm = config.search.algorithm;
     let outcome = search::run(&problem, algorithm, progress);
+    let mut best = outcome.best.clone();
+    let mut disclosure = None;
+    if let (Some(spec), Some(found)) = (&config.disclose, &outcome.best) {
+        // The search is public: release only what the exclusive strategy allows.
+        let (d, options, nodes) =
+            setup::for_search(&problem, &found.levels, spec, &config.file_name())?;
+        let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
+        let decision = d.decide(strategy, &options)?;
+        best = decision
+            .released
+            .map(|i| problem.evaluate(&nodes[i - 1]))
+            .transpose()?;
+        disclosure = Some(decision);
+    }
     let seconds = start.elapsed().as_secs_f64();
     let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
     let mut report = Report {
-        found: outcome.best.is_some(),
+        found: best.is_some(),
         input: problem.data.table.source().display().to_string(),
         rows: problem.data.rows(),
         quasi_identifiers: quasi.clone(),
@@ -68,8 +83,9 @@ fn anonymize_here(
         seconds,
         output: None,
         audit: None,
+        disclosure,
     };
-    if let Some(best) = &outcome.best {
+    if let Some(best) = &best {
         let node = describe(&problem, &best.levels, false);
         report.levels = Some(node.levels);
         report.suppressed_rows = node.suppressed_rows;

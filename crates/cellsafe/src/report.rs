@@ -73,6 +73,10 @@ pub struct Report {
     pub output: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
+    /// With `[disclose]`: the exclusive strategy over the search's chain of better nodes
+    /// (paper 001). When it releases nothing, `found` is false and no table is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disclosure: Option<crate::disclosure::Decision>,
 }
 
 /// `{name: level}` in header order.

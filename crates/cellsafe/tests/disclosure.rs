@@ -4,8 +4,11 @@
 
 use std::collections::BTreeSet;
 
+use std::sync::Arc;
+
 use cellsafe::disclosure::{
-    Check, CheckSpec, Disclosure, Instance, Method, MethodChoice, Options, Partition, Strategy,
+    Check, CheckSpec, Disclosure, Instance, Method, MethodChoice, Options, Partition, ReleaseTest,
+    Strategy,
 };
 use proptest::prelude::*;
 
@@ -110,6 +113,8 @@ struct Oracle {
     chain: Vec<Vec<Vec<usize>>>,
     check: OracleCheck,
     values: usize,
+    /// The exclusive algorithm's release test on PER (CHK unless set).
+    release: Option<OracleCheck>,
 }
 
 impl Oracle {
@@ -124,17 +129,20 @@ impl Oracle {
             .filter(|y| self.inclusive(y, i).is_none())
             .collect()
     }
+    fn release(&self) -> OracleCheck {
+        self.release.unwrap_or(self.check)
+    }
     /// Table 5's DS_e.
     fn ds_exclusive(&self, i: usize, x: &[u16]) -> BTreeSet<Table> {
         per(&self.chain[i], x)
             .into_iter()
-            .filter(|y| (0..i).all(|j| !self.check.holds(&per(&self.chain[j], y), self.values)))
+            .filter(|y| (0..i).all(|j| !self.release().holds(&per(&self.chain[j], y), self.values)))
             .collect()
     }
     /// Table 5's 𝔾_e: (released, the disclosure set that decided).
     fn exclusive(&self, x: &[u16]) -> (Option<usize>, Option<BTreeSet<Table>>) {
         for i in 0..self.chain.len() {
-            if self.check.holds(&per(&self.chain[i], x), self.values) {
+            if self.release().holds(&per(&self.chain[i], x), self.values) {
                 let ds = self.ds_exclusive(i, x);
                 let ok = self.check.holds(&ds, self.values);
                 return (ok.then_some(i), Some(ds));
@@ -236,6 +244,7 @@ fn paper_oracle() -> Oracle {
         chain: paper_chain(),
         check: TWO_TWO,
         values: 7,
+        release: None,
     }
 }
 
@@ -468,7 +477,7 @@ proptest! {
     /// size and worst fraction.
     #[test]
     fn strategies_match_the_oracle((x, chain, values, check) in instance_strategy(7, false)) {
-        let oracle = Oracle { chain: chain.clone(), check, values };
+        let oracle = Oracle { chain: chain.clone(), check, values, release: None };
         let d = disclosure(x.clone(), &chain, values, check);
         let options = Options { method: MethodChoice::Enumeration, ..Options::default() };
 
@@ -502,6 +511,29 @@ proptest! {
             auto.decisive.map(|a| (a.disclosure_set_size, a.max_fraction)),
             exclusive.decisive.map(|a| (a.disclosure_set_size, a.max_fraction))
         );
+    }
+
+    /// With a release test other than CHK (as `anonymize` uses its models), the exclusive
+    /// strategy still matches the literal algorithm, by every method.
+    #[test]
+    fn separate_release_test_matches_the_oracle(
+        (x, chain, values, check) in instance_strategy(7, true),
+        release in check_strategy(),
+    ) {
+        let oracle = Oracle { chain: chain.clone(), check, values, release: Some(release) };
+        let mut d = disclosure(x.clone(), &chain, values, check);
+        let bound = Check::bind(&release.spec()).unwrap();
+        d.release_test = Some(ReleaseTest(Arc::new(move |h: &[u128], n: u128| bound.holds_counts(h, n))));
+        let (released, ds) = oracle.exclusive(&x);
+        for method in [MethodChoice::Enumeration, MethodChoice::Counting, MethodChoice::Auto] {
+            let options = Options { method, ..Options::default() };
+            let decision = d.decide(Strategy::Exclusive, &options).unwrap();
+            prop_assert_eq!(decision.released.map(|i| i - 1), released);
+            prop_assert_eq!(
+                decision.decisive.and_then(|a| a.disclosure_set_size),
+                ds.as_ref().map(|s| s.len() as u128)
+            );
+        }
     }
 
     /// Counting equals enumeration, person by person, on nested sequences.

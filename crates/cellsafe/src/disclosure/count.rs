@@ -96,7 +96,7 @@ struct Counter<'a> {
 impl Counter<'_> {
     fn fails(&self, states: &States, s: u32, size: usize) -> bool {
         let hist: Vec<u128> = states.digits(s).iter().map(|&x| x as u128).collect();
-        !self.d.check.holds_counts(&hist, size as u128)
+        !self.d.group_passes(&hist, size as u128)
     }
 
     fn leaf(&self, states: &States, size: usize, fixed: Option<usize>) -> Result<Tab> {

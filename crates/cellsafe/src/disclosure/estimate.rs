@@ -56,7 +56,7 @@ fn some_group_fails(d: &Disclosure, part: &Partition, x: &[u16], hist: &mut [u12
         for &r in rows {
             hist[x[r as usize] as usize] += 1;
         }
-        let fails = !d.check.holds_counts(hist, rows.len() as u128);
+        let fails = !d.group_passes(hist, rows.len() as u128);
         for &r in rows {
             hist[x[r as usize] as usize] = 0;
         }

@@ -28,6 +28,7 @@ mod estimate;
 pub mod setup;
 
 use std::hash::Hash;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -256,12 +257,26 @@ impl Tally {
     }
 }
 
+/// The algorithm's own per-group release test, when it is not CHK on PER: called with a
+/// group's value counts and size. `anonymize` uses its privacy models here.
+#[derive(Clone)]
+pub struct ReleaseTest(pub Arc<dyn Fn(&[u128], u128) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ReleaseTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReleaseTest")
+    }
+}
+
 /// The original table, the sequence of generalizations and the check.
 #[derive(Debug, Clone)]
 pub struct Disclosure {
     pub instance: Instance,
     pub chain: Vec<Partition>,
+    /// CHK: judged on disclosure sets, and on PER unless `release_test` is set.
     pub check: Check,
+    /// What makes the algorithm release a generalization (default: CHK on its PER).
+    pub release_test: Option<ReleaseTest>,
 }
 
 impl Disclosure {
@@ -283,7 +298,16 @@ impl Disclosure {
             instance,
             chain,
             check,
+            release_test: None,
         })
+    }
+
+    /// Whether the algorithm's release test passes on one group's value counts.
+    pub fn group_passes(&self, hist: &[u128], size: u128) -> bool {
+        match &self.release_test {
+            Some(test) => (test.0)(hist, size),
+            None => self.check.holds_counts(hist, size),
+        }
     }
 
     fn values(&self) -> usize {
@@ -301,9 +325,21 @@ impl Disclosure {
         hist
     }
 
-    /// Whether the check holds on PER(g_i(table)): in each group every person's fractions
-    /// are the group's value counts over its size.
+    /// Whether the algorithm would release g_i(table): by default, whether the check holds
+    /// on PER(g_i(table)), where in each group every person's fractions are the group's
+    /// value counts over its size.
     pub fn per_holds(&self, i: usize, table: &[u16]) -> bool {
+        let m = self.values();
+        let hist = self.histograms(i, table);
+        self.chain[i]
+            .groups
+            .iter()
+            .enumerate()
+            .all(|(g, rows)| self.group_passes(&hist[g * m..(g + 1) * m], rows.len() as u128))
+    }
+
+    /// Whether CHK itself holds on PER(g_i(table)).
+    fn per_check_holds(&self, i: usize, table: &[u16]) -> bool {
         let m = self.values();
         let hist = self.histograms(i, table);
         self.chain[i].groups.iter().enumerate().all(|(g, rows)| {
@@ -330,6 +366,9 @@ impl Disclosure {
     /// Whether generalization `j` fails on PER(g_j(X)) for every X in PER(g_i(original)),
     /// because some group of g_j can only hold values too few for the check.
     fn always_fails_within(&self, j: usize, i: usize) -> bool {
+        if self.release_test.is_some() {
+            return false;
+        }
         let m = self.values();
         let outer = self.histograms(i, &self.instance.sensitive);
         let outer_part = &self.chain[i];
@@ -418,7 +457,7 @@ impl Disclosure {
         let x = &self.instance.sensitive;
         let hist = self.histograms(i, x);
         let part = &self.chain[i];
-        let holds = self.per_holds(i, x);
+        let holds = self.per_check_holds(i, x);
         let mut best: Option<(u128, u128, usize, usize)> = None;
         for p in 0..self.instance.rows() {
             let g = part.group_of[p] as usize;

@@ -262,3 +262,115 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
     }
     Ok(label)
 }
+
+/// The disclosure problem of a lattice search that is public: the chain is every node that
+/// scores better than `best` (in the search's order: score, then level sum and lexicographic
+/// order) and that the privacy models could accept for some table, followed by `best`. The
+/// release test is the models themselves (without suppression), so an adversary who re-runs
+/// the search on a candidate table excludes it exactly when the search would have stopped
+/// earlier. Nodes with a class smaller than k can never be accepted and are left out.
+/// Returns the levels of each node of the chain as well.
+pub fn for_search(
+    problem: &crate::problem::Problem,
+    best: &[u8],
+    spec: &DiscloseSpec,
+    file: &str,
+) -> Result<(Disclosure, Options, Vec<Vec<u8>>)> {
+    use rayon::prelude::*;
+    use std::sync::Arc;
+
+    use super::ReleaseTest;
+    use crate::lattice::tie_order;
+    use crate::privacy::ModelSpec;
+
+    if problem.max_suppressed > 0 {
+        return Err(Error::config(
+            file,
+            "disclose",
+            "a public search needs suppression_limit = 0: which rows are suppressed would \
+             depend on the sensitive values",
+        ));
+    }
+    if !spec.generalizations.is_empty() {
+        return Err(Error::config(
+            file,
+            "disclose.generalizations",
+            "anonymize takes its chain from the search; list no generalizations",
+        ));
+    }
+    let check = Check::bind(&spec.check).map_err(|e| Error::config(file, "disclose.check", e))?;
+    let options = spec.options(file)?;
+    let data = &problem.data;
+    let [sensitive] = data.sensitive.as_slice() else {
+        return Err(Error::config(
+            file,
+            "attributes",
+            format!(
+                "disclosure needs exactly one sensitive attribute, found {}",
+                data.sensitive.len()
+            ),
+        ));
+    };
+    let identifier = data.roles.iter().position(|&r| r == Role::Identifying);
+    let persons = (0..data.rows())
+        .map(|r| match identifier {
+            Some(c) => data.table.value(r, c).to_owned(),
+            None => format!("row {}", r + 1),
+        })
+        .collect();
+    let codes = sensitive.codes.iter().map(|&c| c as u16).collect();
+    let instance = Instance::new(persons, sensitive.values.clone(), codes)?;
+
+    let best_score = problem.evaluate(best)?.score;
+    let k = problem.min_class_size();
+    let hierarchies = problem.hierarchies();
+    let mut better: Vec<(Vec<u8>, crate::metrics::Score, Vec<u32>)> = (0..problem.lattice.size())
+        .into_par_iter()
+        .filter_map(|index| {
+            let levels = problem.lattice.levels(index);
+            let classes = problem.classes(&levels);
+            if classes.counts.iter().any(|&c| c < k) {
+                return None;
+            }
+            let (evaluation, _) = problem.assess(&levels, &classes);
+            let order = evaluation
+                .score
+                .compare(&best_score)
+                .then_with(|| tie_order(&levels, best));
+            order.is_lt().then(|| {
+                let rows = problem
+                    .snapshot
+                    .row_classes(&hierarchies, &classes, &levels);
+                (levels, evaluation.score, rows)
+            })
+        })
+        .collect();
+    better.sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+    let mut nodes = Vec::with_capacity(better.len() + 1);
+    let mut chain = Vec::with_capacity(better.len() + 1);
+    for (levels, _, rows) in better {
+        chain.push(Partition::from_labels(format!("levels {levels:?}"), &rows));
+        nodes.push(levels);
+    }
+    nodes.push(best.to_vec());
+    let classes = problem.classes(best);
+    let rows = problem.snapshot.row_classes(&hierarchies, &classes, best);
+    chain.push(Partition::from_labels(format!("levels {best:?}"), &rows));
+
+    let models: Vec<crate::privacy::Model> = problem
+        .models
+        .iter()
+        .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
+        .cloned()
+        .collect();
+    let test = move |hist: &[u128], size: u128| -> bool {
+        if size < k as u128 {
+            return false;
+        }
+        let hist: Vec<u32> = hist.iter().map(|&c| c as u32).collect();
+        models.iter().all(|m| m.holds(size as u32, &hist))
+    };
+    let mut disclosure = Disclosure::new(instance, chain, check)?;
+    disclosure.release_test = Some(ReleaseTest(Arc::new(test)));
+    Ok((disclosure, options, nodes))
+}
