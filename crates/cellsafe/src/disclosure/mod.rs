@@ -260,7 +260,10 @@ impl Tally {
 /// The algorithm's own per-group release test, when it is not CHK on PER: called with a
 /// group's value counts and size. `anonymize` uses its privacy models here.
 #[derive(Clone)]
-pub struct ReleaseTest(pub Arc<dyn Fn(&[u128], u128) -> bool + Send + Sync>);
+pub struct ReleaseTest(pub Arc<GroupTest>);
+
+/// A per-group test on (value counts, group size).
+pub type GroupTest = dyn Fn(&[u128], u128) -> bool + Send + Sync;
 
 impl std::fmt::Debug for ReleaseTest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
