@@ -331,6 +331,29 @@ fn examples_5_and_7_inclusive_ds3() {
 }
 
 #[test]
+fn example_4_three_conditions() {
+    // Table 4: G_a satisfies condition 1 (PER(g_1(G_a)) passes); G_0 and G_b satisfy
+    // condition 3, G_b because neither PER(g_1) nor PER(g_2) passes, G_0 because DS_2 fails
+    // although PER(g_2(G_0)) passes.
+    let oracle = paper_oracle();
+    let ga: Table = vec![0, 1, 2, 3, 1, 5, 3, 4, 5, 6];
+    assert!(per(&oracle.chain[2], &g0()).contains(&ga));
+    assert!(TWO_TWO.holds(&per(&oracle.chain[0], &ga), 7));
+    assert_eq!(oracle.inclusive(&ga, 3), Some(0));
+    let gb = gb();
+    assert!(!TWO_TWO.holds(&per(&oracle.chain[0], &gb), 7));
+    assert!(!TWO_TWO.holds(&per(&oracle.chain[1], &gb), 7));
+    let g = g0();
+    assert!(TWO_TWO.holds(&per(&oracle.chain[1], &g), 7));
+    assert!(!TWO_TWO.holds(&oracle.ds_inclusive(1, &g), 7));
+    assert_eq!(oracle.inclusive(&g, 2), None);
+    // The library agrees on G_a: the inclusive strategy releases G1.
+    let d = disclosure(ga, &oracle.chain, 7, TWO_TWO);
+    let decision = d.decide(Strategy::Inclusive, &Options::default()).unwrap();
+    assert_eq!(decision.released, Some(1));
+}
+
+#[test]
 fn example_6_exclusive_releases_nothing_for_g0() {
     let oracle = paper_oracle();
     let (released, ds) = oracle.exclusive(&g0());

@@ -604,7 +604,15 @@ impl Disclosure {
             _ => i >= 2,
         };
         if enumerate {
-            let tally = inclusive.disclosure_set(i, &self.instance.sensitive)?;
+            let tally = inclusive
+                .disclosure_set(i, &self.instance.sensitive)
+                .map_err(|e| match e {
+                    Error::Intractable(m) => Error::Intractable(format!(
+                        "the inclusive strategy is recursive and exact only by enumeration \
+                         from its third generalization on ({m}); the exclusive strategy is not"
+                    )),
+                    other => other,
+                })?;
             Ok(self.assess_tally(&tally, Method::Enumeration))
         } else {
             self.assess_exclusive(i, options)
