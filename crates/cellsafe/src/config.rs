@@ -173,6 +173,25 @@ impl Config {
         })
     }
 
+    /// Every attribute named under `[attributes]` must be a column of `table`.
+    pub(crate) fn check_attribute_columns(&self, table: &Table) -> Result<()> {
+        match self
+            .attributes
+            .keys()
+            .find(|name| table.column_index(name).is_none())
+        {
+            Some(name) => Err(Error::config(
+                self.file_name(),
+                format!("attributes.{name}"),
+                format!(
+                    "no column `{name}` in the header of {}",
+                    table.source().display()
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
         let file = self.file_name();
@@ -182,18 +201,7 @@ impl Config {
             &file,
             "input.hierarchy_delimiter",
         )?;
-        for name in self.attributes.keys() {
-            if table.column_index(name).is_none() {
-                return Err(Error::config(
-                    &file,
-                    format!("attributes.{name}"),
-                    format!(
-                        "no column `{name}` in the header of {}",
-                        table.source().display()
-                    ),
-                ));
-            }
-        }
+        self.check_attribute_columns(&table)?;
         let mut roles = Vec::new();
         let mut hierarchies = Vec::new();
         let mut sensitive_hierarchies = Vec::new();

@@ -146,8 +146,7 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<A
         .sum();
     let share = k as f64 / options.samples as f64;
     let share_h = hoeffding(options.samples, alpha);
-    let (per_exact, per_log10) = d.per_size(i, base);
-    let _ = per_exact;
+    let (_, per_log10) = d.per_size(i, base);
     let mut assessment = Assessment {
         method: Method::Estimate,
         holds: false,

@@ -117,18 +117,7 @@ pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
             .get(&table.header()[column])
             .map_or(config.input.default_role, |a| a.role)
     };
-    for name in config.attributes.keys() {
-        if table.column_index(name).is_none() {
-            return Err(Error::config(
-                &file,
-                format!("attributes.{name}"),
-                format!(
-                    "no column `{name}` in the header of {}",
-                    table.source().display()
-                ),
-            ));
-        }
-    }
+    config.check_attribute_columns(&table)?;
     let sensitive: Vec<usize> = (0..table.header().len())
         .filter(|&c| role_of(c) == Role::Sensitive)
         .collect();
