@@ -54,6 +54,21 @@ enum Command {
         #[arg(long, value_delimiter = ',', required = true)]
         levels: Vec<u8>,
     },
+    /// Test one transformation for logical safety (papers 000 and 002): list every person
+    /// the recipient would learn a confidential formula of. Exit code 3 when unsafe.
+    Safety {
+        config: PathBuf,
+        /// One 0-based level per quasi-identifier, in header order (default: all 0, the
+        /// original data).
+        #[arg(long, value_delimiter = ',')]
+        levels: Option<Vec<u8>>,
+        /// List at most this many unsafe persons.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+        /// JSON report (default: printed to stdout).
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
     /// Run the main job on the bundled Adult data (k=5, 1% suppression, Loss) in a temp dir.
     Demo {
         /// Directory to write into (default: a new temporary directory).
@@ -126,6 +141,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&node)?);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Safety {
+            config,
+            levels,
+            limit,
+            report,
+        } => safety(&config, levels, limit, report),
         Command::Demo { dir } => demo::run(dir),
         Command::Synth {
             rows,
@@ -278,6 +299,36 @@ fn disclose(
     } else {
         ExitCode::from(NOT_FOUND)
     })
+}
+
+fn safety(
+    config_path: &Path,
+    levels: Option<Vec<u8>>,
+    limit: usize,
+    report: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let config = Config::from_file(config_path)?;
+    let problem = config.problem()?;
+    let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
+    let test = cellsafe::logic::level::test(&problem, &levels, limit)
+        .with_context(|| format!("testing with {}", config_path.display()))?;
+    match &report {
+        Some(path) => job::write_json(path, &test)?,
+        None => println!("{}", serde_json::to_string_pretty(&test)?),
+    }
+    if test.safe {
+        eprintln!(
+            "safe: no one's confidential formula holds throughout their class ({} classes; sf = {:.4}, ql = {:.4})",
+            test.classes, test.sf, test.ql
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "unsafe for {} persons in {} of {} classes",
+            test.unsafe_persons, test.unsafe_classes, test.classes
+        );
+        Ok(ExitCode::from(NOT_FOUND))
+    }
 }
 
 fn progress_bar() -> Option<indicatif::ProgressBar> {

@@ -11,6 +11,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::logic::Confidentiality;
 use crate::privacy::{Distance, ModelSpec};
 use crate::release::SUPPRESSED;
 use crate::table::{CsvFormat, Table};
@@ -35,6 +36,7 @@ pub fn audit(
     quasi: &[String],
     models: &[ModelSpec],
     original: &Table,
+    safety: Option<&Confidentiality>,
 ) -> Result<Audit> {
     let released = Table::read_csv(path, format)?;
     let qi_cols: Vec<usize> = quasi
@@ -58,6 +60,13 @@ pub fn audit(
     let mut violations = Vec::new();
     let mut unchecked = Vec::new();
     for model in models {
+        if let ModelSpec::LogicalSafety = model {
+            match safety {
+                Some(c) => logical_violations(&released, original, &groups, c, &mut violations)?,
+                None => unchecked.push(model.name()),
+            }
+            continue;
+        }
         if let ModelSpec::TCloseness {
             distance: Distance::Hierarchical,
             ..
@@ -103,6 +112,64 @@ pub fn audit(
         unchecked,
         violations,
     })
+}
+
+/// Logical safety from its definition: in each group, the formulas that hold on every
+/// released row are known of every member; no member may hold one of them confidential.
+/// Released rows keep the input's order, so row `r` is person `r`.
+fn logical_violations(
+    released: &Table,
+    original: &Table,
+    groups: &HashMap<Vec<&str>, Vec<usize>>,
+    c: &Confidentiality,
+    violations: &mut Vec<String>,
+) -> Result<()> {
+    let columns: Vec<usize> = c
+        .vocabulary
+        .iter()
+        .map(|d| {
+            released
+                .column_index(&d.name)
+                .ok_or_else(|| Error::Invalid(format!("released table has no column `{}`", d.name)))
+        })
+        .collect::<Result<_>>()?;
+    let code = |d: usize, r: usize| -> u32 {
+        let v = released.value(r, columns[d]);
+        c.vocabulary[d]
+            .values
+            .iter()
+            .position(|x| x == v)
+            .map_or(u32::MAX, |i| i as u32)
+    };
+    let mut keys: Vec<&Vec<&str>> = groups.keys().collect();
+    keys.sort();
+    for key in keys {
+        let rows = &groups[key];
+        let known: Vec<bool> = c
+            .formulas
+            .iter()
+            .map(|f| {
+                rows.iter().all(|&r| {
+                    let value = |d: usize| code(d, r);
+                    (0..c.vocabulary.len()).all(|d| value(d) != u32::MAX) && f.formula.holds(&value)
+                })
+            })
+            .collect();
+        for &r in rows {
+            for &(f, _) in &c.con_sets[c.con_of_row[r] as usize] {
+                if known[f as usize] && violations.len() < 10 {
+                    violations.push(format!(
+                        "logical-safety fails for {}: `{}` holds of all {} rows with {:?}",
+                        c.person(original, r),
+                        c.formulas[f as usize].id,
+                        rows.len(),
+                        key
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The distribution of column `name` over the whole original table, in natural order.
@@ -196,5 +263,7 @@ pub fn group_holds(
         ModelSpec::Confidential { values, .. } => {
             freq.keys().any(|v| !values.iter().any(|x| x == v))
         }
+        // checked per person by `audit`, which knows who holds what
+        ModelSpec::LogicalSafety => true,
     }
 }

@@ -13,6 +13,7 @@ use crate::dataset::{Dataset, Role};
 use crate::disclosure::setup::DiscloseSpec;
 use crate::error::{Error, Location, Result};
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
+use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
 use crate::privacy::{Model, ModelSpec};
 use crate::problem::Problem;
@@ -108,6 +109,9 @@ pub struct Config {
     /// `[disclose]`: the adversary-knows-the-algorithm check (`cellsafe disclose`).
     #[serde(default)]
     pub disclose: Option<DiscloseSpec>,
+    /// `[safety]`: confidential formulas and who holds them (the `logical-safety` model).
+    #[serde(default)]
+    pub safety: Option<SafetySpec>,
     #[serde(skip)]
     file: PathBuf,
 }
@@ -255,7 +259,17 @@ impl Config {
                 _ => {}
             }
         }
-        let data = Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?;
+        let confidentiality = self
+            .safety
+            .as_ref()
+            .map(|spec| {
+                crate::logic::setup::build(spec, &table, &roles, &file, |p| self.resolve(p))
+            })
+            .transpose()?;
+        let mut data = Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?;
+        if let Some(c) = confidentiality {
+            data = data.with_confidentiality(c);
+        }
         if data.quasi.is_empty() {
             return Err(Error::config(
                 &file,

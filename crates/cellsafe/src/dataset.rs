@@ -3,11 +3,13 @@
 
 use std::cmp::Ordering;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Location, Result};
 use crate::hierarchy::Hierarchy;
+use crate::logic::Confidentiality;
 use crate::table::Table;
 
 /// What an attribute is, for release.
@@ -58,6 +60,8 @@ pub struct Dataset {
     pub roles: Vec<Role>,
     pub quasi: Vec<QuasiIdentifier>,
     pub sensitive: Vec<SensitiveAttribute>,
+    /// What each person holds confidential (`[safety]`), when logical safety is used.
+    pub confidentiality: Option<Arc<Confidentiality>>,
 }
 
 impl Dataset {
@@ -163,9 +167,20 @@ impl Dataset {
             roles,
             quasi,
             sensitive,
+            confidentiality: None,
         })
     }
 
+    /// Attaches the persons' confidential formulas.
+    pub fn with_confidentiality(mut self, c: Confidentiality) -> Dataset {
+        self.confidentiality = Some(Arc::new(c));
+        self
+    }
+    /// Where the logical-safety profile histogram starts in a class histogram row: after
+    /// every sensitive attribute's.
+    pub fn profile_offset(&self) -> usize {
+        self.sensitive.iter().map(|s| s.values.len()).sum()
+    }
     pub fn rows(&self) -> usize {
         self.table.rows()
     }

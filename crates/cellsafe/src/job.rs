@@ -106,6 +106,7 @@ fn anonymize_here(
                 &quasi,
                 &config.privacy,
                 &problem.data.table,
+                problem.data.confidentiality.as_deref(),
             )?);
         }
     }

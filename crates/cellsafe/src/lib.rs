@@ -14,6 +14,7 @@ pub mod dataset;
 pub mod error;
 pub mod hierarchy;
 pub mod lattice;
+pub mod logic;
 pub mod metrics;
 pub mod privacy;
 pub mod problem;

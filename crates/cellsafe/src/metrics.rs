@@ -10,12 +10,14 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::classes::{Classes, Snapshot};
 use crate::dataset::Dataset;
 use crate::hierarchy::Hierarchy;
+use crate::logic::Confidentiality;
 
 /// Which metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,11 +45,14 @@ pub enum MetricKind {
     Ql,
     /// Iyengar's general loss metric (paper 003).
     Glm,
+    /// `1 - sf·ql`: the AOG paper's objective (section 4.3), security times quality. Needs
+    /// the `[safety]` section.
+    SfQl,
 }
 
 impl MetricKind {
     /// Every metric.
-    pub const ALL: [MetricKind; 11] = [
+    pub const ALL: [MetricKind; 12] = [
         MetricKind::Loss,
         MetricKind::Entropy,
         MetricKind::EntropyNm,
@@ -59,6 +64,7 @@ impl MetricKind {
         MetricKind::Aecs,
         MetricKind::Ql,
         MetricKind::Glm,
+        MetricKind::SfQl,
     ];
 }
 
@@ -160,6 +166,8 @@ pub struct Metric {
     ql: Vec<Vec<f64>>,
     heights: Vec<f64>,
     domain: Vec<f64>,
+    /// For sf: the confidentiality and where its profile histogram starts.
+    safety: Option<(Arc<Confidentiality>, usize)>,
 }
 
 impl Metric {
@@ -263,7 +271,15 @@ impl Metric {
             .iter()
             .map(|q| q.hierarchy.leaf_count() as f64)
             .collect();
+        let safety = data
+            .confidentiality
+            .as_ref()
+            .map(|c| (c.clone(), data.profile_offset()));
+        if spec.name == MetricKind::SfQl && safety.is_none() {
+            return Err("sf-ql needs a [safety] section (confidential formulas)".into());
+        }
         Ok(Metric {
+            safety,
             spec: spec.clone(),
             aggregate,
             weights,
@@ -350,6 +366,17 @@ impl Metric {
         let d = levels.len();
         let (gf, sf) = (self.g_factor, self.s_factor);
         match self.spec.name {
+            MetricKind::SfQl => {
+                let (c, offset) = self.safety.as_ref().expect("bound with a [safety] section");
+                let security = crate::logic::level::sf(
+                    c,
+                    *offset,
+                    classes,
+                    Some(suppressed),
+                    self.rows as usize,
+                );
+                Score::scalar(1.0 - security * self.ql(levels))
+            }
             MetricKind::Height => {
                 self.aggregate(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>())
             }
@@ -475,6 +502,8 @@ impl Metric {
                 // monotonic and class-free: the score itself
                 return Some(self.level_only_score(levels));
             }
+            // sf ≤ 1 and ql only falls under generalization
+            MetricKind::SfQl => Score::scalar(1.0 - self.ql(levels)),
             MetricKind::PrecisionNm => self.aggregate(
                 &(0..d)
                     .map(|j| (gf * self.ratio(j, levels[j])).min(self.s_factor))

@@ -5,10 +5,13 @@
 //! stay within the limit. Definitions follow ARX's `criteria` package exactly, including
 //! which reference distribution t-closeness uses (the whole input).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, SensitiveAttribute};
 use crate::hierarchy::Hierarchy;
+use crate::logic::Confidentiality;
 
 /// The ground distance of t-closeness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +64,10 @@ pub enum ModelSpec {
         attribute: String,
         values: Vec<String>,
     },
+    /// Logical safety (paper 002 definition 5, paper 000 section 3.1) for the formulas and
+    /// per-person CON sets of the `[safety]` section: a class is unsafe when some formula
+    /// holds of every member and some member holds it confidential.
+    LogicalSafety,
 }
 
 impl ModelSpec {
@@ -74,6 +81,7 @@ impl ModelSpec {
             | ModelSpec::DeltaDisclosure { attribute, .. }
             | ModelSpec::BetaLikeness { attribute, .. }
             | ModelSpec::Confidential { attribute, .. } => Some(attribute),
+            ModelSpec::LogicalSafety => None,
         }
     }
     /// Short name used in reports.
@@ -102,6 +110,7 @@ impl ModelSpec {
             ModelSpec::Confidential { attribute, values } => {
                 format!("confidential({attribute} in {{{}}})", values.join(", "))
             }
+            ModelSpec::LogicalSafety => "logical-safety".into(),
             ModelSpec::BetaLikeness {
                 attribute,
                 beta,
@@ -119,7 +128,8 @@ impl ModelSpec {
         match self {
             ModelSpec::KAnonymity { .. }
             | ModelSpec::DistinctLDiversity { .. }
-            | ModelSpec::Confidential { .. } => (true, true),
+            | ModelSpec::Confidential { .. }
+            | ModelSpec::LogicalSafety => (true, true),
             ModelSpec::DeltaDisclosure { .. } => (false, false),
             _ => (false, true),
         }
@@ -182,6 +192,10 @@ enum Check {
     Confidential {
         s: Span,
         outside: Vec<bool>,
+    },
+    Logical {
+        s: Span,
+        confidentiality: Arc<Confidentiality>,
     },
 }
 
@@ -329,6 +343,19 @@ impl Model {
                     outside,
                 }
             }
+            ModelSpec::LogicalSafety => {
+                let c = data.confidentiality.as_ref().ok_or(
+                    "logical safety needs a [safety] section stating what persons hold \
+                     confidential",
+                )?;
+                Check::Logical {
+                    s: Span {
+                        offset: data.profile_offset(),
+                        len: c.profiles.len(),
+                    },
+                    confidentiality: c.clone(),
+                }
+            }
         };
         Ok(Model {
             spec: spec.clone(),
@@ -356,6 +383,7 @@ impl Model {
             Check::Confidential { s, outside } => {
                 s.of(hist).iter().zip(outside).any(|(&c, &o)| c > 0 && o)
             }
+            Check::Logical { s, confidentiality } => confidentiality.profiles.safe(s.of(hist)),
             Check::Beta {
                 s,
                 q,
@@ -386,6 +414,13 @@ impl Model {
                 .zip(outside)
                 .filter(|(_, &o)| o)
                 .map(|(&c, _)| c as f64)
+                .sum(),
+            // formulas the recipient learns of the class that a member holds confidential
+            Check::Logical { s, confidentiality } => confidentiality
+                .profiles
+                .exposed(s.of(hist))
+                .iter()
+                .map(|w| w.count_ones() as f64)
                 .sum(),
         }
     }

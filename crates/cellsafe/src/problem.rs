@@ -89,6 +89,11 @@ impl Problem {
             .sensitive
             .iter()
             .map(|s| (s.codes.as_slice(), s.values.len()))
+            .chain(
+                data.confidentiality
+                    .as_ref()
+                    .map(|c| (c.profiles.of_row.as_slice(), c.profiles.len())),
+            )
             .collect();
         let snapshot = Snapshot::build(&hierarchies, &leaves, &sensitive, data.rows())?;
         let mut order: Vec<usize> = (0..data.quasi.len()).collect();

@@ -1,0 +1,127 @@
+//! The level-based safety test (paper 002 figure 12, paper 000 figure 6) of one
+//! transformation, naming every unsafe person and formula, and the security measure sf.
+//!
+//! Sorting τ(T) into classes is the core's rollup; each class's exposed formulas come from
+//! its profile histogram (∧ of satisfied sets, ∩ ∪ of CON sets), so the test is linear in
+//! the rows once the classes are known, whether or not everyone shares one CON set.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{has, Confidentiality};
+use crate::classes::Classes;
+use crate::error::{Error, Result};
+use crate::problem::Problem;
+use crate::report::levels_map;
+
+/// A person the recipient learns something confidential about.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exposure {
+    pub person: String,
+    /// 1-based data row.
+    pub row: usize,
+    /// Ids of the formulas of CON(u) that hold of every record `u` cannot be told apart from.
+    pub formulas: Vec<String>,
+    /// Size of `u`'s equivalence class.
+    pub class_size: u32,
+}
+
+/// The outcome of the safety test.
+#[derive(Debug, Clone, Serialize)]
+pub struct SafetyTest {
+    /// 0-based level per quasi-identifier, in header order.
+    pub levels: Map<String, Value>,
+    pub safe: bool,
+    pub classes: usize,
+    pub unsafe_classes: usize,
+    pub unsafe_persons: usize,
+    /// The first `limit` unsafe persons, in row order.
+    pub exposures: Vec<Exposure>,
+    /// Security measure sf (paper 000 section 4.1): 1 − mean damage-weighted gain.
+    pub sf: f64,
+    /// Entropy quality ql (paper 000 section 4.2).
+    pub ql: f64,
+}
+
+fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
+    problem.data.confidentiality.as_deref().ok_or_else(|| {
+        Error::Invalid("the safety test needs a [safety] section (confidential formulas)".into())
+    })
+}
+
+/// Tests transformation `levels`, listing at most `limit` unsafe persons.
+pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest> {
+    problem.check_levels(levels)?;
+    let c = confidentiality(problem)?;
+    let offset = problem.data.profile_offset();
+    let width = c.profiles.len();
+    let hierarchies = problem.hierarchies();
+    let classes = problem.classes(levels);
+    let exposed: Vec<Vec<u64>> = (0..classes.len())
+        .map(|k| {
+            c.profiles
+                .exposed(&classes.histogram(k)[offset..offset + width])
+        })
+        .collect();
+    let unsafe_class: Vec<bool> = exposed.iter().map(|e| e.iter().any(|&w| w != 0)).collect();
+    let unsafe_classes = unsafe_class.iter().filter(|&&u| u).count();
+    let mut exposures = Vec::new();
+    let mut unsafe_persons = 0;
+    if unsafe_classes > 0 {
+        let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
+        for (r, &k) in row_class.iter().enumerate() {
+            if !unsafe_class[k as usize] {
+                continue;
+            }
+            let formulas: Vec<String> = c.con_sets[c.con_of_row[r] as usize]
+                .iter()
+                .filter(|&&(f, _)| has(&exposed[k as usize], f as usize))
+                .map(|&(f, _)| c.formulas[f as usize].id.clone())
+                .collect();
+            if formulas.is_empty() {
+                continue;
+            }
+            unsafe_persons += 1;
+            if exposures.len() < limit {
+                exposures.push(Exposure {
+                    person: c.person(&problem.data.table, r),
+                    row: r + 1,
+                    formulas,
+                    class_size: classes.counts[k as usize],
+                });
+            }
+        }
+    }
+    Ok(SafetyTest {
+        levels: levels_map(problem, levels),
+        safe: unsafe_classes == 0,
+        classes: classes.len(),
+        unsafe_classes,
+        unsafe_persons,
+        exposures,
+        sf: sf(c, offset, &classes, None, problem.data.rows()),
+        ql: problem.metric.ql(levels),
+    })
+}
+
+/// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
+/// suppressed classes (released as nothing) carry no risk.
+pub fn sf(
+    c: &Confidentiality,
+    offset: usize,
+    classes: &Classes,
+    suppressed: Option<&[bool]>,
+    rows: usize,
+) -> f64 {
+    let width = c.profiles.len();
+    let risk: f64 = (0..classes.len())
+        .filter(|&k| suppressed.is_none_or(|s| !s[k]))
+        .map(|k| {
+            c.class_risk(
+                &classes.histogram(k)[offset..offset + width],
+                classes.counts[k],
+            )
+        })
+        .sum();
+    1.0 - risk / rows.max(1) as f64
+}

@@ -1,0 +1,271 @@
+//! Logical safety: what each person holds confidential, and whether a release lets the
+//! recipient know it (papers 000 and 002).
+//!
+//! A person `u` states a set CON(u) of [formulas](formula) over the non-public attributes,
+//! with damage weights. After a release, the recipient knows φ of `u` when φ holds in every
+//! record `u` cannot be told apart from; the release is *safe* when that happens for no
+//! person and no φ ∈ CON(u).
+//!
+//! For level-based generalization the records `u` cannot be told apart from are `u`'s
+//! equivalence class, so safety is a property of classes. Rows are reduced to *profiles*:
+//! which catalog formulas the row's record satisfies, and which CON set its person holds.
+//! A class is unsafe iff (∧ of its members' satisfied sets) ∩ (∪ of their CON sets) ≠ ∅:
+//! some formula holds of every member and someone in the class holds it confidential. Both
+//! sides are the paper 000 "characteristic function" and roll up under generalization by ∧
+//! and ∪, so the profile becomes one more sensitive histogram in the core's classes and
+//! every search of the core works unchanged.
+//!
+//! - [`formula`]: the formula language, its clausal normal form and three-valued truth;
+//! - [`setup`]: the `[safety]` config section, CON sets from the config, a column or a file;
+//! - [`level`]: the level-based safety test with unsafe persons, and the measure sf.
+
+pub mod formula;
+pub mod level;
+pub mod setup;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::table::Table;
+use formula::{Cnf, Domain, Formula};
+
+/// The most clauses a formula's clausal normal form may have.
+pub const CLAUSE_LIMIT: usize = 4096;
+
+/// A formula of the catalog.
+#[derive(Debug, Clone)]
+pub struct NamedFormula {
+    pub id: String,
+    pub text: String,
+    pub formula: Formula,
+    pub cnf: Cnf,
+    /// Share of persons whose record satisfies it: the prior Pr(φ) of sf.
+    pub prior: f64,
+}
+
+/// Which person holds what confidential, and the profile of every row.
+#[derive(Debug, Clone)]
+pub struct Confidentiality {
+    pub vocabulary: Vec<Domain>,
+    pub formulas: Vec<NamedFormula>,
+    /// Distinct CON sets: (formula, damage normalized so the set sums to 1), by formula.
+    pub con_sets: Vec<Vec<(u32, f64)>>,
+    pub con_of_row: Vec<u32>,
+    /// Column naming persons in reports (else rows are named by number).
+    pub person_column: Option<usize>,
+    pub profiles: Profiles,
+}
+
+/// Rows grouped by (formulas their record satisfies, CON set of their person).
+#[derive(Debug, Clone)]
+pub struct Profiles {
+    /// Profile of each row.
+    pub of_row: Vec<u32>,
+    /// 64-bit words per formula bit set.
+    pub words: usize,
+    /// `sat[p * words ..]`: formulas profile `p`'s record satisfies.
+    pub sat: Vec<u64>,
+    /// `demand[p * words ..]`: formulas profile `p`'s person holds confidential.
+    pub demand: Vec<u64>,
+    /// CON set of each profile.
+    pub con: Vec<u32>,
+}
+
+impl Profiles {
+    pub fn len(&self) -> usize {
+        self.con.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.con.is_empty()
+    }
+    fn sat(&self, p: usize) -> &[u64] {
+        &self.sat[p * self.words..(p + 1) * self.words]
+    }
+    fn demand(&self, p: usize) -> &[u64] {
+        &self.demand[p * self.words..(p + 1) * self.words]
+    }
+
+    /// The formulas a recipient learns of a class with profile histogram `hist` that some
+    /// member holds confidential (empty: the class is safe).
+    pub fn exposed(&self, hist: &[u32]) -> Vec<u64> {
+        let mut known = vec![u64::MAX; self.words];
+        let mut demand = vec![0u64; self.words];
+        for (p, _) in hist.iter().enumerate().filter(|(_, &c)| c > 0) {
+            for w in 0..self.words {
+                known[w] &= self.sat(p)[w];
+                demand[w] |= self.demand(p)[w];
+            }
+        }
+        for w in 0..self.words {
+            known[w] &= demand[w];
+        }
+        known
+    }
+
+    /// Whether a class with profile histogram `hist` is safe for all its members.
+    #[inline]
+    pub fn safe(&self, hist: &[u32]) -> bool {
+        if self.words == 1 {
+            let (mut known, mut demand) = (u64::MAX, 0u64);
+            for (p, &c) in hist.iter().enumerate() {
+                if c > 0 {
+                    known &= self.sat[p];
+                    demand |= self.demand[p];
+                }
+            }
+            return known & demand == 0;
+        }
+        self.exposed(hist).iter().all(|&w| w == 0)
+    }
+}
+
+/// Whether bit `i` is set in `bits`.
+pub fn has(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
+fn set(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+impl Confidentiality {
+    /// Evaluates every formula on every distinct record and builds the profiles.
+    /// `con_sets` hold raw damages; they are normalized here.
+    pub fn new(
+        table: &Table,
+        vocabulary: Vec<Domain>,
+        formulas: Vec<(String, String, Formula)>,
+        mut con_sets: Vec<Vec<(u32, f64)>>,
+        con_of_row: Vec<u32>,
+        person_column: Option<usize>,
+    ) -> Result<Confidentiality> {
+        let n = table.rows();
+        if con_of_row.len() != n {
+            return Err(Error::Invalid("one CON set per row is required".into()));
+        }
+        for set in &mut con_sets {
+            set.sort_by_key(|&(f, _)| f);
+            set.dedup_by_key(|&mut (f, _)| f);
+            let total: f64 = set.iter().map(|&(_, w)| w).sum();
+            if total > 0.0 {
+                for (_, w) in set.iter_mut() {
+                    *w /= total;
+                }
+            }
+        }
+        let words = formulas.len().div_ceil(64).max(1);
+        let columns: Vec<usize> = vocabulary.iter().map(|d| d.column).collect();
+        let mut index: FxHashMap<(u32, Vec<u32>), u32> = FxHashMap::default();
+        let mut profiles = Profiles {
+            of_row: Vec::with_capacity(n),
+            words,
+            sat: Vec::new(),
+            demand: Vec::new(),
+            con: Vec::new(),
+        };
+        let mut satisfied = vec![0u64; formulas.len()];
+        for (r, &con) in con_of_row.iter().enumerate() {
+            let codes: Vec<u32> = columns.iter().map(|&c| table.codes(c)[r]).collect();
+            let value = |d: usize| codes[d];
+            let next = profiles.con.len() as u32;
+            let p = *index.entry((con, codes.clone())).or_insert_with(|| {
+                let mut sat = vec![0u64; words];
+                for (i, (_, _, f)) in formulas.iter().enumerate() {
+                    if f.holds(&value) {
+                        set(&mut sat, i);
+                    }
+                }
+                let mut demand = vec![0u64; words];
+                for &(f, _) in &con_sets[con as usize] {
+                    set(&mut demand, f as usize);
+                }
+                profiles.sat.extend(sat);
+                profiles.demand.extend(demand);
+                profiles.con.push(con);
+                next
+            });
+            profiles.of_row.push(p);
+        }
+        let mut count = vec![0u64; profiles.len()];
+        for &p in &profiles.of_row {
+            count[p as usize] += 1;
+        }
+        for (p, &c) in count.iter().enumerate() {
+            for (i, s) in satisfied.iter_mut().enumerate() {
+                if has(profiles.sat(p), i) {
+                    *s += c;
+                }
+            }
+        }
+        let formulas = formulas
+            .into_iter()
+            .zip(satisfied)
+            .map(|((id, text, formula), s)| {
+                let cnf = formula.clauses(CLAUSE_LIMIT).ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "formula `{id}` has more than {CLAUSE_LIMIT} clauses in clausal form"
+                    ))
+                })?;
+                Ok(NamedFormula {
+                    id,
+                    text,
+                    formula,
+                    cnf,
+                    prior: s as f64 / n.max(1) as f64,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Confidentiality {
+            vocabulary,
+            formulas,
+            con_sets,
+            con_of_row,
+            person_column,
+            profiles,
+        })
+    }
+
+    /// How person (row) `r` is named in reports.
+    pub fn person(&self, table: &Table, r: usize) -> String {
+        match self.person_column {
+            Some(c) => table.value(r, c).to_string(),
+            None => format!("row {}", r + 1),
+        }
+    }
+
+    /// Σ over the members of a class of ri(τ, u), paper 000 section 4.1: for each φ ∈ CON(u)
+    /// the damage-weighted information gain max(1 − log Prτ(φ|u) / log Pr(φ), 0).
+    pub fn class_risk(&self, hist: &[u32], count: u32) -> f64 {
+        let p = &self.profiles;
+        let mut holding: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut risk = 0.0;
+        let members: Vec<(usize, u32)> = hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(q, &c)| (q, c))
+            .collect();
+        for &(q, c) in &members {
+            for &(f, w) in &self.con_sets[p.con[q] as usize] {
+                let k = *holding.entry(f).or_insert_with(|| {
+                    members
+                        .iter()
+                        .filter(|&&(x, _)| has(p.sat(x), f as usize))
+                        .map(|&(_, m)| m)
+                        .sum()
+                });
+                risk += c as f64 * w * gain(self.formulas[f as usize].prior, k, count);
+            }
+        }
+        risk
+    }
+}
+
+/// max(1 − log(k/n) / log(prior), 0), with no gain when the prior is 0 or 1 or k = 0.
+pub fn gain(prior: f64, k: u32, n: u32) -> f64 {
+    if k == 0 || n == 0 || prior <= 0.0 || prior >= 1.0 {
+        return 0.0;
+    }
+    let posterior = k as f64 / n as f64;
+    (1.0 - posterior.ln() / prior.ln()).max(0.0)
+}

@@ -1,0 +1,337 @@
+//! The `[safety]` config section: the formula catalog and who holds which formula
+//! confidential.
+//!
+//! ```toml
+//! [safety]
+//! formulas = { ill = "health = 2", rich_ill = "income >= 300K and health in {1, 2}" }
+//! each_value = ["occupation"]   # adds `occupation=V` := occupation = V for every value V
+//! default = ["ill"]             # CON for everyone ("*": every formula)
+//! column = "concerns"           # per person: ids separated by `|`, each optionally `id:damage`
+//! file = "con.csv"              # per person: rows `KEY,formula[,damage]` with a header
+//! key = "id"                    # the identifier column `file` is keyed by, and names persons
+//! damage = { ill = 2.0 }        # default damage of a formula (else 1)
+//! order = { health = ["0", "1", "2"] }   # an explicit order for comparisons
+//! ```
+//!
+//! CON(u) is the union of `default`, the ids in `u`'s `column` cell and `u`'s rows in `file`.
+//! A person's damages are normalized to sum to 1 (paper 000 section 4.1).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+use super::formula::{self, Domain};
+use super::Confidentiality;
+use crate::dataset::Role;
+use crate::error::{Error, Location, Result};
+use crate::table::Table;
+
+/// `[safety]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SafetySpec {
+    #[serde(default)]
+    pub formulas: BTreeMap<String, String>,
+    #[serde(default)]
+    pub each_value: Vec<String>,
+    #[serde(default)]
+    pub default: Vec<String>,
+    #[serde(default)]
+    pub column: Option<String>,
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub damage: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub order: BTreeMap<String, Vec<String>>,
+}
+
+/// Builds the confidentiality of `table`. `file` names the config in errors; `resolve`
+/// turns the spec's `file` into a path.
+pub fn build(
+    spec: &SafetySpec,
+    table: &Table,
+    roles: &[Role],
+    file: &str,
+    resolve: impl Fn(&std::path::Path) -> PathBuf,
+) -> Result<Confidentiality> {
+    let err = |key: &str, message: String| Error::config(file, key, message);
+    let column_of = |name: &str, key: &str| -> Result<usize> {
+        table
+            .column_index(name)
+            .ok_or_else(|| err(key, format!("`{name}` is not a column of the input")))
+    };
+    // formulas may mention the columns released as they are
+    let mut vocabulary = Vec::new();
+    for (c, name) in table.header().iter().enumerate() {
+        if matches!(roles[c], Role::Sensitive | Role::Insensitive) {
+            let order = spec.order.get(name).map(|o| o.as_slice());
+            let d = Domain::new(name, c, table.dictionary(c).values().to_vec(), order)
+                .map_err(|m| err(&format!("safety.order.{name}"), m))?;
+            vocabulary.push(d);
+        }
+    }
+    for name in spec.order.keys() {
+        if !vocabulary.iter().any(|d| &d.name == name) {
+            return Err(err(
+                &format!("safety.order.{name}"),
+                format!("`{name}` is not a confidential or insensitive column"),
+            ));
+        }
+    }
+    let mut formulas = Vec::new();
+    for (id, text) in &spec.formulas {
+        check_id(id).map_err(|m| err(&format!("safety.formulas.{id}"), m))?;
+        let f = formula::parse(text, &vocabulary)
+            .map_err(|e| err(&format!("safety.formulas.{id}"), e.render(text)))?;
+        formulas.push((id.clone(), text.clone(), f));
+    }
+    for (i, name) in spec.each_value.iter().enumerate() {
+        let key = format!("safety.each_value[{i}]");
+        let Some(d) = vocabulary.iter().position(|d| &d.name == name) else {
+            return Err(err(
+                &key,
+                format!("`{name}` is not a confidential or insensitive column"),
+            ));
+        };
+        for (code, v) in vocabulary[d].values.iter().enumerate() {
+            let id = format!("{name}={v}");
+            if formulas.iter().any(|(x, _, _)| *x == id) {
+                return Err(err(&key, format!("formula id `{id}` is defined twice")));
+            }
+            let mut values = vec![false; vocabulary[d].values.len()];
+            values[code] = true;
+            let text = format!("{name} = \"{v}\"");
+            let f = formula::Formula::Atom(formula::Atom { domain: d, values });
+            formulas.push((id, text, f));
+        }
+    }
+    let ids: FxHashMap<String, u32> = formulas
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _, _))| (id.clone(), i as u32))
+        .collect();
+    let lookup = |id: &str, key: &str| -> Result<u32> {
+        ids.get(id)
+            .copied()
+            .ok_or_else(|| err(key, format!("`{id}` is not a formula id")))
+    };
+    for (id, &w) in &spec.damage {
+        lookup(id, &format!("safety.damage.{id}"))?;
+        if !(w.is_finite() && w > 0.0) {
+            return Err(err(
+                &format!("safety.damage.{id}"),
+                "a damage must be a positive number".into(),
+            ));
+        }
+    }
+    let damage = |f: u32| {
+        spec.damage
+            .get(&formulas[f as usize].0)
+            .copied()
+            .unwrap_or(1.0)
+    };
+    let mut default = Vec::new();
+    for (i, id) in spec.default.iter().enumerate() {
+        if id == "*" {
+            default.extend((0..formulas.len() as u32).map(|f| (f, damage(f))));
+        } else {
+            let f = lookup(id, &format!("safety.default[{i}]"))?;
+            default.push((f, damage(f)));
+        }
+    }
+    let n = table.rows();
+    let mut personal: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    if let Some(name) = &spec.column {
+        let c = column_of(name, "safety.column")?;
+        if roles[c] == Role::QuasiIdentifying {
+            return Err(err(
+                "safety.column",
+                format!("`{name}` is a quasi-identifier; CON sets must not be public"),
+            ));
+        }
+        let dict = table.dictionary(c);
+        // parse each distinct cell once
+        let mut parsed: Vec<Vec<(u32, f64)>> = Vec::with_capacity(dict.len());
+        for (code, cell) in dict.values().iter().enumerate() {
+            let at = || {
+                Location::at(
+                    table.source(),
+                    dict.first_line(code as u32),
+                    Some(c as u64 + 1),
+                )
+            };
+            let mut set = Vec::new();
+            for item in cell.split('|').map(str::trim).filter(|s| !s.is_empty()) {
+                let (id, w) = match item.rsplit_once(':') {
+                    Some((id, w)) => {
+                        let w: f64 = w
+                            .trim()
+                            .parse()
+                            .ok()
+                            .filter(|w: &f64| *w > 0.0)
+                            .ok_or_else(|| {
+                                Error::data(at(), format!("`{w}` is not a positive damage"))
+                            })?;
+                        (id.trim(), Some(w))
+                    }
+                    None => (item, None),
+                };
+                let f = *ids.get(id).ok_or_else(|| {
+                    Error::data(at(), format!("`{id}` is not a formula id of [safety]"))
+                })?;
+                set.push((f, w.unwrap_or_else(|| damage(f))));
+            }
+            parsed.push(set);
+        }
+        for (r, p) in personal.iter_mut().enumerate() {
+            p.extend_from_slice(&parsed[table.codes(c)[r] as usize]);
+        }
+    }
+    let person_column = match &spec.key {
+        Some(k) => Some(column_of(k, "safety.key")?),
+        None => None,
+    };
+    if let Some(path) = &spec.file {
+        let Some(key_column) = person_column else {
+            return Err(err(
+                "safety.file",
+                "a CON file needs `safety.key`, the identifier column it is keyed by".into(),
+            ));
+        };
+        read_con_file(
+            &resolve(path),
+            table,
+            key_column,
+            &ids,
+            &damage,
+            &mut personal,
+        )?;
+    }
+    if formulas.is_empty() {
+        return Err(err(
+            "safety.formulas",
+            "no formulas: give `formulas` or `each_value`".into(),
+        ));
+    }
+    // intern CON sets: default ∪ personal
+    let mut index: FxHashMap<Vec<(u32, u64)>, u32> = FxHashMap::default();
+    let mut con_sets = Vec::new();
+    let mut con_of_row = Vec::with_capacity(n);
+    for p in personal {
+        let mut set = default.clone();
+        for (f, w) in p {
+            // a personal damage overrides the default one
+            match set.iter_mut().find(|(g, _)| *g == f) {
+                Some(x) => x.1 = w,
+                None => set.push((f, w)),
+            }
+        }
+        set.sort_by_key(|&(f, _)| f);
+        let key: Vec<(u32, u64)> = set.iter().map(|&(f, w)| (f, w.to_bits())).collect();
+        let next = con_sets.len() as u32;
+        let id = *index.entry(key).or_insert_with(|| {
+            con_sets.push(set);
+            next
+        });
+        con_of_row.push(id);
+    }
+    Confidentiality::new(
+        table,
+        vocabulary,
+        formulas,
+        con_sets,
+        con_of_row,
+        person_column,
+    )
+}
+
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.contains(['|', ':', '*']) {
+        return Err("a formula id must be non-empty and free of `|`, `:` and `*`".into());
+    }
+    Ok(())
+}
+
+fn read_con_file(
+    path: &std::path::Path,
+    table: &Table,
+    key_column: usize,
+    ids: &FxHashMap<String, u32>,
+    damage: &dyn Fn(u32) -> f64,
+    personal: &mut [Vec<(u32, f64)>],
+) -> Result<()> {
+    let mut rows_of: FxHashMap<&str, usize> = FxHashMap::default();
+    for r in 0..table.rows() {
+        let k = table.value(r, key_column);
+        if let Some(first) = rows_of.insert(k, r) {
+            return Err(Error::data(
+                Location::file(table.source()),
+                format!(
+                    "identifier `{k}` of column `{}` is on data rows {} and {}, so a CON file \
+                     cannot name one person",
+                    table.header()[key_column],
+                    first + 1,
+                    r + 1
+                ),
+            ));
+        }
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_path(path)
+        .map_err(|e| Error::data(Location::file(path), e.to_string()))?;
+    let header = reader
+        .headers()
+        .map_err(|e| Error::data(Location::file(path), e.to_string()))?
+        .clone();
+    if header.len() < 2 || header.len() > 3 {
+        return Err(Error::data(
+            Location::at(path, 1, None),
+            "expected the columns: identifier, formula, and optionally damage".to_string(),
+        ));
+    }
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map(|p| p.line());
+            Error::data(
+                Location {
+                    path: path.to_path_buf(),
+                    line,
+                    column: None,
+                },
+                e.to_string(),
+            )
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        let at = |col: u64| Location::at(path, line, Some(col));
+        let who = record.get(0).unwrap_or("").trim();
+        let r = *rows_of.get(who).ok_or_else(|| {
+            Error::data(
+                at(1),
+                format!(
+                    "`{who}` is not an identifier in column `{}`",
+                    table.header()[key_column]
+                ),
+            )
+        })?;
+        let id = record.get(1).unwrap_or("").trim();
+        let f = *ids
+            .get(id)
+            .ok_or_else(|| Error::data(at(2), format!("`{id}` is not a formula id of [safety]")))?;
+        let w = match record.get(2).map(str::trim).filter(|s| !s.is_empty()) {
+            Some(w) => w
+                .parse::<f64>()
+                .ok()
+                .filter(|w| w.is_finite() && *w > 0.0)
+                .ok_or_else(|| Error::data(at(3), format!("`{w}` is not a positive damage")))?,
+            None => damage(f),
+        };
+        personal[r].push((f, w));
+    }
+    Ok(())
+}
