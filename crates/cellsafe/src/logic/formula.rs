@@ -264,6 +264,8 @@ struct Parser<'a> {
     tokens: Vec<(Token, usize)>,
     at: usize,
     vocabulary: &'a [Domain],
+    /// Values named that no record has.
+    absent: Vec<ParseError>,
 }
 
 impl Parser<'_> {
@@ -351,14 +353,17 @@ impl Parser<'_> {
         }
     }
 
-    fn value_code(&self, d: &Domain, value: &str, at: usize) -> Result<usize, ParseError> {
-        d.values
-            .iter()
-            .position(|v| v == value)
-            .ok_or_else(|| ParseError {
+    /// The code of `value`, or `None` (noted in `absent`) when no record has it: the atom
+    /// then simply matches no record with that value.
+    fn value_code(&mut self, d: &Domain, value: &str, at: usize) -> Option<usize> {
+        let code = d.values.iter().position(|v| v == value);
+        if code.is_none() {
+            self.absent.push(ParseError {
                 position: at,
                 message: format!("`{value}` never occurs in `{}`", d.name),
-            })
+            });
+        }
+        code
     }
 
     fn atom(&mut self) -> Result<Formula, ParseError> {
@@ -382,7 +387,9 @@ impl Parser<'_> {
                 self.expect(Token::BraceOpen)?;
                 loop {
                     let (v, at) = self.word("a value")?;
-                    values[self.value_code(d, &v, at)?] = true;
+                    if let Some(code) = self.value_code(d, &v, at) {
+                        values[code] = true;
+                    }
                     match self.peek() {
                         Token::Comma => {
                             self.bump();
@@ -400,9 +407,9 @@ impl Parser<'_> {
             }
             Token::Eq | Token::Ne => {
                 let (v, at) = self.word("a value")?;
-                let code = self.value_code(d, &v, at)?;
+                let code = self.value_code(d, &v, at);
                 for (c, x) in values.iter_mut().enumerate() {
-                    *x = (c == code) == (op == Token::Eq);
+                    *x = (Some(c) == code) == (op == Token::Eq);
                 }
             }
             Token::Lt | Token::Le | Token::Gt | Token::Ge => {
@@ -423,7 +430,11 @@ impl Parser<'_> {
                         message: format!("`{v}` is not a number"),
                     })?
                 } else {
-                    rank[self.value_code(d, &v, at)?]
+                    let code = d.values.iter().position(|x| *x == v);
+                    rank[code.ok_or_else(|| ParseError {
+                        position: at,
+                        message: format!("`{v}` is not in the order of `{}`", d.name),
+                    })?]
                 };
                 for (c, x) in values.iter_mut().enumerate() {
                     let r = rank[c];
@@ -452,10 +463,20 @@ impl Parser<'_> {
 
 /// Parses `text` against `vocabulary`.
 pub fn parse(text: &str, vocabulary: &[Domain]) -> Result<Formula, ParseError> {
+    parse_noting_absent(text, vocabulary).map(|(f, _)| f)
+}
+
+/// Parses `text`, also returning the values it names that no record has (likely typos,
+/// yet legitimate: a person may fear a value this extract happens not to contain).
+pub fn parse_noting_absent(
+    text: &str,
+    vocabulary: &[Domain],
+) -> Result<(Formula, Vec<ParseError>), ParseError> {
     let mut p = Parser {
         tokens: lex(text)?,
         at: 0,
         vocabulary,
+        absent: Vec::new(),
     };
     let f = p.formula()?;
     if *p.peek() != Token::End {
@@ -464,7 +485,7 @@ pub fn parse(text: &str, vocabulary: &[Domain]) -> Result<Formula, ParseError> {
             describe(p.peek())
         ));
     }
-    Ok(f)
+    Ok((f, p.absent))
 }
 
 impl Formula {
@@ -682,8 +703,8 @@ mod tests {
         let e = parse("income >= 300K and helth = 2", &v).unwrap_err();
         assert_eq!(e.position, 19);
         assert!(e.message.contains("`helth`"));
-        let e = parse("health in {1, 3}", &v).unwrap_err();
-        assert_eq!(e.position, 14);
+        let (_, absent) = parse_noting_absent("health in {1, 3}", &v).unwrap();
+        assert_eq!(absent[0].position, 14);
         let e = parse("blood > A", &v).unwrap_err();
         assert_eq!(e.position, 6);
         assert!(e.message.contains("not ordered"));

@@ -41,6 +41,8 @@ pub struct SafetyTest {
     pub sf: f64,
     /// Entropy quality ql (paper 000 section 4.2).
     pub ql: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
@@ -101,6 +103,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
         exposures,
         sf: sf(c, offset, &classes, None, problem.data.rows()),
         ql: problem.metric.ql(levels),
+        warnings: c.warnings.clone(),
     })
 }
 

@@ -54,6 +54,8 @@ pub struct Confidentiality {
     /// Column naming persons in reports (else rows are named by number).
     pub person_column: Option<usize>,
     pub profiles: Profiles,
+    /// Things worth a user's attention that are not errors (values no record has).
+    pub warnings: Vec<String>,
 }
 
 /// Rows grouped by (formulas their record satisfies, CON set of their person).
@@ -222,6 +224,7 @@ impl Confidentiality {
             con_of_row,
             person_column,
             profiles,
+            warnings: Vec::new(),
         })
     }
 

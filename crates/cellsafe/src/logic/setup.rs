@@ -84,10 +84,16 @@ pub fn build(
         }
     }
     let mut formulas = Vec::new();
+    let mut warnings = Vec::new();
     for (id, text) in &spec.formulas {
         check_id(id).map_err(|m| err(&format!("safety.formulas.{id}"), m))?;
-        let f = formula::parse(text, &vocabulary)
+        let (f, absent) = formula::parse_noting_absent(text, &vocabulary)
             .map_err(|e| err(&format!("safety.formulas.{id}"), e.render(text)))?;
+        for a in absent {
+            warnings.push(format!(
+                "{file}: config key `safety.formulas.{id}`: {a}; no record matches it"
+            ));
+        }
         formulas.push((id.clone(), text.clone(), f));
     }
     for (i, name) in spec.each_value.iter().enumerate() {
@@ -240,14 +246,16 @@ pub fn build(
         });
         con_of_row.push(id);
     }
-    Confidentiality::new(
+    let mut c = Confidentiality::new(
         table,
         vocabulary,
         formulas,
         con_sets,
         con_of_row,
         person_column,
-    )
+    )?;
+    c.warnings = warnings;
+    Ok(c)
 }
 
 fn check_id(id: &str) -> Result<(), String> {

@@ -1,0 +1,377 @@
+//! Logical safety (papers 000 and 002) against brute-force oracles that follow the papers'
+//! definitions literally: the Kripke model's possible worlds W built from the released
+//! matrix, knowledge as truth in every epistemic alternative, sf from its formula.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use cellsafe::config::Config;
+use cellsafe::lattice::is_generalization;
+use cellsafe::logic::level;
+use cellsafe::problem::Problem;
+use cellsafe::release::Released;
+use cellsafe::search;
+use proptest::prelude::*;
+
+fn load(name: &str) -> Config {
+    Config::from_file(&common::examples().join("papers").join(name)).unwrap()
+}
+
+/// A formula of the tests' own, evaluated on strings with no help from the library.
+#[derive(Debug, Clone)]
+enum F {
+    Eq(usize, String),
+    In(usize, Vec<String>),
+    Ge(usize, f64),
+    Lt(usize, f64),
+    Not(Box<F>),
+    And(Box<F>, Box<F>),
+    Or(Box<F>, Box<F>),
+    Imp(Box<F>, Box<F>),
+}
+
+const CONF: [&str; 2] = ["disease", "income"];
+
+impl F {
+    fn text(&self) -> String {
+        match self {
+            F::Eq(a, v) => format!("{} = {v}", CONF[*a]),
+            F::In(a, vs) => format!("{} in {{{}}}", CONF[*a], vs.join(", ")),
+            F::Ge(a, x) => format!("{} >= {x}", CONF[*a]),
+            F::Lt(a, x) => format!("{} < {x}", CONF[*a]),
+            F::Not(f) => format!("not ({})", f.text()),
+            F::And(a, b) => format!("({}) and ({})", a.text(), b.text()),
+            F::Or(a, b) => format!("({}) or ({})", a.text(), b.text()),
+            F::Imp(a, b) => format!("({}) -> ({})", a.text(), b.text()),
+        }
+    }
+    /// Truth on a record given as its confidential strings.
+    fn eval(&self, rec: &[&str]) -> bool {
+        let num = |a: usize| rec[a].trim_end_matches('K').parse::<f64>().unwrap() * 1000.0;
+        match self {
+            F::Eq(a, v) => rec[*a] == v,
+            F::In(a, vs) => vs.iter().any(|v| v == rec[*a]),
+            F::Ge(a, x) => num(*a) >= *x,
+            F::Lt(a, x) => num(*a) < *x,
+            F::Not(f) => !f.eval(rec),
+            F::And(a, b) => a.eval(rec) && b.eval(rec),
+            F::Or(a, b) => a.eval(rec) || b.eval(rec),
+            F::Imp(a, b) => !a.eval(rec) || b.eval(rec),
+        }
+    }
+}
+
+const DISEASES: [&str; 3] = ["flu", "hiv", "cold"];
+const INCOMES: [&str; 3] = ["10K", "20K", "30K"];
+
+fn formula_strategy() -> impl Strategy<Value = F> {
+    let leaf = prop_oneof![
+        (0..3usize).prop_map(|v| F::Eq(0, DISEASES[v].into())),
+        prop::sample::subsequence(DISEASES.to_vec(), 1..3)
+            .prop_map(|vs| F::In(0, vs.iter().map(|s| s.to_string()).collect())),
+        (1..4u32).prop_map(|x| F::Ge(1, x as f64 * 10_000.0 - 5_000.0)),
+        (1..4u32).prop_map(|x| F::Lt(1, x as f64 * 10_000.0)),
+        (0..3usize).prop_map(|v| F::Eq(1, INCOMES[v].into())),
+    ];
+    leaf.prop_recursive(3, 8, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|f| F::Not(Box::new(f))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| F::And(Box::new(a), Box::new(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| F::Or(Box::new(a), Box::new(b))),
+            (inner.clone(), inner).prop_map(|(a, b)| F::Imp(Box::new(a), Box::new(b))),
+        ]
+    })
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    /// Per row: two public values, disease, income.
+    rows: Vec<(u32, u32, usize, usize)>,
+    formulas: Vec<F>,
+    /// Formula indices in everyone's CON.
+    default: Vec<usize>,
+    /// Per row, extra formula indices with a damage.
+    personal: Vec<Vec<(usize, u32)>>,
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec((0..8u32, 0..6u32, 0..3usize, 0..3usize), 2..14),
+        prop::collection::vec(formula_strategy(), 1..4),
+    )
+        .prop_flat_map(|(rows, formulas)| {
+            let nf = formulas.len();
+            let n = rows.len();
+            (
+                Just(rows),
+                Just(formulas),
+                prop::collection::vec(0..nf, 0..2),
+                prop::collection::vec(prop::collection::vec((0..nf, 1..4u32), 0..2), n),
+            )
+        })
+        .prop_map(|(rows, formulas, default, personal)| Case {
+            rows,
+            formulas,
+            default,
+            personal,
+        })
+}
+
+/// Writes the case as CSV + config under `dir` and loads it.
+fn problem_of(case: &Case, dir: &Path, metric: &str) -> Problem {
+    let mut csv = String::from("who,a,b,disease,income,con\n");
+    for (i, (a, b, d, inc)) in case.rows.iter().enumerate() {
+        let con: Vec<String> = case.personal[i]
+            .iter()
+            .map(|(f, w)| format!("f{f}:{w}"))
+            .collect();
+        csv.push_str(&format!(
+            "p{i},{a},{b},{},{},{}\n",
+            DISEASES[*d],
+            INCOMES[*inc],
+            con.join("|")
+        ));
+    }
+    std::fs::write(dir.join("t.csv"), csv).unwrap();
+    let formulas: Vec<String> = case
+        .formulas
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("f{i} = {:?}", f.text()))
+        .collect();
+    let default: Vec<String> = case.default.iter().map(|f| format!("\"f{f}\"")).collect();
+    let toml = format!(
+        r#"
+[input]
+path = "t.csv"
+[attributes.who]
+role = "identifying"
+[attributes.con]
+role = "identifying"
+[attributes.a]
+role = "quasi-identifying"
+hierarchy = {{ kind = "intervals", widths = [2, 4] }}
+[attributes.b]
+role = "quasi-identifying"
+hierarchy = {{ kind = "intervals", widths = [3] }}
+[attributes.disease]
+role = "sensitive"
+[attributes.income]
+role = "sensitive"
+[[privacy]]
+model = "logical-safety"
+[metric]
+name = "{metric}"
+[safety]
+formulas = {{ {} }}
+default = [{}]
+column = "con"
+key = "who"
+"#,
+        formulas.join(", "),
+        default.join(", ")
+    );
+    let path = dir.join("t.toml");
+    std::fs::write(&path, toml).unwrap();
+    Config::from_file(&path).unwrap().problem().unwrap()
+}
+
+/// τ(T) without suppression: each quasi-identifier cell replaced by its class label at
+/// `levels`, then the released confidential cells (disease, income).
+fn generalized(p: &Problem, levels: &[u8]) -> Vec<Vec<String>> {
+    let t = &p.data.table;
+    let (d, inc) = (
+        t.column_index("disease").unwrap(),
+        t.column_index("income").unwrap(),
+    );
+    (0..t.rows())
+        .map(|r| {
+            let mut row: Vec<String> = p
+                .data
+                .quasi
+                .iter()
+                .zip(levels)
+                .map(|(q, &l)| {
+                    let h = &q.hierarchy;
+                    h.label(l as usize, h.code(l as usize, q.leaves[r]))
+                        .to_string()
+                })
+                .collect();
+            row.push(t.value(r, d).to_string());
+            row.push(t.value(r, inc).to_string());
+            row
+        })
+        .collect()
+}
+
+/// CON(u) with damages normalized, straight from the case.
+fn con_of(case: &Case, r: usize) -> BTreeMap<usize, f64> {
+    let mut con: BTreeMap<usize, f64> = case.default.iter().map(|&f| (f, 1.0)).collect();
+    for &(f, w) in &case.personal[r] {
+        con.insert(f, w as f64);
+    }
+    let total: f64 = con.values().sum();
+    con.values_mut().for_each(|w| *w /= total);
+    con
+}
+
+/// The oracle: for each person, the formulas of CON(u) the recipient knows after the
+/// release of `levels` (paper 002 section 2.2: W = {(u, i) | ι_p(u)_j ∈ τ(T)_ij}, u ⊨ Kφ iff
+/// φ holds in every (u, i) ∈ W). Membership of u's public value in a released cell is
+/// read from u's own released cell: cells of one level partition are equal or disjoint.
+fn oracle_known(case: &Case, p: &Problem, levels: &[u8]) -> Vec<Vec<usize>> {
+    let n = case.rows.len();
+    let cells = generalized(p, levels);
+    (0..n)
+        .map(|u| {
+            let worlds: Vec<usize> = (0..n).filter(|&i| cells[i][..2] == cells[u][..2]).collect();
+            con_of(case, u)
+                .keys()
+                .copied()
+                .filter(|&f| {
+                    worlds
+                        .iter()
+                        .all(|&i| case.formulas[f].eval(&[&cells[i][2], &cells[i][3]]))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn oracle_sf(case: &Case, p: &Problem, levels: &[u8]) -> f64 {
+    let n = case.rows.len();
+    let cells = generalized(p, levels);
+    let holds = |f: usize, i: usize| case.formulas[f].eval(&[&cells[i][2], &cells[i][3]]);
+    let mut risk = 0.0;
+    for u in 0..n {
+        let class: Vec<usize> = (0..n).filter(|&i| cells[i][..2] == cells[u][..2]).collect();
+        for (f, w) in con_of(case, u) {
+            let prior = (0..n).filter(|&i| holds(f, i)).count() as f64 / n as f64;
+            let post = class.iter().filter(|&&i| holds(f, i)).count() as f64 / class.len() as f64;
+            if prior > 0.0 && prior < 1.0 && post > 0.0 {
+                risk += w * ((prior.ln() - post.ln()) / prior.ln()).max(0.0);
+            }
+        }
+    }
+    1.0 - risk / n as f64
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// The safety test names exactly the persons and formulas the epistemic definition
+    /// does, at every node; sf matches its formula; the minimal search returns exactly the
+    /// minimal safe nodes.
+    #[test]
+    fn safety_matches_the_epistemic_definition(case in case_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = problem_of(&case, dir.path(), "sf-ql");
+        let mut safe_nodes = Vec::new();
+        for i in 0..p.lattice.size() {
+            let levels = p.lattice.levels(i);
+            let known = oracle_known(&case, &p, &levels);
+            let test = level::test(&p, &levels, usize::MAX).unwrap();
+            let mut got: Vec<Vec<usize>> = vec![Vec::new(); case.rows.len()];
+            for e in &test.exposures {
+                got[e.row - 1] = e.formulas.iter().map(|id| id[1..].parse().unwrap()).collect();
+            }
+            prop_assert_eq!(&got, &known, "levels {:?}", levels);
+            let safe = known.iter().all(|k| k.is_empty());
+            prop_assert_eq!(test.safe, safe);
+            prop_assert_eq!(p.evaluate(&levels).unwrap().acceptable, safe);
+            let want = oracle_sf(&case, &p, &levels);
+            prop_assert!((test.sf - want).abs() < 1e-9, "sf {} vs {}", test.sf, want);
+            if safe {
+                // sf-ql: unsafe classes would be suppressed and carry no risk in the metric
+                let score = p.evaluate(&levels).unwrap().score.value;
+                prop_assert!((score - (1.0 - want * test.ql)).abs() < 1e-9);
+                safe_nodes.push(levels);
+            }
+        }
+        let mut minimal: Vec<Vec<u8>> = safe_nodes
+            .iter()
+            .filter(|a| !safe_nodes.iter().any(|b| b != *a && is_generalization(a, b)))
+            .cloned()
+            .collect();
+        minimal.sort();
+        let mut found: Vec<Vec<u8>> = search::minimal(&p, None)
+            .minimal
+            .into_iter()
+            .map(|e| e.levels)
+            .collect();
+        found.sort();
+        prop_assert_eq!(found, minimal);
+    }
+}
+
+/// Paper 002 example 5 and figure 5: the possible worlds of τ = (2,4,1) (levels 1,3,0),
+/// Alice's safety for "income > 300K and ill", Daniel's exposure of serious illness;
+/// example 6: τ' = (2,4,3) is safe.
+#[test]
+fn linking_example_5_worlds_and_verdicts() {
+    let p = load("linking8.toml").problem().unwrap();
+    let released = Released::new(&p, &[1, 3, 0]).unwrap();
+    let cells: Vec<Vec<String>> = (0..8)
+        .map(|r| released.row(r).iter().map(|s| s.to_string()).collect())
+        .collect();
+    let mut worlds = Vec::new();
+    for u in 0..8 {
+        for i in 0..8 {
+            if cells[i][..3] == cells[u][..3] {
+                worlds.push((u + 1, i + 1));
+            }
+        }
+    }
+    // figure 5: (u_i, i) for all i, plus (u1,2), (u2,1), (u5,6), (u6,5), (u7,8), (u8,7)
+    let mut want: Vec<(usize, usize)> = (1..=8).map(|i| (i, i)).collect();
+    want.extend([(1, 2), (2, 1), (5, 6), (6, 5), (7, 8), (8, 7)]);
+    want.sort();
+    assert_eq!(worlds, want);
+
+    let test = level::test(&p, &[1, 3, 0], 100).unwrap();
+    assert!(!test.safe);
+    assert_eq!(test.exposures.len(), 1);
+    assert_eq!(test.exposures[0].person, "Daniel");
+    assert_eq!(test.exposures[0].formulas, ["ill"]);
+    // Alice holds rich_ill, which her world (u1, 2) falsifies (Bob earns 300K)
+    let c = p.data.confidentiality.as_ref().unwrap();
+    let alice = &c.con_sets[c.con_of_row[0] as usize];
+    assert_eq!(alice.len(), 2);
+
+    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    assert!(test.safe);
+}
+
+/// Paper 000 section 3.2 with the logical-safety model: secure for CON = {(Health, 2)},
+/// insecure for u1 (and u2, u3) once (Health, 1) is confidential.
+#[test]
+fn aog_section_3_2_verdicts() {
+    let p = load("aog11.toml").problem().unwrap();
+    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    assert!(test.safe);
+    assert_eq!(test.classes, 3);
+    let mut config = load("aog11.toml");
+    config.safety.as_mut().unwrap().default = vec!["slightly_ill".into()];
+    let p = config.problem().unwrap();
+    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    let persons: Vec<&str> = test.exposures.iter().map(|e| e.person.as_str()).collect();
+    assert_eq!(persons, ["u1", "u2", "u3"]);
+}
+
+/// Parse errors in the config name the key and point at the character.
+#[test]
+fn formula_errors_name_key_and_character() {
+    let mut config = load("linking8.toml");
+    config
+        .safety
+        .as_mut()
+        .unwrap()
+        .formulas
+        .insert("bad".into(), "health = 2 and incme > 3".into());
+    let err = config.problem().unwrap_err().to_string();
+    assert!(err.contains("safety.formulas.bad"), "{err}");
+    assert!(err.contains("at character 16"), "{err}");
+    assert!(err.contains("`incme`"), "{err}");
+}
