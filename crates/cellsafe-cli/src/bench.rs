@@ -109,7 +109,7 @@ fn problem(config: &Config, s: &Scenario) -> Result<Problem> {
     Ok(config.problem()?)
 }
 
-fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+pub(crate) fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();
@@ -133,6 +133,7 @@ pub fn run(
     synthetic_rows: Option<usize>,
     threads: usize,
     disclosure: bool,
+    safety: bool,
 ) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -144,6 +145,10 @@ pub fn run(
     let config = Config::from_file(&dir.path().join("adult.toml"))?;
     if disclosure {
         pool.install(|| crate::bench_disclosure::run(runs, &config))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if safety {
+        pool.install(|| crate::bench_safety::run(runs, &config, synthetic_rows))?;
         return Ok(ExitCode::SUCCESS);
     }
     println!(

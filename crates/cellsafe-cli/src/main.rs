@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_disclosure;
+mod bench_safety;
 mod demo;
 
 use std::io::IsTerminal;
@@ -101,6 +102,9 @@ enum Command {
         /// Benchmark the disclosure methods (paper 001) instead of the searches.
         #[arg(long)]
         disclosure: bool,
+        /// Benchmark the minimal-safe searches (papers 000 and 002) instead.
+        #[arg(long)]
+        safety: bool,
     },
 }
 
@@ -169,7 +173,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             synthetic_rows,
             threads,
             disclosure,
-        } => bench::run(runs.max(1), synthetic_rows, threads, disclosure),
+            safety,
+        } => bench::run(runs.max(1), synthetic_rows, threads, disclosure, safety),
     }
 }
 

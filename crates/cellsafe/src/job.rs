@@ -73,7 +73,13 @@ fn anonymize_here(
         algorithm,
         nodes_evaluated: outcome.nodes_evaluated,
         lattice_size: problem.lattice.size(),
-        minimal: (algorithm == search::Algorithm::Minimal).then(|| {
+        minimal: matches!(
+            algorithm,
+            search::Algorithm::Minimal
+                | search::Algorithm::MinimalBfs
+                | search::Algorithm::MinimalInference
+        )
+        .then(|| {
             outcome
                 .minimal
                 .iter()

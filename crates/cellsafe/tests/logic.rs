@@ -296,13 +296,11 @@ proptest! {
             .cloned()
             .collect();
         minimal.sort();
-        let mut found: Vec<Vec<u8>> = search::minimal(&p, None)
-            .minimal
-            .into_iter()
-            .map(|e| e.levels)
-            .collect();
-        found.sort();
-        prop_assert_eq!(found, minimal);
+        for outcome in [search::minimal(&p, None), search::minimal_bfs(&p, None), search::minimal_by_inference(&p, None)] {
+            let mut found: Vec<Vec<u8>> = outcome.minimal.into_iter().map(|e| e.levels).collect();
+            found.sort();
+            prop_assert_eq!(&found, &minimal);
+        }
     }
 }
 

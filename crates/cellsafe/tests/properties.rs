@@ -288,8 +288,10 @@ proptest! {
             .filter(|e| !all.iter().any(|f| f.acceptable && f.levels != e.levels && is_generalization(&e.levels, &f.levels)))
             .map(|e| e.levels.clone())
             .collect();
-        let got: Vec<Vec<u8>> = search::minimal(&p, None).minimal.iter().map(|e| e.levels.clone()).collect();
-        prop_assert_eq!(got, want);
+        let levels = |o: search::Outcome| -> Vec<Vec<u8>> { o.minimal.iter().map(|e| e.levels.clone()).collect() };
+        prop_assert_eq!(&levels(search::minimal(&p, None)), &want);
+        prop_assert_eq!(&levels(search::minimal_bfs(&p, None)), &want);
+        prop_assert_eq!(&levels(search::minimal_by_inference(&p, None)), &want);
     }
 
     #[test]

@@ -1,0 +1,86 @@
+//! `cellsafe bench --safety`: the minimal-safe searches of papers 000 and 002 on the Adult
+//! data (sensitive: occupation; everyone holds each single occupation confidential), side
+//! by side: the papers' breadth-first search (the baseline), Incognito, and the default
+//! search by inference; then the same on a seeded synthetic table.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use cellsafe::config::Config;
+use cellsafe::problem::Problem;
+use cellsafe::search::{self, Outcome};
+
+use crate::bench::median_ms;
+
+type Search = fn(&Problem, Option<search::Progress>) -> Outcome;
+
+const SEARCHES: [(&str, Search); 3] = [
+    ("bfs (fig. 5/11)", search::minimal_bfs),
+    ("incognito", search::incognito),
+    ("inference", search::minimal_by_inference),
+];
+
+fn compare(label: &str, p: &Problem, runs: usize) {
+    println!(
+        "{label}: {} rows, {} base tuples, lattice {}",
+        p.data.rows(),
+        p.snapshot.base().len(),
+        p.lattice.size()
+    );
+    let mut baseline = None;
+    let mut answer: Option<Vec<Vec<u8>>> = None;
+    for (name, run) in SEARCHES {
+        let mut outcome = None;
+        let ms = median_ms(runs, || outcome = Some(run(p, None)));
+        let outcome = outcome.expect("ran");
+        let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
+        let same = answer.get_or_insert_with(|| found.clone()) == &found;
+        let base = *baseline.get_or_insert(ms);
+        println!(
+            "  {name:<16} {:>6} nodes evaluated {:>10.1} ms {:>8.1}x  {} minimal nodes{}",
+            outcome.nodes_evaluated,
+            ms,
+            base / ms,
+            found.len(),
+            if same { "" } else { "  DIFFERENT ANSWER" }
+        );
+    }
+}
+
+pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
+    let mut config = config.clone();
+    let safety = Config::parse(
+        include_str!("../../../examples/adult/adult-safety.toml"),
+        std::path::Path::new("adult-safety.toml"),
+    )?;
+    config.privacy = safety.privacy.clone();
+    config.safety = safety.safety.clone();
+    config.suppression_limit = 0.0;
+    config.metric = safety.metric.clone();
+    println!(
+        "cellsafe bench --safety: minimal safe generalizations, {} threads, median of {runs} runs (search only, data loaded)",
+        rayon::current_num_threads()
+    );
+    let t = Instant::now();
+    let p = config.problem()?;
+    println!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
+    compare("Adult", &p, runs);
+    if let Some(rows) = synthetic_rows {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("synthetic.csv");
+        let source = crate::demo::adult_table()?;
+        cellsafe::release::write_atomic(&path, |w| {
+            cellsafe::synth::write_synthetic(&source, rows, 1, 0.2, b';', w)
+        })?;
+        let mut synthetic = config.clone();
+        synthetic.input.path = path;
+        let t = Instant::now();
+        let p = synthetic.problem()?;
+        println!(
+            "synthetic (seed 1) loaded in {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
+        compare(&format!("synthetic {rows}"), &p, runs);
+    }
+    Ok(())
+}

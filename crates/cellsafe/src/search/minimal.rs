@@ -1,0 +1,292 @@
+//! All minimal acceptable nodes (the maximally informative safe generalizations of the
+//! AOG and database-linking papers), three ways that return the same set:
+//!
+//! - [`bfs`]: the papers' breadth-first search (paper 000 figure 5, paper 002 figure 11),
+//!   which evaluates every unacceptable node below the frontier. Exact for any models.
+//! - [`incognito`]: paper 000 section 3.4 — Incognito's iteration over subsets of
+//!   quasi-identifiers (a node with the other attributes at their top is the subset's
+//!   restriction), with the generalization property (an acceptable node vouches for its
+//!   up-set), the subset property (an unacceptable restriction rules out every extension)
+//!   and rollup (classes from a finer evaluated node).
+//! - [`by_inference`]: bottom-up over the lattice, settling each unknown node by binary
+//!   search on a chain to the top, so that one unacceptable node rules out its whole
+//!   down-set and one acceptable node vouches for its up-set.
+//!
+//! On Adult with logical safety Incognito evaluates the fewest nodes (its restrictions have
+//! few classes and rule out most of the lattice), so it is what `minimal` runs; see
+//! `cellsafe bench --safety` and docs/performance.md.
+//!
+//! The last two need monotonic models and otherwise run [`bfs`].
+
+use std::collections::BTreeSet;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::{pick_best, Outcome, Progress, Status};
+use crate::classes::Classes;
+use crate::hierarchy::Hierarchy;
+use crate::lattice::{is_generalization, level_sum};
+use crate::problem::{Evaluation, Problem};
+
+/// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
+///
+/// Layer by layer (level sum), every node not yet known to be a generalization of an
+/// acceptable node is evaluated; acceptable ones are output and their generalizations
+/// marked; the successors of the others form the next layer. Because layers are taken in
+/// order of level sum, the output is exactly the set of minimal acceptable nodes whether or
+/// not the models are monotonic. Each node's classes are rolled up from an evaluated
+/// predecessor of the previous layer.
+pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    let lattice = &problem.lattice;
+    let hierarchies = problem.hierarchies();
+    let mut done = vec![false; lattice.size()];
+    let mut layer: BTreeSet<usize> = BTreeSet::from([lattice.index(&lattice.bottom())]);
+    let mut cache: FxHashMap<usize, Classes> = FxHashMap::default();
+    let mut found = Vec::new();
+    let mut evaluated = 0usize;
+    while !layer.is_empty() {
+        let nodes: Vec<usize> = layer.iter().copied().filter(|&i| !done[i]).collect();
+        let results: Vec<(usize, Evaluation, Classes)> = nodes
+            .par_iter()
+            .map(|&i| {
+                let levels = lattice.levels(i);
+                let classes = lattice
+                    .predecessors(&levels)
+                    .iter()
+                    .find_map(|p| cache.get(&lattice.index(p)).map(|c| (p.clone(), c)))
+                    .map(|(p, c)| problem.snapshot.rollup(&hierarchies, c, &p, &levels))
+                    .unwrap_or_else(|| problem.classes(&levels));
+                let (evaluation, _) = problem.assess(&levels, &classes);
+                (i, evaluation, classes)
+            })
+            .collect();
+        evaluated += results.len();
+        if let Some(progress) = progress {
+            progress(evaluated);
+        }
+        let mut next = BTreeSet::new();
+        let mut next_cache = FxHashMap::default();
+        for (i, evaluation, classes) in results {
+            done[i] = true;
+            if evaluation.acceptable {
+                for g in lattice.generalizations_of(&evaluation.levels) {
+                    done[g] = true;
+                }
+                found.push(evaluation);
+            } else {
+                for s in lattice.successors(&evaluation.levels) {
+                    next.insert(lattice.index(&s));
+                }
+                next_cache.insert(i, classes);
+            }
+        }
+        next.retain(|&i| !done[i]);
+        layer = next;
+        cache = next_cache;
+    }
+    found.sort_by_key(|e| lattice.index(&e.levels));
+    let best = pick_best(&found);
+    Outcome {
+        best,
+        minimal: found,
+        nodes_evaluated: evaluated,
+    }
+}
+
+/// Evaluates nodes, rolling each up from the smallest cached finer node, and keeps the
+/// acceptable/unacceptable status of every node with its inferences.
+struct Settler<'a> {
+    problem: &'a Problem,
+    hierarchies: Vec<&'a Hierarchy>,
+    status: Vec<Status>,
+    cache: Vec<(Vec<u8>, Classes)>,
+    cached: usize,
+    budget: usize,
+    evaluated: usize,
+    progress: Option<Progress<'a>>,
+}
+
+/// Cached class sets scanned per evaluation, at most.
+const MAX_CACHED_NODES: usize = 256;
+
+impl<'a> Settler<'a> {
+    fn new(problem: &'a Problem, progress: Option<Progress<'a>>) -> Settler<'a> {
+        Settler {
+            problem,
+            hierarchies: problem.hierarchies(),
+            status: vec![Status::Unknown; problem.lattice.size()],
+            cache: Vec::new(),
+            cached: 0,
+            budget: 4 * problem.snapshot.base().len() + 1_000_000,
+            evaluated: 0,
+            progress,
+        }
+    }
+
+    fn status(&self, levels: &[u8]) -> Status {
+        self.status[self.problem.lattice.index(levels)]
+    }
+
+    /// Evaluates `levels` and records what it implies for its up-set or down-set.
+    fn settle(&mut self, levels: &[u8]) -> Evaluation {
+        let lattice = &self.problem.lattice;
+        let source = self
+            .cache
+            .iter()
+            .filter(|(l, _)| is_generalization(levels, l))
+            .min_by_key(|(_, c)| c.len());
+        let classes = match source {
+            Some((l, c)) => self
+                .problem
+                .snapshot
+                .rollup(&self.hierarchies, c, l, levels),
+            None => self.problem.classes(levels),
+        };
+        let evaluation = self.problem.assess(levels, &classes).0;
+        if self.cache.len() < MAX_CACHED_NODES && self.cached + classes.len() <= self.budget {
+            self.cached += classes.len();
+            self.cache.push((levels.to_vec(), classes));
+        }
+        self.evaluated += 1;
+        if let Some(progress) = self.progress {
+            progress(self.evaluated);
+        }
+        if evaluation.acceptable {
+            for g in lattice.generalizations_of(levels) {
+                self.status[g] = Status::Acceptable;
+            }
+        } else {
+            for s in lattice.specializations_of(levels) {
+                self.status[s] = Status::Unacceptable;
+            }
+        }
+        evaluation
+    }
+
+    /// The minimal acceptable nodes once every status is known, with their evaluations.
+    fn finish(self, mut evaluations: FxHashMap<usize, Evaluation>) -> Outcome {
+        let lattice = &self.problem.lattice;
+        let mut found = Vec::new();
+        for i in 0..lattice.size() {
+            if self.status[i] != Status::Acceptable {
+                continue;
+            }
+            let levels = lattice.levels(i);
+            let minimal = lattice
+                .predecessors(&levels)
+                .iter()
+                .all(|p| self.status(p) == Status::Unacceptable);
+            if minimal {
+                let e = match evaluations.remove(&i) {
+                    Some(e) => e,
+                    // vouched for by a finer node, which then cannot exist: evaluate anyway
+                    None => {
+                        self.problem
+                            .assess(&levels, &self.problem.classes(&levels))
+                            .0
+                    }
+                };
+                found.push(e);
+            }
+        }
+        let best = pick_best(&found);
+        Outcome {
+            best,
+            minimal: found,
+            nodes_evaluated: self.evaluated,
+        }
+    }
+}
+
+/// Nodes in bottom-up order: by level sum, then index.
+fn bottom_up(nodes: &mut [Vec<u8>]) {
+    nodes.sort_by_key(|l| (level_sum(l), l.clone()));
+}
+
+/// All minimal acceptable nodes by bidirectional inference (see the module docs).
+pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.models_monotonic() {
+        return bfs(problem, progress);
+    }
+    let lattice = &problem.lattice;
+    let mut s = Settler::new(problem, progress);
+    let mut evaluations = FxHashMap::default();
+    let mut nodes: Vec<Vec<u8>> = (0..lattice.size()).map(|i| lattice.levels(i)).collect();
+    bottom_up(&mut nodes);
+    let top = lattice.top();
+    let e = s.settle(&top);
+    evaluations.insert(lattice.index(&top), e);
+    for levels in &nodes {
+        if s.status(levels) != Status::Unknown {
+            continue;
+        }
+        // binary search on the chain from `levels` to the top: its top end is settled
+        let chain = lattice.chain_to_top(levels);
+        let (mut lo, mut hi) = (0usize, chain.len() - 1);
+        while hi - lo > 1 && s.status(levels) == Status::Unknown {
+            let mid = (lo + hi) / 2;
+            if s.status(&chain[mid]) == Status::Unknown {
+                let e = s.settle(&chain[mid]);
+                evaluations.insert(lattice.index(&chain[mid]), e);
+            }
+            match s.status(&chain[mid]) {
+                Status::Acceptable => hi = mid,
+                _ => lo = mid,
+            }
+        }
+        if s.status(levels) == Status::Unknown {
+            let e = s.settle(levels);
+            evaluations.insert(lattice.index(levels), e);
+        }
+    }
+    s.finish(evaluations)
+}
+
+/// All minimal acceptable nodes by Incognito's iteration over attribute subsets (paper 000
+/// section 3.4; see the module docs).
+pub fn incognito(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.models_monotonic() {
+        return bfs(problem, progress);
+    }
+    let lattice = &problem.lattice;
+    let max = lattice.max_levels().to_vec();
+    let d = max.len();
+    let free: Vec<usize> = (0..d).filter(|&j| max[j] > 0).collect();
+    let mut s = Settler::new(problem, progress);
+    let mut evaluations = FxHashMap::default();
+    // subsets of the attributes that can be generalized, by size, then lexicographically
+    let mut subsets: Vec<Vec<usize>> = (0u64..1 << free.len())
+        .map(|mask| {
+            (0..free.len())
+                .filter(|&b| mask >> b & 1 == 1)
+                .map(|b| free[b])
+                .collect()
+        })
+        .collect();
+    subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    for subset in subsets {
+        // the restriction lattice of `subset`: its attributes below their top, others at top
+        let mut nodes = vec![max.clone()];
+        for &j in &subset {
+            nodes = nodes
+                .into_iter()
+                .flat_map(|n| {
+                    (0..max[j]).map(move |l| {
+                        let mut m = n.clone();
+                        m[j] = l;
+                        m
+                    })
+                })
+                .collect();
+        }
+        bottom_up(&mut nodes);
+        for levels in &nodes {
+            if s.status(levels) == Status::Unknown {
+                let e = s.settle(levels);
+                evaluations.insert(lattice.index(levels), e);
+            }
+        }
+    }
+    s.finish(evaluations)
+}
