@@ -17,6 +17,7 @@ use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
 use crate::privacy::{Model, ModelSpec};
 use crate::problem::Problem;
+use crate::search::genetic::GeneticSpec;
 use crate::search::Algorithm;
 use crate::table::{CsvFormat, Table};
 
@@ -79,6 +80,9 @@ pub struct SearchSpec {
     /// Worker threads; 0 uses every core.
     #[serde(default)]
     pub threads: usize,
+    /// Parameters of `algorithm = "genetic"`.
+    #[serde(default)]
+    pub genetic: GeneticSpec,
 }
 
 /// `[output]`: default output paths, relative to the config file.

@@ -36,7 +36,24 @@ fn anonymize_here(
     let start = Instant::now();
     let problem = config.problem()?;
     let algorithm = config.search.algorithm;
-    let outcome = search::run(&problem, algorithm, progress);
+    let mut genetic = None;
+    let outcome = if algorithm == search::Algorithm::Genetic {
+        let g = search::genetic::genetic_with_optimum(&problem, &config.search.genetic)?;
+        let best = if g.outcome.acceptable {
+            Some(problem.evaluate(&g.outcome.levels)?)
+        } else {
+            None
+        };
+        let nodes_evaluated = g.outcome.nodes_evaluated;
+        genetic = Some(g);
+        search::Outcome {
+            best,
+            minimal: Vec::new(),
+            nodes_evaluated,
+        }
+    } else {
+        search::run(&problem, algorithm, progress)
+    };
     let mut best = outcome.best.clone();
     let mut disclosure = None;
     if let (Some(spec), Some(found)) = (&config.disclose, &outcome.best) {
@@ -90,6 +107,8 @@ fn anonymize_here(
         output: None,
         audit: None,
         disclosure,
+        sf: None,
+        genetic,
     };
     if let Some(best) = &best {
         let node = describe(&problem, &best.levels, false);
@@ -102,6 +121,7 @@ fn anonymize_here(
         report.models = node.models;
         report.ql = Some(node.ql);
         report.glm = Some(node.glm);
+        report.sf = node.sf;
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
             Released::new(&problem, &best.levels)?.write_csv(path, format.delimiter)?;

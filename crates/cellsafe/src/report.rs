@@ -36,6 +36,9 @@ pub struct NodeReport {
     pub ql: f64,
     /// Iyengar's general loss metric (0 = original data).
     pub glm: f64,
+    /// Security measure sf of the AOG paper (with a `[safety]` section; 1 = nothing learned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sf: Option<f64>,
     /// Every metric, with the configured gs-factor and weights (`evaluate` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub all_metrics: Option<Map<String, Value>>,
@@ -77,6 +80,12 @@ pub struct Report {
     /// (paper 001). When it releases nothing, `found` is false and no table is written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disclosure: Option<crate::disclosure::Decision>,
+    /// Security measure sf of the released classes (with a `[safety]` section).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sf: Option<f64>,
+    /// For the genetic search: its answer, run parameters, and the exhaustive optimum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub genetic: Option<crate::search::genetic::GeneticReport>,
 }
 
 /// `{name: level}` in header order.
@@ -172,6 +181,15 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         models,
         ql: problem.metric.ql(levels),
         glm,
+        sf: problem.data.confidentiality.as_ref().map(|c| {
+            crate::logic::level::sf(
+                c,
+                problem.data.profile_offset(),
+                &classes,
+                Some(&suppressed),
+                problem.data.rows(),
+            )
+        }),
         all_metrics: all,
     }
 }

@@ -11,6 +11,7 @@
 //!
 //! All run in parallel with rayon; the answers do not depend on the number of threads.
 
+pub mod genetic;
 pub mod minimal;
 
 pub use minimal::{bfs as minimal_bfs, by_inference as minimal_by_inference, incognito};
@@ -39,6 +40,8 @@ pub enum Algorithm {
     MinimalBfs,
     /// The same set by bidirectional inference along chains.
     MinimalInference,
+    /// The genetic algorithm of paper 000 maximizing sf·ql (`[search.genetic]`).
+    Genetic,
     #[default]
     Optimal,
 }
@@ -361,6 +364,20 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
     }
 }
 
+/// The genetic search as an [`Outcome`] (its answer, if the models accept it).
+pub fn genetic_outcome(problem: &Problem, spec: &genetic::GeneticSpec) -> Outcome {
+    let found = genetic::genetic(problem, spec).ok();
+    let best = found
+        .as_ref()
+        .filter(|g| g.acceptable)
+        .and_then(|g| problem.evaluate(&g.levels).ok());
+    Outcome {
+        best,
+        minimal: Vec::new(),
+        nodes_evaluated: found.map_or(0, |g| g.nodes_evaluated),
+    }
+}
+
 /// Every minimal acceptable node ([`incognito`], the fastest of the three on Adult).
 pub fn minimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
     incognito(problem, progress)
@@ -373,6 +390,7 @@ pub fn run(problem: &Problem, algorithm: Algorithm, progress: Option<Progress>) 
         Algorithm::Minimal => incognito(problem, progress),
         Algorithm::MinimalBfs => minimal_bfs(problem, progress),
         Algorithm::MinimalInference => minimal_by_inference(problem, progress),
+        Algorithm::Genetic => genetic_outcome(problem, &genetic::GeneticSpec::default()),
         Algorithm::Optimal => optimal(problem, progress),
     }
 }
