@@ -10,6 +10,7 @@ use std::path::Path;
 use cellsafe::config::Config;
 use cellsafe::lattice::is_generalization;
 use cellsafe::logic::level;
+use cellsafe::logic::setbased::SetTable;
 use cellsafe::problem::Problem;
 use cellsafe::release::Released;
 use cellsafe::search;
@@ -372,4 +373,67 @@ fn formula_errors_name_key_and_character() {
     assert!(err.contains("safety.formulas.bad"), "{err}");
     assert!(err.contains("at character 16"), "{err}");
     assert!(err.contains("`incme`"), "{err}");
+}
+
+/// Paper 002 example 9: the set-based generalization of figure 9, R_τ of figure 10 (every
+/// link on some perfect matching) and its safety for CON = {income ≥ 300K ∧ ill, seriously
+/// ill}. The income interval (200K, 400K] needs a value between 200K and 300K in the
+/// domain: 250K is declared.
+#[test]
+fn linking_example_9_set_based() {
+    let mut config = load("linking8.toml");
+    let safety = config.safety.as_mut().unwrap();
+    safety.formulas.insert(
+        "high_and_ill".into(),
+        "income >= 300K and health in {1, 2}".into(),
+    );
+    safety.default = vec!["high_and_ill".into(), "ill".into()];
+    safety.file = None;
+    safety.domain.insert("income".into(), vec!["250K".into()]);
+    let p = config.problem().unwrap();
+    let mut t = SetTable::new(&p, &Default::default()).unwrap();
+    let (dob, zip, height, income) = (0, 1, 2, 3);
+    for r in [2, 3] {
+        t.generalize(r, dob, &["23/03/56", "18/03/56"]).unwrap();
+        t.generalize(r, zip, &["10427", "10431"]).unwrap();
+        t.generalize(r, height, &["160", "165"]).unwrap();
+    }
+    for r in [4, 5] {
+        t.generalize(r, dob, &["20/04/55", "18/04/55"]).unwrap();
+        t.generalize(r, zip, &["26015", "26032"]).unwrap();
+    }
+    for r in [0, 1, 4, 5] {
+        t.cover(r, income, &["250K", "400K", "300K"]).unwrap();
+    }
+    // figure 9, as cellsafe renders it
+    assert_eq!(t.render_row(2)[..3], ["03/56", "104**", "[160,170)"]);
+    assert_eq!(t.render_row(0)[3], "[250K,400K]");
+    // figure 10: R_τ from the definition
+    let mut links = Vec::new();
+    for u in 0..8 {
+        for i in 0..8 {
+            let own = |j: usize| t.columns[j].values[t.original[j][u] as usize].as_str();
+            if (0..3).all(|j| t.cell_values(i, j).contains(&own(j))) {
+                links.push((u + 1, i + 1));
+            }
+        }
+    }
+    let mut want: Vec<(usize, usize)> = (1..=8).map(|i| (i, i)).collect();
+    want.extend([(3, 4), (4, 3), (5, 6), (6, 5)]);
+    want.sort();
+    assert_eq!(links, want);
+    let verdict = t.safety(10);
+    assert_eq!((verdict.links, verdict.reduced_links), (12, 12));
+    assert!(verdict.safe, "{:?}", verdict.exposures);
+    assert_eq!(t.generalized_cells(), 14);
+    // without the income generalization, u1 and u2 (both ill, 300K or more) are exposed
+    let mut bare = SetTable::new(&p, &Default::default()).unwrap();
+    for r in [2, 3] {
+        bare.generalize(r, height, &["160", "165"]).unwrap();
+        bare.generalize(r, dob, &["23/03/56", "18/03/56"]).unwrap();
+        bare.generalize(r, zip, &["10427", "10431"]).unwrap();
+    }
+    let v = bare.safety(10);
+    let exposed: Vec<&str> = v.exposures.iter().map(|e| e.1.as_str()).collect();
+    assert_eq!(exposed, ["Alice", "Bob", "Edward", "Franz"]);
 }

@@ -21,6 +21,8 @@
 
 pub mod formula;
 pub mod level;
+pub mod matching;
+pub mod setbased;
 pub mod setup;
 
 use rustc_hash::FxHashMap;

@@ -11,6 +11,7 @@
 //! key = "id"                    # the identifier column `file` is keyed by, and names persons
 //! damage = { ill = 2.0 }        # default damage of a formula (else 1)
 //! order = { health = ["0", "1", "2"] }   # an explicit order for comparisons
+//! domain = { income = ["250K"] }         # values beyond those in the data
 //! ```
 //!
 //! CON(u) is the union of `default`, the ids in `u`'s `column` cell and `u`'s rows in `file`.
@@ -48,6 +49,10 @@ pub struct SafetySpec {
     pub damage: BTreeMap<String, f64>,
     #[serde(default)]
     pub order: BTreeMap<String, Vec<String>>,
+    /// Values an attribute can take beyond those in the data (the recipient knows the
+    /// domain, not only the values present): they matter when cells are generalized.
+    #[serde(default)]
+    pub domain: BTreeMap<String, Vec<String>>,
 }
 
 /// Builds the confidentiality of `table`. `file` names the config in errors; `resolve`
@@ -70,9 +75,23 @@ pub fn build(
     for (c, name) in table.header().iter().enumerate() {
         if matches!(roles[c], Role::Sensitive | Role::Insensitive) {
             let order = spec.order.get(name).map(|o| o.as_slice());
-            let d = Domain::new(name, c, table.dictionary(c).values().to_vec(), order)
+            let mut values = table.dictionary(c).values().to_vec();
+            for v in spec.domain.get(name).into_iter().flatten() {
+                if !values.contains(v) {
+                    values.push(v.clone());
+                }
+            }
+            let d = Domain::new(name, c, values, order)
                 .map_err(|m| err(&format!("safety.order.{name}"), m))?;
             vocabulary.push(d);
+        }
+    }
+    for name in spec.domain.keys() {
+        if !vocabulary.iter().any(|d| &d.name == name) {
+            return Err(err(
+                &format!("safety.domain.{name}"),
+                format!("`{name}` is not a confidential or insensitive column"),
+            ));
         }
     }
     for name in spec.order.keys() {

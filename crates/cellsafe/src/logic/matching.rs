@@ -1,0 +1,345 @@
+//! Which person–record links lie on some perfect matching (paper 002 section 3.2, R_τ↓).
+//!
+//! Paper 002 tests each link by removing it and looking for a perfect matching of the
+//! rest: one matching per link. Here it is one maximum flow plus strongly connected
+//! components. Persons with the same public tuple are interchangeable, and so are records
+//! with the same generalized public tuple, so the bipartite graph is kept compressed:
+//! `left` types with multiplicities, `right` types with multiplicities, and type-to-type
+//! compatibility edges. A perfect matching of the expanded graph is a feasible flow x
+//! (Σ_q x_pq = a_p, Σ_p x_pq = b_q). Two feasible flows differ by cycles of the residual
+//! graph (every compatibility edge forward, and backward where x_pq > 0), so an edge can
+//! carry a link in some perfect matching iff x_pq > 0 or p and q share a strongly
+//! connected component. With all multiplicities 1 this is the classical alternating-cycle
+//! characterization of the edges of maximum matchings.
+
+/// Whether each of `edges` (left type, right type) carries a link in some perfect matching
+/// of the expanded graph; `None` when there is no perfect matching at all.
+pub fn usable(left: &[u32], right: &[u32], edges: &[(u32, u32)]) -> Option<Vec<bool>> {
+    let total: u64 = left.iter().map(|&a| a as u64).sum();
+    if total != right.iter().map(|&b| b as u64).sum::<u64>() {
+        return None;
+    }
+    let flow = max_flow(left, right, edges);
+    if flow.value != total {
+        return None;
+    }
+    let (np, nq) = (left.len(), right.len());
+    // residual graph on P ∪ Q: p → q always, q → p when the edge carries flow
+    let n = np + nq;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (e, &(p, q)) in edges.iter().enumerate() {
+        out[p as usize].push(np as u32 + q);
+        if flow.on_edge[e] > 0 {
+            out[np + q as usize].push(p);
+        }
+    }
+    let component = scc(&out);
+    Some(
+        edges
+            .iter()
+            .enumerate()
+            .map(|(e, &(p, q))| {
+                flow.on_edge[e] > 0 || component[p as usize] == component[np + q as usize]
+            })
+            .collect(),
+    )
+}
+
+struct Flow {
+    value: u64,
+    on_edge: Vec<u64>,
+}
+
+/// Dinic's maximum flow from a source through `left` (capacity a_p), the edges (unbounded)
+/// and `right` (capacity b_q) to a sink.
+fn max_flow(left: &[u32], right: &[u32], edges: &[(u32, u32)]) -> Flow {
+    let (np, nq) = (left.len(), right.len());
+    let (source, sink) = (np + nq, np + nq + 1);
+    let n = np + nq + 2;
+    let mut g = Graph::new(n);
+    for (p, &a) in left.iter().enumerate() {
+        g.add(source, p, a as u64);
+    }
+    let first_edge = g.to.len();
+    for &(p, q) in edges {
+        g.add(p as usize, np + q as usize, u64::MAX / 4);
+    }
+    for (q, &b) in right.iter().enumerate() {
+        g.add(np + q, sink, b as u64);
+    }
+    let value = g.dinic(source, sink);
+    let on_edge = (0..edges.len())
+        .map(|e| g.cap[first_edge + 2 * e + 1]) // flow = capacity of the reverse arc
+        .collect();
+    Flow { value, on_edge }
+}
+
+/// Arcs in pairs: arc `2k` forward, `2k + 1` its reverse.
+struct Graph {
+    head: Vec<usize>,
+    next: Vec<usize>,
+    to: Vec<usize>,
+    cap: Vec<u64>,
+}
+
+const NONE: usize = usize::MAX;
+
+impl Graph {
+    fn new(n: usize) -> Graph {
+        Graph {
+            head: vec![NONE; n],
+            next: Vec::new(),
+            to: Vec::new(),
+            cap: Vec::new(),
+        }
+    }
+    fn add(&mut self, a: usize, b: usize, c: u64) {
+        for (from, to, cap) in [(a, b, c), (b, a, 0)] {
+            self.to.push(to);
+            self.cap.push(cap);
+            self.next.push(self.head[from]);
+            self.head[from] = self.to.len() - 1;
+        }
+    }
+    fn dinic(&mut self, s: usize, t: usize) -> u64 {
+        let n = self.head.len();
+        let mut total = 0;
+        loop {
+            // BFS levels
+            let mut level = vec![u32::MAX; n];
+            level[s] = 0;
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(v) = queue.pop_front() {
+                let mut a = self.head[v];
+                while a != NONE {
+                    let w = self.to[a];
+                    if self.cap[a] > 0 && level[w] == u32::MAX {
+                        level[w] = level[v] + 1;
+                        queue.push_back(w);
+                    }
+                    a = self.next[a];
+                }
+            }
+            if level[t] == u32::MAX {
+                return total;
+            }
+            // blocking flow by iterative DFS with current-arc pointers
+            let mut current = self.head.clone();
+            loop {
+                let pushed = self.augment(s, t, &level, &mut current);
+                if pushed == 0 {
+                    break;
+                }
+                total += pushed;
+            }
+        }
+    }
+    /// One augmenting path in the level graph; returns its bottleneck (0: none left).
+    fn augment(&mut self, s: usize, t: usize, level: &[u32], current: &mut [usize]) -> u64 {
+        let mut path: Vec<usize> = Vec::new();
+        let mut v = s;
+        loop {
+            if v == t {
+                let bottleneck = path.iter().map(|&a| self.cap[a]).min().unwrap_or(0);
+                for &a in &path {
+                    self.cap[a] -= bottleneck;
+                    self.cap[a ^ 1] += bottleneck;
+                }
+                return bottleneck;
+            }
+            let mut a = current[v];
+            while a != NONE && !(self.cap[a] > 0 && level[self.to[a]] == level[v] + 1) {
+                a = self.next[a];
+            }
+            current[v] = a;
+            if a == NONE {
+                // dead end: retreat
+                match path.pop() {
+                    None => return 0,
+                    Some(back) => {
+                        let u = self.to[back ^ 1];
+                        current[u] = self.next[current[u]];
+                        v = u;
+                    }
+                }
+            } else {
+                path.push(a);
+                v = self.to[a];
+            }
+        }
+    }
+}
+
+/// Strongly connected components (iterative Tarjan): a component id per node.
+fn scc(out: &[Vec<u32>]) -> Vec<u32> {
+    let n = out.len();
+    let mut index = vec![u32::MAX; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut component = vec![u32::MAX; n];
+    let (mut next_index, mut next_component) = (0u32, 0u32);
+    for root in 0..n {
+        if index[root] != u32::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next_index;
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i < out[v].len() {
+                let w = out[v][*i] as usize;
+                *i += 1;
+                if index[w] == u32::MAX {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(parent, _)) = call.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    loop {
+                        let w = stack.pop().expect("on the stack");
+                        on_stack[w] = false;
+                        component[w] = next_component;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_component += 1;
+                }
+            }
+        }
+    }
+    component
+}
+
+/// The paper's per-link test on the expanded graph (persons and records one by one): a
+/// link is kept iff the graph without its two endpoints has a perfect matching. Quadratic
+/// and more; the reference the fast reduction is tested against.
+pub fn usable_by_link_test(n: usize, links: &[(usize, usize)]) -> Vec<bool> {
+    links
+        .iter()
+        .map(|&(u, i)| {
+            let rest: Vec<(usize, usize)> = links
+                .iter()
+                .copied()
+                .filter(|&(x, y)| x != u && y != i)
+                .collect();
+            matching_size(n, &rest, Some((u, i))) == n - 1
+        })
+        .collect()
+}
+
+/// Size of a maximum matching by augmenting paths (Kuhn), skipping the persons and records
+/// of `without`.
+fn matching_size(n: usize, links: &[(usize, usize)], without: Option<(usize, usize)>) -> usize {
+    let mut adj = vec![Vec::new(); n];
+    for &(u, i) in links {
+        adj[u].push(i);
+    }
+    let mut owner = vec![usize::MAX; n];
+    fn try_augment(u: usize, adj: &[Vec<usize>], seen: &mut [bool], owner: &mut [usize]) -> bool {
+        for &i in &adj[u] {
+            if !seen[i] {
+                seen[i] = true;
+                if owner[i] == usize::MAX || try_augment(owner[i], adj, seen, owner) {
+                    owner[i] = u;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut size = 0;
+    for u in 0..n {
+        if without.is_some_and(|(x, _)| x == u) {
+            continue;
+        }
+        let mut seen = vec![false; n];
+        if try_augment(u, &adj, &mut seen, &mut owner) {
+            size += 1;
+        }
+    }
+    size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The fast reduction equals the per-link test on random expanded graphs.
+    #[test]
+    fn reduction_equals_the_per_link_test() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut with_matching = 0;
+        for _ in 0..400 {
+            let np = rng.gen_range(1..5);
+            let left: Vec<u32> = (0..np).map(|_| rng.gen_range(1..3)).collect();
+            let n: u32 = left.iter().sum();
+            // split n records into right types
+            let mut right = Vec::new();
+            let mut left_over = n;
+            while left_over > 0 {
+                let b = rng.gen_range(1..=left_over.min(3));
+                right.push(b);
+                left_over -= b;
+            }
+            let p = rng.gen_range(0.2..0.9);
+            let mut edges = Vec::new();
+            for a in 0..left.len() as u32 {
+                for b in 0..right.len() as u32 {
+                    if rng.gen::<f64>() < p {
+                        edges.push((a, b));
+                    }
+                }
+            }
+            // expand
+            let mut person_type = Vec::new();
+            for (t, &a) in left.iter().enumerate() {
+                person_type.extend(std::iter::repeat_n(t as u32, a as usize));
+            }
+            let mut record_type = Vec::new();
+            for (t, &b) in right.iter().enumerate() {
+                record_type.extend(std::iter::repeat_n(t as u32, b as usize));
+            }
+            let mut links = Vec::new();
+            for (u, &pt) in person_type.iter().enumerate() {
+                for (i, &rt) in record_type.iter().enumerate() {
+                    if edges.contains(&(pt, rt)) {
+                        links.push((u, i));
+                    }
+                }
+            }
+            let n = n as usize;
+            let fast = usable(&left, &right, &edges);
+            let perfect = matching_size(n, &links, None) == n;
+            assert_eq!(fast.is_some(), perfect);
+            if let Some(fast) = fast {
+                with_matching += 1;
+                let slow = usable_by_link_test(n, &links);
+                for (k, &(u, i)) in links.iter().enumerate() {
+                    let e = edges
+                        .iter()
+                        .position(|&x| x == (person_type[u], record_type[i]))
+                        .unwrap();
+                    assert_eq!(fast[e], slow[k], "{left:?} {right:?} {edges:?}");
+                }
+            }
+        }
+        assert!(with_matching > 50, "{with_matching}");
+    }
+}
