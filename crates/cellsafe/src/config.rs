@@ -13,6 +13,7 @@ use crate::dataset::{Dataset, Role};
 use crate::disclosure::setup::DiscloseSpec;
 use crate::error::{Error, Location, Result};
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
+use crate::logic::setbased::SetBasedSpec;
 use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
 use crate::privacy::{Model, ModelSpec};
@@ -83,6 +84,9 @@ pub struct SearchSpec {
     /// Parameters of `algorithm = "genetic"`.
     #[serde(default)]
     pub genetic: GeneticSpec,
+    /// Parameters of `algorithm = "set-based"`.
+    #[serde(default)]
+    pub set_based: SetBasedSpec,
 }
 
 /// `[output]`: default output paths, relative to the config file.

@@ -36,6 +36,9 @@ fn anonymize_here(
     let start = Instant::now();
     let problem = config.problem()?;
     let algorithm = config.search.algorithm;
+    if algorithm == search::Algorithm::SetBased {
+        return set_based(config, &problem, outputs, start);
+    }
     let mut genetic = None;
     let outcome = if algorithm == search::Algorithm::Genetic {
         let g = search::genetic::genetic_with_optimum(&problem, &config.search.genetic)?;
@@ -109,6 +112,7 @@ fn anonymize_here(
         disclosure,
         sf: None,
         genetic,
+        set_based: None,
     };
     if let Some(best) = &best {
         let node = describe(&problem, &best.levels, false);
@@ -136,6 +140,58 @@ fn anonymize_here(
             )?);
         }
     }
+    if let Some(path) = &outputs.report {
+        write_json(path, &report)?;
+    }
+    Ok(report)
+}
+
+/// The set-based search: release the goal-directed search's set table.
+fn set_based(
+    config: &Config,
+    problem: &crate::problem::Problem,
+    outputs: &Outputs,
+    start: Instant,
+) -> Result<Report> {
+    let (table, found) = crate::logic::setbased::run(problem, &config.search.set_based)?;
+    let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
+    let mut report = Report {
+        found: found.search.safe,
+        input: problem.data.table.source().display().to_string(),
+        rows: problem.data.rows(),
+        quasi_identifiers: quasi,
+        levels: None,
+        suppressed_rows: 0,
+        suppression_limit: problem.suppression_limit,
+        max_suppressed_rows: problem.max_suppressed,
+        classes: 0,
+        min_class_size: None,
+        metric: problem.metric.spec.name,
+        score: None,
+        rank: None,
+        models: Vec::new(),
+        ql: None,
+        glm: None,
+        algorithm: search::Algorithm::SetBased,
+        nodes_evaluated: 0,
+        lattice_size: problem.lattice.size(),
+        minimal: None,
+        seconds: 0.0,
+        output: None,
+        audit: None,
+        disclosure: None,
+        sf: None,
+        genetic: None,
+        set_based: None,
+    };
+    if found.search.safe {
+        if let Some(path) = &outputs.table {
+            table.write_csv(path, config.csv_format()?.delimiter)?;
+            report.output = Some(path.display().to_string());
+        }
+    }
+    report.set_based = Some(found);
+    report.seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &outputs.report {
         write_json(path, &report)?;
     }

@@ -86,6 +86,10 @@ pub struct Report {
     /// For the genetic search: its answer, run parameters, and the exhaustive optimum.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub genetic: Option<crate::search::genetic::GeneticReport>,
+    /// For the set-based search: cells generalized, against the best level-based
+    /// transformation, and the generalized cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_based: Option<crate::logic::setbased::SetBasedReport>,
 }
 
 /// `{name: level}` in header order.

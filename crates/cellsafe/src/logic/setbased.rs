@@ -370,6 +370,31 @@ impl<'a> SetTable<'a> {
         self.cells[j][i * w..(i + 1) * w].copy_from_slice(&cell);
         Ok(())
     }
+    /// Sets every public cell to its group at the level-based transformation `levels`
+    /// (public columns must use the levels family).
+    pub fn apply_levels(&mut self, levels: &[u8]) -> Result<()> {
+        self.problem.check_levels(levels)?;
+        for (j, &l) in levels.iter().enumerate() {
+            let col = &self.columns[j];
+            if col.family != Family::Levels {
+                return Err(Error::Invalid(format!(
+                    "`{}` does not use the levels family",
+                    col.name
+                )));
+            }
+            let map = &col.groups[l as usize];
+            let cells: Vec<Vec<u64>> = (0..map.len() as u32)
+                .map(|g| col.bits((0..map.len() as u32).filter(|&v| map[v as usize] == g)))
+                .collect();
+            let w = col.words;
+            for i in 0..self.rows() {
+                let g = map[self.original[j][i] as usize] as usize;
+                self.cells[j][i * w..(i + 1) * w].copy_from_slice(&cells[g]);
+            }
+        }
+        Ok(())
+    }
+
     /// Rdel(i): every cell of row `i` becomes its whole domain.
     pub fn delete_row(&mut self, i: usize) {
         for j in 0..self.columns.len() {
@@ -384,6 +409,39 @@ impl<'a> SetTable<'a> {
             self.set(i, j, all.clone())
                 .expect("the whole domain is allowed");
         }
+    }
+
+    /// Writes the released table: identifying columns dropped, the set columns rendered,
+    /// other columns as they are.
+    pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
+        crate::release::check_not_input(self.problem, path)?;
+        let data = &self.problem.data;
+        let set_of: FxHashMap<usize, usize> = self
+            .table_columns
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| (c, j))
+            .collect();
+        crate::release::write_atomic(path, |w| {
+            let mut csv = csv::WriterBuilder::new()
+                .delimiter(delimiter)
+                .from_writer(w);
+            let keep: Vec<usize> = (0..data.roles.len())
+                .filter(|&c| data.roles[c] != crate::dataset::Role::Identifying)
+                .collect();
+            csv.write_record(keep.iter().map(|&c| data.table.header()[c].as_str()))?;
+            for i in 0..self.rows() {
+                let row: Vec<String> = keep
+                    .iter()
+                    .map(|&c| match set_of.get(&c) {
+                        Some(&j) => self.columns[j].render(self.cell(i, j)),
+                        None => data.table.value(i, c).to_string(),
+                    })
+                    .collect();
+                csv.write_record(&row)?;
+            }
+            csv.flush()
+        })
     }
 
     /// The released cells of row `i`, rendered, in set-column order.
@@ -569,6 +627,96 @@ fn column(
     })
 }
 
+/// `[search.set_based]`: allowed values per column and a bound on the search.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SetBasedSpec {
+    /// Z_j by column name (`subsets`, `intervals`, `levels`); see [`SetTable::new`].
+    pub families: std::collections::BTreeMap<String, Family>,
+    pub max_rounds: usize,
+}
+
+impl Default for SetBasedSpec {
+    fn default() -> Self {
+        SetBasedSpec {
+            families: Default::default(),
+            max_rounds: 1000,
+        }
+    }
+}
+
+/// The set-based search's part of a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetBasedReport {
+    #[serde(flatten)]
+    pub search: GoalDirected,
+    /// Cells generalized by the level-based transformation with the fewest, among the
+    /// minimal safe ones (what the set-based search is compared with).
+    pub level_based_cells: Option<usize>,
+    pub level_based_levels: Option<Vec<u8>>,
+    /// The first generalized cells: (1-based row, column, released value).
+    pub cells: Vec<(usize, String, String)>,
+}
+
+/// Cells a level-based transformation generalizes (quasi-identifier cells whose group holds
+/// more than one value).
+pub fn level_based_cells(problem: &Problem, levels: &[u8]) -> usize {
+    problem
+        .data
+        .quasi
+        .iter()
+        .zip(levels)
+        .map(|(q, &l)| {
+            let h = &q.hierarchy;
+            q.leaves
+                .iter()
+                .filter(|&&leaf| h.group_size(l as usize, h.code(l as usize, leaf)) > 1)
+                .count()
+        })
+        .sum()
+}
+
+/// Runs the goal-directed search from the original table and compares it with the best
+/// minimal safe level-based transformation. Returns the table and the report.
+pub fn run<'a>(
+    problem: &'a Problem,
+    spec: &SetBasedSpec,
+) -> Result<(SetTable<'a>, SetBasedReport)> {
+    let families: FxHashMap<String, Family> =
+        spec.families.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let mut table = SetTable::new(problem, &families)?;
+    let search = goal_directed(&mut table, spec.max_rounds)?;
+    let level_based = crate::search::minimal(problem, None)
+        .minimal
+        .iter()
+        .map(|e| (level_based_cells(problem, &e.levels), e.levels.clone()))
+        .min();
+    let mut cells = Vec::new();
+    'rows: for i in 0..table.rows() {
+        for j in 0..table.columns.len() {
+            if table.is_generalized(i, j) {
+                if cells.len() == 1000 {
+                    break 'rows;
+                }
+                cells.push((
+                    i + 1,
+                    table.columns[j].name.clone(),
+                    table.columns[j].render(table.cell(i, j)),
+                ));
+            }
+        }
+    }
+    Ok((
+        table,
+        SetBasedReport {
+            search,
+            level_based_cells: level_based.as_ref().map(|x| x.0),
+            level_based_levels: level_based.map(|x| x.1),
+            cells,
+        },
+    ))
+}
+
 /// What the goal-directed search did.
 #[derive(Debug, Clone, Serialize)]
 pub struct GoalDirected {
@@ -579,12 +727,25 @@ pub struct GoalDirected {
     pub widenings: usize,
 }
 
-/// The goal-directed search of section 4.3 (see the module docs). Quadratic in the rows
-/// per round: for each unsafe person it scans every record for the nearest neighbour.
+/// A new cell value: (row, column, cell).
+type Change = (usize, usize, Vec<u64>);
+
+/// Records on each side of a person, in the order of public tuples, that the goal-directed
+/// search considers as neighbours.
+pub const NEIGHBOURHOOD: usize = 256;
+
+/// The goal-directed search of section 4.3 (see the module docs). Neighbours are sought
+/// among the [`NEIGHBOURHOOD`] records on either side in the order of public tuples.
 pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDirected> {
     let c = table.confidentiality();
     let n = table.rows();
     let m1 = table.problem.data.quasi.len();
+    let mut sorted: Vec<usize> = (0..n).collect();
+    sorted.sort_by_key(|&r| (0..m1).map(|j| table.original[j][r]).collect::<Vec<_>>());
+    let mut place = vec![0usize; n];
+    for (k, &r) in sorted.iter().enumerate() {
+        place[r] = k;
+    }
     let (mut merges, mut widenings) = (0, 0);
     for round in 0..max_rounds {
         let verdict = table.safety(usize::MAX);
@@ -608,11 +769,16 @@ pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDire
             let f = c
                 .formulas
                 .iter()
-                .position(|x| &x.id == &formulas[0])
+                .position(|x| x.id == formulas[0])
                 .expect("a catalog formula");
             // option A: join u's public cells with those of the nearest record not knowing f
-            let mut best: Option<(usize, Vec<(usize, usize, Vec<u64>)>)> = None;
-            for v in (0..n).filter(|&v| v != u && !touched[v] && !has(&known[v], f)) {
+            let mut best: Option<(usize, Vec<Change>)> = None;
+            let window = &sorted
+                [place[u].saturating_sub(NEIGHBOURHOOD)..(place[u] + NEIGHBOURHOOD + 1).min(n)];
+            for &v in window
+                .iter()
+                .filter(|&&v| v != u && !touched[v] && !has(&known[v], f))
+            {
                 let mut changes = Vec::new();
                 for j in 0..m1 {
                     let (cu, cv) = (table.cell(u, j), table.cell(v, j));
@@ -633,7 +799,7 @@ pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDire
                 }
             }
             // option B: widen u's confidential cells so one clause of f is no longer known
-            let mut widen: Option<Vec<(usize, usize, Vec<u64>)>> = None;
+            let mut widen: Option<Vec<Change>> = None;
             for clause in &c.formulas[f].cnf.0 {
                 let mut changes = Vec::new();
                 let mut possible = true;

@@ -42,6 +42,9 @@ pub enum Algorithm {
     MinimalInference,
     /// The genetic algorithm of paper 000 maximizing sf·ql (`[search.genetic]`).
     Genetic,
+    /// Set-based generalization by the goal-directed search of paper 002
+    /// (`[search.set_based]`); not a lattice search.
+    SetBased,
     #[default]
     Optimal,
 }
@@ -391,6 +394,8 @@ pub fn run(problem: &Problem, algorithm: Algorithm, progress: Option<Progress>) 
         Algorithm::MinimalBfs => minimal_bfs(problem, progress),
         Algorithm::MinimalInference => minimal_by_inference(problem, progress),
         Algorithm::Genetic => genetic_outcome(problem, &genetic::GeneticSpec::default()),
+        // the job runs it (it releases a set table, not a node); here: the minimal nodes
+        Algorithm::SetBased => minimal(problem, progress),
         Algorithm::Optimal => optimal(problem, progress),
     }
 }
