@@ -83,6 +83,23 @@ pub(crate) fn pick_best<'a>(
     best.cloned()
 }
 
+/// How a lower bound compares with a score. A bound is computed by other arithmetic than
+/// the score it bounds, so values within a few ulps count as equal: otherwise a bound one
+/// rounding step above an equal score would prune a node that wins the tie order.
+fn bound_order(bound: &Score, score: &Score) -> std::cmp::Ordering {
+    match (&bound.rank, &score.rank) {
+        (None, None) => {
+            let (x, y) = (bound.value, score.value);
+            if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
+                std::cmp::Ordering::Equal
+            } else {
+                x.total_cmp(&y)
+            }
+        }
+        _ => bound.compare(score),
+    }
+}
+
 /// Classes above this size are worth splitting their children across threads.
 const PARALLEL_CLASSES: usize = 512;
 
@@ -166,7 +183,7 @@ impl Walk<'_> {
         let Some(best) = best.as_ref() else {
             return false;
         };
-        match bound.compare(&best.score) {
+        match bound_order(bound, &best.score) {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Equal => tie_order(&best.levels, node) == std::cmp::Ordering::Less,
             std::cmp::Ordering::Less => false,
@@ -313,7 +330,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
     let mut best: Option<Evaluation> = None;
     for (levels, bound) in &order {
         if let Some(b) = &best {
-            match bound.compare(&b.score) {
+            match bound_order(bound, &b.score) {
                 std::cmp::Ordering::Greater => break,
                 std::cmp::Ordering::Equal
                     if tie_order(&b.levels, levels) == std::cmp::Ordering::Less =>
