@@ -73,47 +73,25 @@ fn anonymize_here(
     }
     let seconds = start.elapsed().as_secs_f64();
     let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
-    let mut report = Report {
-        found: best.is_some(),
-        input: problem.data.table.source().display().to_string(),
-        rows: problem.data.rows(),
-        quasi_identifiers: quasi.clone(),
-        levels: None,
-        suppressed_rows: 0,
-        suppression_limit: problem.suppression_limit,
-        max_suppressed_rows: problem.max_suppressed,
-        classes: 0,
-        min_class_size: None,
-        metric: problem.metric.spec.name,
-        score: None,
-        rank: None,
-        models: Vec::new(),
-        ql: None,
-        glm: None,
+    let mut report = Report::empty(&problem, algorithm);
+    report.found = best.is_some();
+    report.nodes_evaluated = outcome.nodes_evaluated;
+    report.minimal = matches!(
         algorithm,
-        nodes_evaluated: outcome.nodes_evaluated,
-        lattice_size: problem.lattice.size(),
-        minimal: matches!(
-            algorithm,
-            search::Algorithm::Minimal
-                | search::Algorithm::MinimalBfs
-                | search::Algorithm::MinimalInference
-        )
-        .then(|| {
-            outcome
-                .minimal
-                .iter()
-                .map(|e| levels_map(&problem, &e.levels))
-                .collect()
-        }),
-        seconds,
-        output: None,
-        audit: None,
-        disclosure,
-        sf: None,
-        genetic,
-        set_based: None,
-    };
+        search::Algorithm::Minimal
+            | search::Algorithm::MinimalBfs
+            | search::Algorithm::MinimalInference
+    )
+    .then(|| {
+        outcome
+            .minimal
+            .iter()
+            .map(|e| levels_map(&problem, &e.levels))
+            .collect()
+    });
+    report.seconds = seconds;
+    report.disclosure = disclosure;
+    report.genetic = genetic;
     if let Some(best) = &best {
         let node = describe(&problem, &best.levels, false);
         report.levels = Some(node.levels);
@@ -154,36 +132,8 @@ fn set_based(
     start: Instant,
 ) -> Result<Report> {
     let (table, found) = crate::logic::setbased::run(problem, &config.search.set_based)?;
-    let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
-    let mut report = Report {
-        found: found.search.safe,
-        input: problem.data.table.source().display().to_string(),
-        rows: problem.data.rows(),
-        quasi_identifiers: quasi,
-        levels: None,
-        suppressed_rows: 0,
-        suppression_limit: problem.suppression_limit,
-        max_suppressed_rows: problem.max_suppressed,
-        classes: 0,
-        min_class_size: None,
-        metric: problem.metric.spec.name,
-        score: None,
-        rank: None,
-        models: Vec::new(),
-        ql: None,
-        glm: None,
-        algorithm: search::Algorithm::SetBased,
-        nodes_evaluated: 0,
-        lattice_size: problem.lattice.size(),
-        minimal: None,
-        seconds: 0.0,
-        output: None,
-        audit: None,
-        disclosure: None,
-        sf: None,
-        genetic: None,
-        set_based: None,
-    };
+    let mut report = Report::empty(problem, search::Algorithm::SetBased);
+    report.found = found.search.safe;
     if found.search.safe {
         if let Some(path) = &outputs.table {
             table.write_csv(path, config.csv_format()?.delimiter)?;

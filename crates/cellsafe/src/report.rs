@@ -92,6 +92,41 @@ pub struct Report {
     pub set_based: Option<crate::logic::setbased::SetBasedReport>,
 }
 
+impl Report {
+    /// A report on `problem` with nothing found yet.
+    pub fn empty(problem: &Problem, algorithm: Algorithm) -> Report {
+        Report {
+            found: false,
+            input: problem.data.table.source().display().to_string(),
+            rows: problem.data.rows(),
+            quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
+            levels: None,
+            suppressed_rows: 0,
+            suppression_limit: problem.suppression_limit,
+            max_suppressed_rows: problem.max_suppressed,
+            classes: 0,
+            min_class_size: None,
+            metric: problem.metric.spec.name,
+            score: None,
+            rank: None,
+            models: Vec::new(),
+            ql: None,
+            glm: None,
+            algorithm,
+            nodes_evaluated: 0,
+            lattice_size: problem.lattice.size(),
+            minimal: None,
+            seconds: 0.0,
+            output: None,
+            audit: None,
+            disclosure: None,
+            sf: None,
+            genetic: None,
+            set_based: None,
+        }
+    }
+}
+
 /// `{name: level}` in header order.
 pub fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
     problem
