@@ -8,6 +8,14 @@
 //! Hierarchies come from ARX's CSV format (`value;level1;level2;...`, one leaf per row) or
 //! from builders for common kinds (numeric intervals, prefix masking, dates, explicit groups).
 //! Either way they are validated: every level must be a coarsening of the one below.
+//!
+//! Paper 000 also admits partitions that form a partial order rather than a chain (blood
+//! type: {A,B},{O,AB} and {A,O},{B,AB} both refine `*` but not each other). The
+//! `partitions` builder makes such a hierarchy: its levels are the admissible partitions,
+//! numbered finest first (by decreasing number of groups, so a partition's number is below
+//! that of every partition it refines), with the refinement order and its direct
+//! successors kept beside them. A chain is the special case where level `a` refines `b`
+//! iff `a ≤ b`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +35,73 @@ pub struct Hierarchy {
     /// `sizes[level][code]`: number of leaves in the group.
     sizes: Vec<Vec<u32>>,
     leaf_index: FxHashMap<String, u32>,
+    order: Order,
+}
+
+/// How the levels of a hierarchy refine one another.
+#[derive(Debug, Clone)]
+struct Order {
+    /// `refines[a][b]`: every group of level `a` lies inside one group of level `b`.
+    refines: Vec<Vec<bool>>,
+    /// Direct successors of each level: coarser levels with nothing admissible between.
+    covers: Vec<Vec<u8>>,
+    chain: bool,
+    /// Partition names, for hierarchies built from named partitions.
+    names: Vec<String>,
+}
+
+impl Order {
+    fn chain(levels: usize) -> Order {
+        Order {
+            refines: (0..levels)
+                .map(|a| (0..levels).map(|b| a <= b).collect())
+                .collect(),
+            covers: (0..levels)
+                .map(|a| {
+                    if a + 1 < levels {
+                        vec![a as u8 + 1]
+                    } else {
+                        vec![]
+                    }
+                })
+                .collect(),
+            chain: true,
+            names: Vec::new(),
+        }
+    }
+
+    /// The refinement order of arbitrary partitions `map[level][leaf]`, given that a level
+    /// can only refine levels numbered after it.
+    fn of(map: &[Vec<u32>], cardinality: &[usize], names: Vec<String>) -> Order {
+        let n = map.len();
+        let mut refines = vec![vec![false; n]; n];
+        for a in 0..n {
+            for b in a..n {
+                let mut parent: Vec<Option<u32>> = vec![None; cardinality[a]];
+                refines[a][b] = map[a]
+                    .iter()
+                    .zip(&map[b])
+                    .all(|(&x, &y)| *parent[x as usize].get_or_insert(y) == y);
+            }
+        }
+        let covers: Vec<Vec<u8>> = (0..n)
+            .map(|a| {
+                (a + 1..n)
+                    .filter(|&b| {
+                        refines[a][b] && !(a + 1..b).any(|c| refines[a][c] && refines[c][b])
+                    })
+                    .map(|b| b as u8)
+                    .collect()
+            })
+            .collect();
+        let chain = (0..n).all(|a| (a..n).all(|b| refines[a][b]));
+        Order {
+            refines,
+            covers,
+            chain,
+            names,
+        }
+    }
 }
 
 impl Hierarchy {
@@ -132,12 +207,161 @@ impl Hierarchy {
                 s
             })
             .collect();
+        let levels = labels.len();
         Ok(Hierarchy {
             labels,
             map,
             sizes,
             leaf_index,
+            order: Order::chain(levels),
         })
+    }
+
+    /// Builds a hierarchy whose levels are arbitrary partitions: `rows[i]` is a leaf
+    /// followed by its group label in each partition, `names[p]` names partition `p`.
+    ///
+    /// The finest partition (`names` it `values` when added) and the single group `*` are
+    /// added when missing; partitions are renumbered finest first. Two partitions that
+    /// group the leaves identically are an error, as is a row of the wrong width.
+    pub fn from_partitions(
+        rows: &[Vec<String>],
+        names: &[String],
+        source: &Path,
+    ) -> Result<Hierarchy> {
+        let at = || Location::file(source);
+        if rows.is_empty() {
+            return Err(Error::data(at(), "the partitions cover no values"));
+        }
+        let width = names.len() + 1;
+        if let Some(row) = rows.iter().find(|r| r.len() != width) {
+            return Err(Error::data(
+                at(),
+                format!(
+                    "value `{}` has {} labels, expected one per partition ({})",
+                    row.first().map_or("", String::as_str),
+                    row.len().saturating_sub(1),
+                    names.len()
+                ),
+            ));
+        }
+        let mut leaf_index: FxHashMap<String, u32> = FxHashMap::default();
+        for row in rows {
+            let next = leaf_index.len() as u32;
+            if leaf_index.insert(row[0].clone(), next).is_some() {
+                return Err(Error::data(
+                    at(),
+                    format!("value `{}` is listed twice", row[0]),
+                ));
+            }
+        }
+        let leaves = rows.len();
+        // (name, labels, map) of every partition, the identity and the top included
+        let mut parts: Vec<(String, Vec<String>, Vec<u32>)> = Vec::new();
+        for (p, name) in names.iter().enumerate() {
+            let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+            let mut labels = Vec::new();
+            let map = rows
+                .iter()
+                .map(|r| {
+                    *index.entry(r[p + 1].as_str()).or_insert_with(|| {
+                        labels.push(r[p + 1].clone());
+                        labels.len() as u32 - 1
+                    })
+                })
+                .collect();
+            parts.push((name.clone(), labels, map));
+        }
+        if !parts.iter().any(|p| p.1.len() == leaves) {
+            let labels = rows.iter().map(|r| r[0].clone()).collect();
+            parts.push(("values".into(), labels, (0..leaves as u32).collect()));
+        }
+        if !parts.iter().any(|p| p.1.len() == 1) {
+            parts.push(("*".into(), vec!["*".into()], vec![0; leaves]));
+        }
+        // canonical form of a partition: each leaf's group numbered by first appearance
+        let canonical = |map: &[u32]| -> Vec<u32> {
+            let mut seen: FxHashMap<u32, u32> = FxHashMap::default();
+            map.iter()
+                .map(|&g| {
+                    let next = seen.len() as u32;
+                    *seen.entry(g).or_insert(next)
+                })
+                .collect()
+        };
+        for a in 0..parts.len() {
+            for b in a + 1..parts.len() {
+                if canonical(&parts[a].2) == canonical(&parts[b].2) {
+                    return Err(Error::data(
+                        at(),
+                        format!(
+                            "partitions `{}` and `{}` group the values identically",
+                            parts[a].0, parts[b].0
+                        ),
+                    ));
+                }
+            }
+        }
+        // finest first; a strict refinement always has more groups
+        parts.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        let mut labels = Vec::with_capacity(parts.len());
+        let mut map = Vec::with_capacity(parts.len());
+        let mut part_names = Vec::with_capacity(parts.len());
+        for (name, l, m) in parts {
+            part_names.push(name);
+            labels.push(l);
+            map.push(m);
+        }
+        // level 0 must be the identity on leaf codes
+        let identity = map[0].clone();
+        labels[0] = (0..leaves)
+            .map(|leaf| labels[0][identity[leaf] as usize].clone())
+            .collect();
+        map[0] = (0..leaves as u32).collect();
+        let cardinality: Vec<usize> = labels.iter().map(Vec::len).collect();
+        let sizes = map
+            .iter()
+            .zip(&cardinality)
+            .map(|(m, &n)| {
+                let mut s = vec![0u32; n];
+                for &c in m {
+                    s[c as usize] += 1;
+                }
+                s
+            })
+            .collect();
+        let order = Order::of(&map, &cardinality, part_names);
+        Ok(Hierarchy {
+            labels,
+            map,
+            sizes,
+            leaf_index,
+            order,
+        })
+    }
+
+    /// Whether the levels form a chain (each refines the next).
+    pub fn is_chain(&self) -> bool {
+        self.order.chain
+    }
+
+    /// Whether level `a` refines level `b` (every group of `a` lies inside one of `b`).
+    pub fn refines(&self, a: usize, b: usize) -> bool {
+        self.order.refines[a][b]
+    }
+
+    /// The direct successors of `level`: the coarser levels with no admissible level
+    /// between (paper 000 section 2.2). For a chain, the next level.
+    pub fn successors(&self, level: usize) -> &[u8] {
+        &self.order.covers[level]
+    }
+
+    /// The name of `level`: the partition's name for partition hierarchies, else the number.
+    pub fn level_name(&self, level: usize) -> String {
+        self.order
+            .names
+            .get(level)
+            .cloned()
+            .unwrap_or_else(|| level.to_string())
     }
 
     /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
@@ -188,7 +412,18 @@ impl Hierarchy {
             }
             rows.push(row);
         }
-        Hierarchy::from_rows(&rows, Path::new("<hierarchy with missing values>"), None)
+        let source = Path::new("<hierarchy with missing values>");
+        if self.is_chain() {
+            Hierarchy::from_rows(&rows, source, None)
+        } else {
+            // every level, the identity included, as a named partition
+            let names: Vec<String> = (0..self.levels()).map(|l| self.level_name(l)).collect();
+            let rows: Vec<Vec<String>> = rows
+                .into_iter()
+                .map(|r| std::iter::once(r[0].clone()).chain(r).collect())
+                .collect();
+            Hierarchy::from_partitions(&rows, &names, source)
+        }
     }
 
     /// Number of levels, including level 0.
@@ -259,6 +494,11 @@ pub enum Builder {
     },
     /// A single level `*` above the values: the attribute can only be kept or suppressed.
     Suppress {},
+    /// Admissible partitions that need not form a chain (paper 000): partition name →
+    /// group label → the values in the group. The values themselves and `*` are added.
+    Partitions {
+        partitions: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    },
 }
 
 impl Builder {
@@ -271,7 +511,11 @@ impl Builder {
                 "the column has no values to build a hierarchy from",
             ));
         }
+        if let Builder::Partitions { partitions } = self {
+            return partition_hierarchy(values, partitions, file, key);
+        }
         let rows: Vec<Vec<String>> = match self {
+            Builder::Partitions { .. } => unreachable!("handled above"),
             Builder::Intervals { widths } => interval_rows(values, widths, file, key)?,
             Builder::Mask {} => mask_rows(values),
             Builder::Date { format } => date_rows(values, format, file, key)?,
@@ -375,76 +619,78 @@ fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
     with_top(rows, false)
 }
 
-fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<Vec<Vec<String>>> {
-    // Tokenize the format into fields and literals.
+/// The fields of a date format (`%d`, `%m`, `%y`/`%Y`, in order) and its first separator.
+fn date_fields(format: &str) -> std::result::Result<(Vec<char>, char), String> {
     let mut fields = Vec::new();
     let mut sep = None;
-    let mut chars = format.chars().peekable();
-    let mut pattern = String::new();
+    let mut chars = format.chars();
     while let Some(c) = chars.next() {
         if c == '%' {
             match chars.next() {
-                Some(f @ ('d' | 'm' | 'y' | 'Y')) => {
-                    fields.push(f);
-                    pattern.push('%');
-                    pattern.push(f);
-                }
+                Some(f @ ('d' | 'm' | 'y' | 'Y')) => fields.push(f),
                 other => {
-                    return Err(Error::config(
-                        file,
-                        format!("{key}.format"),
-                        format!(
-                            "unknown date field `%{}` (use %d, %m, %y or %Y)",
-                            other.unwrap_or(' ')
-                        ),
+                    return Err(format!(
+                        "unknown date field `%{}` (use %d, %m, %y or %Y)",
+                        other.unwrap_or(' ')
                     ))
                 }
             }
         } else {
             sep.get_or_insert(c);
-            pattern.push(c);
         }
     }
     if !(fields.contains(&'d')
         && fields.contains(&'m')
         && (fields.contains(&'y') || fields.contains(&'Y')))
     {
-        return Err(Error::config(
-            file,
-            format!("{key}.format"),
-            "date format needs %d, %m and %y or %Y",
-        ));
+        return Err("date format needs %d, %m and %y or %Y".into());
     }
-    let sep = sep.unwrap_or('/');
+    Ok((fields, sep.unwrap_or('/')))
+}
+
+/// Day, month and year digits of `value` read with `fields`, or None when it does not match.
+fn date_parts<'v>(value: &'v str, fields: &[char]) -> Option<(u32, u32, &'v str)> {
+    let parts: Vec<&str> = value
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() != fields.len() {
+        return None;
+    }
+    let (mut day, mut month, mut year) = ("", "", "");
+    for (f, p) in fields.iter().zip(&parts) {
+        match f {
+            'd' => day = p,
+            'm' => month = p,
+            _ => year = p,
+        }
+    }
+    let d: u32 = day.parse().ok()?;
+    let m: u32 = month.parse().ok()?;
+    ((1..=31).contains(&d) && (1..=12).contains(&m)).then_some((d, m, year))
+}
+
+/// A chronological sort key of `value` in date `format` (year as written, so two-digit
+/// years order within one century), or None when the format or value is not a date.
+pub fn date_key(value: &str, format: &str) -> Option<u64> {
+    let (fields, _) = date_fields(format).ok()?;
+    let (d, m, year) = date_parts(value, &fields)?;
+    let y: u64 = year.parse().ok()?;
+    Some(y * 10_000 + m as u64 * 100 + d as u64)
+}
+
+fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<Vec<Vec<String>>> {
+    let (fields, sep) =
+        date_fields(format).map_err(|e| Error::config(file, format!("{key}.format"), e))?;
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
-        let parts: Vec<&str> = v
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|p| !p.is_empty())
-            .collect();
-        let bad = || {
+        let (_, m, year) = date_parts(v, &fields).ok_or_else(|| {
             Error::config(
                 file,
                 key,
                 format!("value `{v}` does not match date format `{format}`"),
             )
-        };
-        if parts.len() != fields.len() {
-            return Err(bad());
-        }
-        let (mut day, mut month, mut year) = ("", "", "");
-        for (f, p) in fields.iter().zip(&parts) {
-            match f {
-                'd' => day = p,
-                'm' => month = p,
-                _ => year = p,
-            }
-        }
-        let d: u32 = day.parse().map_err(|_| bad())?;
-        let m: u32 = month.parse().map_err(|_| bad())?;
-        if !(1..=31).contains(&d) || !(1..=12).contains(&m) {
-            return Err(bad());
-        }
+        })?;
         rows.push(vec![
             v.clone(),
             format!("{m:02}{sep}{year}"),
@@ -489,12 +735,121 @@ fn group_rows(
     Ok(with_top(rows, false))
 }
 
+fn partition_hierarchy(
+    values: &[String],
+    partitions: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    file: &str,
+    key: &str,
+) -> Result<Hierarchy> {
+    let mut rows: Vec<Vec<String>> = values.iter().map(|v| vec![v.clone()]).collect();
+    let mut names = Vec::with_capacity(partitions.len());
+    for (name, groups) in partitions {
+        let at = format!("{key}.partitions.{name}");
+        let mut group_of: FxHashMap<&str, &str> = FxHashMap::default();
+        for (label, members) in groups {
+            for m in members {
+                if let Some(other) = group_of.insert(m, label) {
+                    return Err(Error::config(
+                        file,
+                        &at,
+                        format!("`{m}` is in both groups `{other}` and `{label}`"),
+                    ));
+                }
+            }
+        }
+        for row in &mut rows {
+            let label = group_of.get(row[0].as_str()).ok_or_else(|| {
+                Error::config(file, &at, format!("no group contains `{}`", row[0]))
+            })?;
+            row.push((*label).to_owned());
+        }
+        names.push(name.clone());
+    }
+    Hierarchy::from_partitions(&rows, &names, Path::new(&format!("{file} ({key})")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn blood() -> Builder {
+        let spec = r#"
+            kind = "partitions"
+            partitions.split_ab = { "A|B" = ["A", "B"], "O|AB" = ["O", "AB"] }
+            partitions.split_ao = { "A|O" = ["A", "O"], "B|AB" = ["B", "AB"] }
+        "#;
+        toml::from_str(spec).unwrap()
+    }
+
+    #[test]
+    fn blood_type_partitions_form_a_poset() {
+        let h = blood()
+            .build(&strings(&["A", "B", "O", "AB"]), "c.toml", "k")
+            .unwrap();
+        assert_eq!(h.levels(), 4);
+        assert!(!h.is_chain());
+        let names: Vec<String> = (0..4).map(|l| h.level_name(l)).collect();
+        assert_eq!(names, ["values", "split_ab", "split_ao", "*"]);
+        assert!(h.refines(0, 1) && h.refines(0, 2) && h.refines(1, 3) && h.refines(2, 3));
+        assert!(!h.refines(1, 2) && !h.refines(2, 1));
+        assert_eq!(h.successors(0), &[1, 2]);
+        assert_eq!(h.successors(1), &[3]);
+        assert_eq!(h.successors(2), &[3]);
+        assert!(h.successors(3).is_empty());
+        let a = h.leaf("A").unwrap();
+        assert_eq!(h.label(1, h.code(1, a)), "A|B");
+        assert_eq!(h.label(2, h.code(2, a)), "A|O");
+        // a missing marker stays apart below the top
+        let h = h.with_missing(&strings(&["?"])).unwrap();
+        assert!(!h.is_chain());
+        let q = h.leaf("?").unwrap();
+        assert_eq!(h.group_size(1, h.code(1, q)), 1);
+        assert_eq!(h.label(3, h.code(3, q)), "*");
+    }
+
+    #[test]
+    fn partitions_errors_name_the_key() {
+        let err = blood()
+            .build(
+                &strings(&["A", "B", "O", "AB", "X"]),
+                "c.toml",
+                "attributes.b.hierarchy",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("attributes.b.hierarchy.partitions.split_ab"),
+            "{err}"
+        );
+        assert!(err.contains("no group contains `X`"), "{err}");
+        let same = r#"
+            kind = "partitions"
+            partitions.p = { "x" = ["A", "B"], "y" = ["O"] }
+            partitions.q = { "u" = ["A", "B"], "v" = ["O"] }
+        "#;
+        let err = toml::from_str::<Builder>(same)
+            .unwrap()
+            .build(&strings(&["A", "B", "O"]), "c.toml", "k")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`p` and `q` group the values identically"),
+            "{err}"
+        );
+        // nested partitions make a chain
+        let nested = r#"
+            kind = "partitions"
+            partitions.p = { "x" = ["A", "B"], "y" = ["O"] }
+        "#;
+        let h = toml::from_str::<Builder>(nested)
+            .unwrap()
+            .build(&strings(&["A", "B", "O"]), "c.toml", "k")
+            .unwrap();
+        assert!(h.is_chain() && h.levels() == 3);
     }
 
     #[test]

@@ -5,6 +5,14 @@
 //! plain vectors. The lattice also fixes a spanning tree used to roll classes up from a
 //! finer node: the parent of a node lowers its first non-zero level by one, so the subtree
 //! under a node contains only generalizations of it.
+//!
+//! When some attribute's levels are partitions that form a partial order rather than a
+//! chain (paper 000's admissible partitions), the lattice carries each attribute's
+//! refinement order: node A generalizes B when every coordinate of A is refined by B's,
+//! and the direct successors of a node raise one coordinate to one of its direct
+//! successors. Level numbers still grow with coarseness (a level refines only higher
+//! ones), so level sums order nodes consistently with generalization either way; the
+//! spanning tree and chains to the top, which need nested levels, are used only on chains.
 
 /// The lattice of level vectors `0 ..= max[j]` for each attribute `j`.
 #[derive(Debug, Clone)]
@@ -14,6 +22,23 @@ pub struct Lattice {
     size: usize,
     /// Attribute order of the rollup spanning tree (a permutation of `0..dimensions`).
     tree_order: Vec<usize>,
+    /// Each attribute's refinement order, when some attribute's levels are not a chain.
+    orders: Option<Vec<LevelOrder>>,
+}
+
+/// The refinement order of one attribute's levels.
+#[derive(Debug, Clone)]
+pub struct LevelOrder {
+    /// `refines[a][b]`: level `a` is at least as specific as level `b`.
+    pub refines: Vec<Vec<bool>>,
+    /// Direct successors of each level.
+    pub covers: Vec<Vec<u8>>,
+}
+
+impl LevelOrder {
+    fn covered_by(&self, level: u8) -> impl Iterator<Item = u8> + '_ {
+        (0..self.covers.len() as u8).filter(move |&a| self.covers[a as usize].contains(&level))
+    }
 }
 
 impl Lattice {
@@ -30,6 +55,29 @@ impl Lattice {
             radix,
             size,
             tree_order,
+            orders: None,
+        }
+    }
+    /// Uses each attribute's refinement order (`orders[j]` has `max[j] + 1` levels). Orders
+    /// that are all chains leave the lattice as it is.
+    pub fn with_orders(mut self, orders: Vec<LevelOrder>) -> Lattice {
+        let chain = |o: &LevelOrder| {
+            (0..o.refines.len()).all(|a| (a..o.refines.len()).all(|b| o.refines[a][b]))
+        };
+        if orders.len() == self.max.len() && !orders.iter().all(chain) {
+            self.orders = Some(orders);
+        }
+        self
+    }
+    /// Whether every attribute's levels form a chain (the usual generalization lattice).
+    pub fn is_chain(&self) -> bool {
+        self.orders.is_none()
+    }
+    /// Whether node `b` generalizes node `a` (or equals it).
+    pub fn generalizes(&self, b: &[u8], a: &[u8]) -> bool {
+        match &self.orders {
+            None => is_generalization(b, a),
+            Some(orders) => (0..a.len()).all(|j| orders[j].refines[a[j] as usize][b[j] as usize]),
         }
     }
     /// Sets the attribute order of the rollup spanning tree. Any permutation gives a
@@ -80,8 +128,19 @@ impl Lattice {
             })
             .collect()
     }
-    /// Direct generalizations (one level up in one attribute).
+    /// Direct generalizations (one attribute raised to a direct successor of its level).
     pub fn successors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+        if let Some(orders) = &self.orders {
+            let mut out = Vec::new();
+            for (j, order) in orders.iter().enumerate() {
+                for &c in &order.covers[levels[j] as usize] {
+                    let mut s = levels.to_vec();
+                    s[j] = c;
+                    out.push(s);
+                }
+            }
+            return out;
+        }
         (0..levels.len())
             .filter(|&j| levels[j] < self.max[j])
             .map(|j| {
@@ -91,8 +150,19 @@ impl Lattice {
             })
             .collect()
     }
-    /// Direct specializations (one level down in one attribute).
+    /// Direct specializations (one attribute lowered to a level it directly succeeds).
     pub fn predecessors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+        if let Some(orders) = &self.orders {
+            let mut out = Vec::new();
+            for (j, order) in orders.iter().enumerate() {
+                for c in order.covered_by(levels[j]) {
+                    let mut s = levels.to_vec();
+                    s[j] = c;
+                    out.push(s);
+                }
+            }
+            return out;
+        }
         (0..levels.len())
             .filter(|&j| levels[j] > 0)
             .map(|j| {
@@ -120,12 +190,26 @@ impl Lattice {
     }
     /// Every node index of the up-set of `levels` (itself included).
     pub fn generalizations_of(&self, levels: &[u8]) -> Vec<usize> {
-        self.nodes_between(levels, &self.max)
+        match &self.orders {
+            None => self.nodes_between(levels, &self.max),
+            Some(_) => self
+                .nodes_between(levels, &self.max)
+                .into_iter()
+                .filter(|&i| self.generalizes(&self.levels(i), levels))
+                .collect(),
+        }
     }
 
     /// Every node index of the down-set of `levels` (itself included).
     pub fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
-        self.nodes_between(&vec![0; levels.len()], levels)
+        match &self.orders {
+            None => self.nodes_between(&vec![0; levels.len()], levels),
+            Some(_) => self
+                .nodes_between(&vec![0; levels.len()], levels)
+                .into_iter()
+                .filter(|&i| self.generalizes(levels, &self.levels(i)))
+                .collect(),
+        }
     }
 
     /// Every node index `n` with `lo ≤ n ≤ hi` pointwise (an odometer over the box).
@@ -218,5 +302,68 @@ mod tests {
             .filter(|&i| is_generalization(&node, &l.levels(i)))
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// The blood-type poset of paper 000 (values < two incomparable splits < `*`) times a
+    /// two-level chain.
+    fn blood_lattice() -> Lattice {
+        let blood = LevelOrder {
+            refines: vec![
+                vec![true, true, true, true],
+                vec![false, true, false, true],
+                vec![false, false, true, true],
+                vec![false, false, false, true],
+            ],
+            covers: vec![vec![1, 2], vec![3], vec![3], vec![]],
+        };
+        let chain = LevelOrder {
+            refines: vec![vec![true, true], vec![false, true]],
+            covers: vec![vec![1], vec![]],
+        };
+        Lattice::new(vec![3, 1]).with_orders(vec![blood, chain])
+    }
+
+    #[test]
+    fn poset_successors_are_direct_and_sets_follow_refinement() {
+        let l = blood_lattice();
+        assert!(!l.is_chain());
+        assert_eq!(
+            l.successors(&[0, 0]),
+            vec![vec![1, 0], vec![2, 0], vec![0, 1]]
+        );
+        assert_eq!(l.successors(&[1, 1]), vec![vec![3, 1]]);
+        assert_eq!(
+            l.predecessors(&[3, 1]),
+            vec![vec![1, 1], vec![2, 1], vec![3, 0]]
+        );
+        let up: Vec<Vec<u8>> = l
+            .generalizations_of(&[1, 0])
+            .into_iter()
+            .map(|i| l.levels(i))
+            .collect();
+        assert_eq!(up, vec![vec![1, 0], vec![3, 0], vec![1, 1], vec![3, 1]]);
+        let down: Vec<Vec<u8>> = l
+            .specializations_of(&[2, 1])
+            .into_iter()
+            .map(|i| l.levels(i))
+            .collect();
+        assert_eq!(down, vec![vec![0, 0], vec![2, 0], vec![0, 1], vec![2, 1]]);
+        // a direct successor has nothing strictly between (brute force over the product)
+        for i in 0..l.size() {
+            let a = l.levels(i);
+            let mut want: Vec<Vec<u8>> = (0..l.size())
+                .map(|k| l.levels(k))
+                .filter(|b| b != &a && l.generalizes(b, &a))
+                .filter(|b| {
+                    !(0..l.size())
+                        .map(|k| l.levels(k))
+                        .any(|c| &c != b && c != a && l.generalizes(&c, &a) && l.generalizes(b, &c))
+                })
+                .collect();
+            let mut got = l.successors(&a);
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{a:?}");
+        }
     }
 }

@@ -128,8 +128,11 @@ impl ModelSpec {
         match self {
             ModelSpec::KAnonymity { .. }
             | ModelSpec::DistinctLDiversity { .. }
-            | ModelSpec::Confidential { .. }
-            | ModelSpec::LogicalSafety => (true, true),
+            | ModelSpec::Confidential { .. } => (true, true),
+            // Merging an unsafe class into a safe one adds its members' CON sets, which
+            // can make the union unsafe: monotone with suppression only when everyone
+            // holds the same CON (see `Problem::models_monotonic`).
+            ModelSpec::LogicalSafety => (false, true),
             ModelSpec::DeltaDisclosure { .. } => (false, false),
             _ => (false, true),
         }

@@ -7,7 +7,7 @@ use crate::classes::{Classes, Snapshot};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::hierarchy::Hierarchy;
-use crate::lattice::Lattice;
+use crate::lattice::{Lattice, LevelOrder};
 use crate::metrics::{Metric, MetricSpec, Score};
 use crate::privacy::{Model, ModelSpec};
 
@@ -98,7 +98,18 @@ impl Problem {
         let snapshot = Snapshot::build(&hierarchies, &leaves, &sensitive, data.rows())?;
         let mut order: Vec<usize> = (0..data.quasi.len()).collect();
         order.sort_by_key(|&j| data.table.dictionary(data.quasi[j].column).len());
-        let lattice = Lattice::new(data.max_levels()).with_tree_order(order);
+        let orders = hierarchies
+            .iter()
+            .map(|h| LevelOrder {
+                refines: (0..h.levels())
+                    .map(|a| (0..h.levels()).map(|b| h.refines(a, b)).collect())
+                    .collect(),
+                covers: (0..h.levels()).map(|a| h.successors(a).to_vec()).collect(),
+            })
+            .collect();
+        let lattice = Lattice::new(data.max_levels())
+            .with_tree_order(order)
+            .with_orders(orders);
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
         Ok(Problem {
             data,
@@ -206,7 +217,14 @@ impl Problem {
     /// Whether "not acceptable" propagates down and "acceptable" up the lattice.
     pub fn models_monotonic(&self) -> bool {
         self.models.iter().all(|m| {
-            let (with_suppression, with_generalization) = m.spec.monotonicity();
+            let (mut with_suppression, with_generalization) = m.spec.monotonicity();
+            if matches!(m.spec, ModelSpec::LogicalSafety) {
+                with_suppression = self
+                    .data
+                    .confidentiality
+                    .as_ref()
+                    .is_some_and(|c| c.con_sets.len() <= 1);
+            }
             if self.max_suppressed == 0 {
                 with_generalization
             } else {

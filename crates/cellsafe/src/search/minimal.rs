@@ -16,9 +16,10 @@
 //! few classes and rule out most of the lattice), so it is what `minimal` runs; see
 //! `cellsafe bench --safety` and docs/performance.md.
 //!
-//! The last two need monotonic models and otherwise run [`bfs`].
+//! The last two need monotonic models and chains of levels, and otherwise run [`bfs`]
+//! (which also searches partial orders of partitions, by direct successors).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -31,42 +32,57 @@ use crate::problem::{Evaluation, Problem};
 
 /// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
 ///
-/// Layer by layer (level sum), every node not yet known to be a generalization of an
-/// acceptable node is evaluated; acceptable ones are output and their generalizations
-/// marked; the successors of the others form the next layer. Because layers are taken in
-/// order of level sum, the output is exactly the set of minimal acceptable nodes whether or
-/// not the models are monotonic. Each node's classes are rolled up from an evaluated
-/// predecessor of the previous layer.
+/// Nodes are taken in layers of equal level sum; every node not yet known to be a
+/// generalization of an acceptable node is evaluated; acceptable ones are output and their
+/// generalizations marked; the direct successors of the others are queued. A node's level
+/// sum exceeds that of every node it generalizes (on chains and on partial orders of
+/// partitions alike), so each node is reached only after everything below it, and the
+/// output is exactly the set of minimal acceptable nodes whether or not the models are
+/// monotonic. Each node's classes are rolled up from the direct predecessor that queued it.
 pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
     let lattice = &problem.lattice;
     let hierarchies = problem.hierarchies();
     let mut done = vec![false; lattice.size()];
-    let mut layer: BTreeSet<usize> = BTreeSet::from([lattice.index(&lattice.bottom())]);
-    let mut cache: FxHashMap<usize, Classes> = FxHashMap::default();
+    // queued nodes by level sum, each with the evaluated predecessor that queued it
+    let mut queue: BTreeMap<u32, BTreeMap<usize, Option<usize>>> = BTreeMap::new();
+    queue
+        .entry(0)
+        .or_default()
+        .insert(lattice.index(&lattice.bottom()), None);
+    // classes of unacceptable nodes, with how many queued nodes still roll up from them
+    let mut cache: FxHashMap<usize, (Classes, usize)> = FxHashMap::default();
     let mut found = Vec::new();
     let mut evaluated = 0usize;
-    while !layer.is_empty() {
-        let nodes: Vec<usize> = layer.iter().copied().filter(|&i| !done[i]).collect();
+    while let Some((_, layer)) = queue.pop_first() {
+        let nodes: Vec<(usize, Option<usize>)> = layer
+            .iter()
+            .map(|(&i, &p)| (i, p))
+            .filter(|&(i, _)| !done[i])
+            .collect();
         let results: Vec<(usize, Evaluation, Classes)> = nodes
             .par_iter()
-            .map(|&i| {
+            .map(|&(i, parent)| {
                 let levels = lattice.levels(i);
-                let classes = lattice
-                    .predecessors(&levels)
-                    .iter()
-                    .find_map(|p| cache.get(&lattice.index(p)).map(|c| (p.clone(), c)))
+                let classes = parent
+                    .and_then(|p| cache.get(&p).map(|(c, _)| (lattice.levels(p), c)))
                     .map(|(p, c)| problem.snapshot.rollup(&hierarchies, c, &p, &levels))
                     .unwrap_or_else(|| problem.classes(&levels));
                 let (evaluation, _) = problem.assess(&levels, &classes);
                 (i, evaluation, classes)
             })
             .collect();
+        for parent in layer.values().flatten() {
+            if let Some(entry) = cache.get_mut(parent) {
+                entry.1 -= 1;
+                if entry.1 == 0 {
+                    cache.remove(parent);
+                }
+            }
+        }
         evaluated += results.len();
         if let Some(progress) = progress {
             progress(evaluated);
         }
-        let mut next = BTreeSet::new();
-        let mut next_cache = FxHashMap::default();
         for (i, evaluation, classes) in results {
             done[i] = true;
             if evaluation.acceptable {
@@ -75,15 +91,23 @@ pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
                 }
                 found.push(evaluation);
             } else {
+                let mut children = 0;
                 for s in lattice.successors(&evaluation.levels) {
-                    next.insert(lattice.index(&s));
+                    let index = lattice.index(&s);
+                    if done[index] {
+                        continue;
+                    }
+                    let slot = queue.entry(level_sum(&s)).or_default();
+                    if let std::collections::btree_map::Entry::Vacant(v) = slot.entry(index) {
+                        v.insert(Some(i));
+                        children += 1;
+                    }
                 }
-                next_cache.insert(i, classes);
+                if children > 0 {
+                    cache.insert(i, (classes, children));
+                }
             }
         }
-        next.retain(|&i| !done[i]);
-        layer = next;
-        cache = next_cache;
     }
     found.sort_by_key(|e| lattice.index(&e.levels));
     let best = pick_best(&found);
@@ -206,7 +230,7 @@ fn bottom_up(nodes: &mut [Vec<u8>]) {
 
 /// All minimal acceptable nodes by bidirectional inference (see the module docs).
 pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    if !problem.models_monotonic() {
+    if !problem.models_monotonic() || !problem.lattice.is_chain() {
         return bfs(problem, progress);
     }
     let lattice = &problem.lattice;
@@ -246,7 +270,7 @@ pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
 /// All minimal acceptable nodes by Incognito's iteration over attribute subsets (paper 000
 /// section 3.4; see the module docs).
 pub fn incognito(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    if !problem.models_monotonic() {
+    if !problem.models_monotonic() || !problem.lattice.is_chain() {
         return bfs(problem, progress);
     }
     let lattice = &problem.lattice;

@@ -213,9 +213,27 @@ fn walk<'a>(
 
 /// Evaluates every node. Returns the outcome and all evaluations in lattice index order.
 pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Vec<Evaluation>) {
-    let w = walk(problem, false, true, progress);
-    let mut all = w.all.expect("kept").into_inner().expect("search lock");
-    all.sort_by_key(|e| problem.lattice.index(&e.levels));
+    let all = if problem.lattice.is_chain() {
+        let w = walk(problem, false, true, progress);
+        let mut all = w.all.expect("kept").into_inner().expect("search lock");
+        all.sort_by_key(|e| problem.lattice.index(&e.levels));
+        all
+    } else {
+        // partitions that do not nest: every node's classes come from the base
+        let evaluated = AtomicUsize::new(0);
+        (0..problem.lattice.size())
+            .into_par_iter()
+            .map(|i| {
+                let levels = problem.lattice.levels(i);
+                let evaluation = problem.assess(&levels, &problem.classes(&levels)).0;
+                let n = evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
+                if let Some(progress) = progress {
+                    progress(n);
+                }
+                evaluation
+            })
+            .collect()
+    };
     let best = pick_best(&all);
     let nodes_evaluated = all.len();
     (
@@ -236,7 +254,13 @@ pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Ve
 /// it to the top, so that one unacceptable node rules out its whole down-set and one
 /// acceptable node vouches for its up-set (ARX's Flash works on the same principle).
 /// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
+///
+/// Partial orders of partitions have neither the spanning tree nor monotone bounds that
+/// this relies on, so there every node is evaluated ([`exhaustive`]).
 pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.lattice.is_chain() {
+        return exhaustive(problem, progress).0;
+    }
     if problem.models_monotonic()
         && problem
             .metric
@@ -250,6 +274,9 @@ pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
 
 /// Depth-first walk of the rollup tree with bound pruning (see [`optimal`]).
 pub fn optimal_walk(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.lattice.is_chain() {
+        return exhaustive(problem, progress).0;
+    }
     let w = walk(problem, true, false, progress);
     Outcome {
         best: w.best.into_inner().expect("search lock"),
@@ -269,6 +296,9 @@ pub(crate) enum Status {
 /// for monotonic models, and it needs a class-free bound: otherwise it runs
 /// [`optimal_walk`].
 pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    if !problem.lattice.is_chain() {
+        return exhaustive(problem, progress).0;
+    }
     if !problem.models_monotonic()
         || problem
             .metric
