@@ -548,3 +548,80 @@ fn set_based_search_releases_a_safe_table() {
     assert!(text.starts_with("dob,zip,height,income,health\n"), "{text}");
     assert_eq!(text.lines().count(), 9);
 }
+
+/// Partitions that form a partial order: the report names the released partitions and
+/// lists both incomparable minimal nodes; cells show the partition's group labels.
+#[test]
+fn partial_order_granulation_names_the_partitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = (dir.path().join("out.csv"), dir.path().join("report.json"));
+    cellsafe()
+        .arg("anonymize")
+        .arg(examples().join("blood.toml"))
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["minimal"].as_array().unwrap().len(), 2);
+    assert_eq!(r["partitions"]["blood"], "split_ab");
+    assert_eq!(r["audit"]["passed"], true, "{r}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("\"{A,B}\",\"[30,40)\",hiv"), "{text}");
+}
+
+/// `[output] values = "microaggregation"`: cells show their group's median or mean, the
+/// audit still passes, and a continuous scale on dates is a key error.
+#[test]
+fn microaggregation_output_and_scale_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(examples().join("aog11.csv"), dir.path().join("aog11.csv")).unwrap();
+    let base = std::fs::read_to_string(examples().join("aog11.toml")).unwrap();
+    let job = dir.path().join("job.toml");
+    std::fs::write(
+        &job,
+        format!("{base}\n[output]\nvalues = \"microaggregation\"\n"),
+    )
+    .unwrap();
+    let (out, report) = (dir.path().join("out.csv"), dir.path().join("report.json"));
+    cellsafe()
+        .arg("anonymize")
+        .arg(&job)
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["values"], "microaggregation");
+    assert_eq!(r["audit"]["passed"], true, "{r}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    for line in text.lines().skip(1) {
+        let record: Vec<&str> = line.split(',').collect();
+        // dates stay dates (a median), heights are numbers (a mean), never labels
+        assert_eq!(record[0].len(), 8, "{line}");
+        assert!(record[2].parse::<f64>().is_ok(), "{line}");
+    }
+    let bad = base.replace(
+        "hierarchy = { kind = \"date\", format = \"%d/%m/%y\" }",
+        "hierarchy = { kind = \"date\", format = \"%d/%m/%y\" }\nscale = \"continuous\"",
+    );
+    std::fs::write(
+        &job,
+        format!("{bad}\n[output]\nvalues = \"microaggregation\"\n"),
+    )
+    .unwrap();
+    cellsafe()
+        .arg("anonymize")
+        .arg(&job)
+        .arg("--output")
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("attributes.dob.scale"));
+}

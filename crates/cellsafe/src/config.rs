@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, Role};
 use crate::disclosure::setup::DiscloseSpec;
@@ -16,6 +16,7 @@ use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::logic::setbased::SetBasedSpec;
 use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
+use crate::microaggregation::{Aggregator, Scale};
 use crate::privacy::{Model, ModelSpec};
 use crate::problem::Problem;
 use crate::search::genetic::GeneticSpec;
@@ -70,6 +71,21 @@ pub struct AttributeSpec {
     pub role: Role,
     #[serde(default)]
     pub hierarchy: Option<HierarchySpec>,
+    /// Measurement scale for microaggregation output. Default: continuous if every value
+    /// is a number, ordinal for date hierarchies, nominal otherwise.
+    #[serde(default)]
+    pub scale: Option<Scale>,
+}
+
+/// What a released quasi-identifier cell shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputValues {
+    /// The label of the cell's group.
+    #[default]
+    Generalization,
+    /// The mean, median or mode of the cell's group (by the attribute's scale).
+    Microaggregation,
 }
 
 /// `[search]`.
@@ -95,6 +111,8 @@ pub struct SearchSpec {
 pub struct OutputSpec {
     pub path: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    #[serde(default)]
+    pub values: OutputValues,
 }
 
 /// A whole job description.
@@ -202,6 +220,44 @@ impl Config {
             )),
             None => Ok(()),
         }
+    }
+
+    /// One aggregator per quasi-identifier of `problem` when `[output] values` asks for
+    /// microaggregation, else None.
+    pub fn aggregators(&self, problem: &Problem) -> Result<Option<Vec<Aggregator>>> {
+        if self.output.values != OutputValues::Microaggregation {
+            return Ok(None);
+        }
+        let file = self.file_name();
+        let mut out = Vec::with_capacity(problem.data.quasi.len());
+        for q in &problem.data.quasi {
+            let spec = self.attributes.get(&q.name);
+            let date_format = match spec.and_then(|s| s.hierarchy.as_ref()) {
+                Some(HierarchySpec::Builder(Builder::Date { format })) => Some(format.as_str()),
+                _ => None,
+            };
+            let values = problem.data.table.dictionary(q.column).values();
+            let numeric = values.iter().all(|v| v.trim().parse::<f64>().is_ok());
+            let scale = match spec.and_then(|s| s.scale) {
+                Some(scale) => scale,
+                None if date_format.is_some() => Scale::Ordinal,
+                None if numeric => Scale::Continuous,
+                None => Scale::Nominal,
+            };
+            if scale == Scale::Continuous && !numeric {
+                let v = values
+                    .iter()
+                    .find(|v| v.trim().parse::<f64>().is_err())
+                    .expect("a non-number");
+                return Err(Error::config(
+                    &file,
+                    format!("attributes.{}.scale", q.name),
+                    format!("a continuous attribute needs numbers, but `{v}` is not one"),
+                ));
+            }
+            out.push(Aggregator::new(scale, &q.hierarchy, date_format));
+        }
+        Ok(Some(out))
     }
 
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.

@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::disclosure::{setup, Strategy};
 use crate::error::{Error, Result};
 use crate::release::{write_atomic, Released};
-use crate::report::{describe, levels_map, Report};
+use crate::report::{describe, levels_map, partition_names, Report};
 use crate::search::{self, Progress};
 
 /// Where to write what.
@@ -104,9 +104,16 @@ fn anonymize_here(
         report.ql = Some(node.ql);
         report.glm = Some(node.glm);
         report.sf = node.sf;
+        report.partitions = partition_names(&problem, &best.levels);
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
-            Released::new(&problem, &best.levels)?.write_csv(path, format.delimiter)?;
+            let mut released = Released::new(&problem, &best.levels)?;
+            if let Some(aggregators) = config.aggregators(&problem)? {
+                released = released.microaggregated(&aggregators)?;
+                report.values = config.output.values;
+                report.warnings.extend(released.warnings().iter().cloned());
+            }
+            released.write_csv(path, format.delimiter)?;
             report.output = Some(path.display().to_string());
             report.audit = Some(audit::audit(
                 path,

@@ -6,7 +6,7 @@
 //! equivalence classes and rolls them up along the [`lattice`]; [`privacy`] models decide
 //! which classes must be suppressed; [`metrics`] score a transformation; [`search`] finds
 //! the best acceptable transformation of a [`problem`]; [`release`] writes the released
-//! table, [`audit`] re-checks it independently, and [`report`] describes the run.
+//! table (group labels, or [`microaggregation`] statistics), [`audit`] re-checks it independently, and [`report`] describes the run.
 //! [`config`] reads the TOML job description that ties them together.
 
 pub mod classes;
@@ -16,6 +16,7 @@ pub mod hierarchy;
 pub mod lattice;
 pub mod logic;
 pub mod metrics;
+pub mod microaggregation;
 pub mod privacy;
 pub mod problem;
 pub mod search;

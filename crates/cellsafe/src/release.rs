@@ -1,5 +1,5 @@
 //! The released table: identifying columns removed, quasi-identifiers generalized to the
-//! chosen levels, rows of suppressed classes with every quasi-identifier set to `*`, other
+//! chosen levels (or microaggregated), rows of suppressed classes with every quasi-identifier set to `*`, other
 //! columns unchanged. Files are written atomically: a temporary file in the target
 //! directory, renamed over the target once complete.
 
@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::dataset::Role;
 use crate::error::{Error, Result};
+use crate::microaggregation::{Aggregator, Microaggregated};
 use crate::problem::Problem;
 
 /// The label written for every quasi-identifier of a suppressed row.
@@ -57,6 +58,8 @@ pub struct Released<'a> {
     levels: Vec<u8>,
     row_class: Vec<u32>,
     suppressed: Vec<bool>,
+    /// Statistics shown instead of group labels (microaggregation output).
+    aggregated: Option<Microaggregated>,
 }
 
 impl<'a> Released<'a> {
@@ -71,7 +74,23 @@ impl<'a> Released<'a> {
             levels: levels.to_vec(),
             row_class,
             suppressed,
+            aggregated: None,
         })
+    }
+
+    /// Shows each quasi-identifier cell as its group's mean, median or mode over the
+    /// released rows instead of the group's label.
+    pub fn microaggregated(mut self, aggregators: &[Aggregator]) -> Result<Released<'a>> {
+        let aggregated = Microaggregated::new(self.problem, &self.levels, aggregators, |row| {
+            !self.is_suppressed(row)
+        })?;
+        self.aggregated = Some(aggregated);
+        Ok(self)
+    }
+
+    /// Warnings of the microaggregation (groups that got the same value).
+    pub fn warnings(&self) -> &[String] {
+        self.aggregated.as_ref().map_or(&[], |m| &m.warnings)
     }
 
     /// Header of the released table.
@@ -106,10 +125,11 @@ impl<'a> Released<'a> {
                         out.push(SUPPRESSED);
                     } else {
                         let level = self.levels[qi - 1] as usize;
-                        out.push(
-                            q.hierarchy
-                                .label(level, q.hierarchy.code(level, q.leaves[row])),
-                        );
+                        let group = q.hierarchy.code(level, q.leaves[row]);
+                        out.push(match &self.aggregated {
+                            Some(m) => m.value(qi - 1, group),
+                            None => q.hierarchy.label(level, group),
+                        });
                     }
                 }
                 _ => out.push(data.table.value(row, column)),

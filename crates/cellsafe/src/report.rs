@@ -90,6 +90,33 @@ pub struct Report {
     /// transformation, and the generalized cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub set_based: Option<crate::logic::setbased::SetBasedReport>,
+    /// When some hierarchy's partitions form a partial order: the name of the released
+    /// partition of each quasi-identifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<Map<String, Value>>,
+    /// What the released quasi-identifier cells show.
+    pub values: crate::config::OutputValues,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The partition name of each quasi-identifier at `levels`, when the lattice is not a
+/// product of chains (else None: levels say it all).
+pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
+    (!problem.lattice.is_chain()).then(|| {
+        problem
+            .data
+            .quasi
+            .iter()
+            .zip(levels)
+            .map(|(q, &l)| {
+                (
+                    q.name.clone(),
+                    Value::from(q.hierarchy.level_name(l as usize)),
+                )
+            })
+            .collect()
+    })
 }
 
 impl Report {
@@ -118,6 +145,9 @@ impl Report {
             minimal: None,
             seconds: 0.0,
             output: None,
+            partitions: None,
+            values: crate::config::OutputValues::Generalization,
+            warnings: Vec::new(),
             audit: None,
             disclosure: None,
             sf: None,
