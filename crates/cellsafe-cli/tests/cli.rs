@@ -542,6 +542,11 @@ fn set_based_search_releases_a_safe_table() {
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(r["set_based"]["safe"], true);
+    assert_eq!(r["audit"]["passed"], true, "{r}");
+    assert!(
+        r["audit"]["unchecked"].as_array().unwrap().is_empty(),
+        "{r}"
+    );
     let cells = r["set_based"]["generalized_cells"].as_u64().unwrap();
     assert!(cells < r["set_based"]["level_based_cells"].as_u64().unwrap());
     let text = std::fs::read_to_string(&out).unwrap();

@@ -143,8 +143,14 @@ fn set_based(
     report.found = found.search.safe;
     if found.search.safe {
         if let Some(path) = &outputs.table {
-            table.write_csv(path, config.csv_format()?.delimiter)?;
+            let format = config.csv_format()?;
+            table.write_csv(path, format.delimiter)?;
             report.output = Some(path.display().to_string());
+            let schema = crate::logic::setbased::SetTable::new(
+                problem,
+                &config.search.set_based.families(),
+            )?;
+            report.audit = Some(audit::audit_set_based(path, &format, &schema)?);
         }
     }
     report.set_based = Some(found);

@@ -520,6 +520,14 @@ fn linking_example_9_set_based() {
     assert_eq!(exposed, ["Alice", "Bob", "Edward", "Franz"]);
 }
 
+fn csv_format() -> cellsafe::table::CsvFormat {
+    cellsafe::table::CsvFormat {
+        delimiter: b',',
+        quote: b'"',
+        header: true,
+    }
+}
+
 /// The set-based oracle: R_τ from the definition, R_τ↓ by the per-link perfect-matching
 /// test, and knowledge by enumerating every completion of each possible record's
 /// confidential cells (paper 002 definition 7).
@@ -592,11 +600,21 @@ proptest! {
         }
         prop_assert_eq!(&got, &want);
         prop_assert_eq!(verdict.safe, want.iter().all(|k| k.is_empty()));
+        // the audit reads the written table back and reaches the oracle's verdict
+        let schema = SetTable::new(&p, &Default::default()).unwrap();
+        let out = dir.path().join("out.csv");
+        t.write_csv(&out, b',').unwrap();
+        let audit = cellsafe::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
+        prop_assert!(audit.unchecked.is_empty());
+        prop_assert_eq!(audit.passed, verdict.safe, "{:?}", audit.violations);
         match cellsafe::logic::setbased::goal_directed(&mut t, 100) {
             Ok(g) => {
                 prop_assert!(g.safe);
                 prop_assert!(t.safety(0).safe);
                 prop_assert!(oracle_set_known(&case, &t).iter().all(|k| k.is_empty()));
+                t.write_csv(&out, b',').unwrap();
+                let audit = cellsafe::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
+                prop_assert!(audit.passed, "{:?}", audit.violations);
             }
             // only when some formula is known whatever the cells (it holds for every value)
             Err(_) => prop_assert!(!verdict.safe),

@@ -141,7 +141,7 @@ impl SetColumn {
                     });
                     match level {
                         Some(l) => self.labels[l][self.groups[l][m[0] as usize] as usize].clone(),
-                        None => format!("{m:?}"),
+                        None => self.render_set(&m),
                     }
                 }
                 Family::Intervals => {
@@ -152,18 +152,50 @@ impl SetColumn {
                         self.values[*first as usize], self.values[*last as usize]
                     )
                 }
-                _ => {
-                    let mut names: Vec<&str> = self
-                        .order
-                        .iter()
-                        .filter(|o| m.contains(o))
-                        .map(|&v| self.values[v as usize].as_str())
-                        .collect();
-                    names.truncate(64);
-                    format!("{{{}}}", names.join(","))
-                }
+                _ => self.render_set(&m),
             },
         }
+    }
+    /// `{a,b,...}`: every member, in the column's order.
+    fn render_set(&self, m: &[u32]) -> String {
+        let names: Vec<&str> = self
+            .order
+            .iter()
+            .filter(|o| m.contains(o))
+            .map(|&v| self.values[v as usize].as_str())
+            .collect();
+        format!("{{{}}}", names.join(","))
+    }
+    /// Reads a released cell back into its set of values (the inverse of [`render`]), or
+    /// None when `text` names no allowed value of this column.
+    ///
+    /// [`render`]: SetColumn::render
+    pub fn parse(&self, text: &str) -> Option<Vec<u64>> {
+        let index = |v: &str| self.values.iter().position(|x| x == v).map(|i| i as u32);
+        if let Some(v) = index(text) {
+            return Some(self.bits([v]));
+        }
+        if text == "*" {
+            return Some(self.bits(0..self.values.len() as u32));
+        }
+        if self.family == Family::Levels {
+            for (labels, map) in self.labels.iter().zip(&self.groups) {
+                if let Some(g) = labels.iter().position(|l| l == text) {
+                    let members =
+                        (0..self.values.len() as u32).filter(|&v| map[v as usize] == g as u32);
+                    return Some(self.bits(members));
+                }
+            }
+        }
+        if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            let (lo, hi) = inner.split_once(',')?;
+            let at = |v: &str| self.order.iter().position(|&o| Some(o) == index(v));
+            let (lo, hi) = (at(lo)?, at(hi)?);
+            return (lo <= hi).then(|| self.bits(self.order[lo..=hi].iter().copied()));
+        }
+        let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+        let members: Option<Vec<u32>> = inner.split(',').map(index).collect();
+        members.filter(|m| !m.is_empty()).map(|m| self.bits(m))
     }
 }
 
@@ -636,6 +668,13 @@ pub struct SetBasedSpec {
     pub max_rounds: usize,
 }
 
+impl SetBasedSpec {
+    /// Z_j by column name, as [`SetTable::new`] takes them.
+    pub fn families(&self) -> FxHashMap<String, Family> {
+        self.families.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+}
+
 impl Default for SetBasedSpec {
     fn default() -> Self {
         SetBasedSpec {
@@ -682,9 +721,7 @@ pub fn run<'a>(
     problem: &'a Problem,
     spec: &SetBasedSpec,
 ) -> Result<(SetTable<'a>, SetBasedReport)> {
-    let families: FxHashMap<String, Family> =
-        spec.families.iter().map(|(k, v)| (k.clone(), *v)).collect();
-    let mut table = SetTable::new(problem, &families)?;
+    let mut table = SetTable::new(problem, &spec.families())?;
     let search = goal_directed(&mut table, spec.max_rounds)?;
     let level_based = crate::search::minimal(problem, None)
         .minimal
