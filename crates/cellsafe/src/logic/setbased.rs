@@ -898,3 +898,30 @@ pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDire
         widenings,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: subsets of more than 64 values were rendered truncated, so the release
+    /// showed fewer candidates than the safety test had assumed.
+    #[test]
+    fn large_subsets_render_whole_and_parse_back() {
+        let values: Vec<String> = (0..100).map(|i| format!("v{i}")).collect();
+        let col = column("c", false, values, Family::Subsets, Vec::new()).unwrap();
+        let cell = col.bits((0..100).filter(|&v| v != 7));
+        let text = col.render(&cell);
+        assert!(text.contains("v99") && !text.contains("v7,"), "{text}");
+        assert_eq!(col.parse(&text), Some(cell));
+        let all = col.bits(0..100);
+        assert_eq!(col.render(&all), "*");
+        assert_eq!(col.parse("*"), Some(all));
+        assert_eq!(col.parse("{v1,nope}"), None);
+        let numbers: Vec<String> = ["10", "2", "30"].iter().map(|s| s.to_string()).collect();
+        let col = column("n", false, numbers, Family::Intervals, Vec::new()).unwrap();
+        let cell = col.bits([0, 1]);
+        assert_eq!(col.render(&cell), "[2,10]");
+        assert_eq!(col.parse("[2,10]"), Some(cell));
+        assert_eq!(col.parse("[10,2]"), None);
+    }
+}
