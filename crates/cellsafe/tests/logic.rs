@@ -305,6 +305,80 @@ proptest! {
     }
 }
 
+/// ql from its definition (paper 000 section 4.2), equal weights: for each attribute, the
+/// entropy of its partition of the distinct values (a group weighs its share of them)
+/// over the log of their number. The groups follow the test config's interval widths.
+fn oracle_ql(case: &Case, levels: &[u8]) -> f64 {
+    let quality = |values: Vec<u32>, widths: &[u32], level: u8| -> f64 {
+        let mut values = values;
+        values.sort();
+        values.dedup();
+        let n = values.len() as f64;
+        if values.len() < 2 {
+            return 1.0;
+        }
+        let mut groups: BTreeMap<u32, f64> = BTreeMap::new();
+        for v in &values {
+            let g = match widths.get(level as usize) {
+                Some(w) => v / w,
+                None => 0,
+            };
+            *groups.entry(g).or_default() += 1.0;
+        }
+        -groups.values().map(|c| c / n * (c / n).ln()).sum::<f64>() / n.ln()
+    };
+    let a = quality(
+        case.rows.iter().map(|r| r.0).collect(),
+        &[1, 2, 4],
+        levels[0],
+    );
+    let b = quality(case.rows.iter().map(|r| r.1).collect(), &[1, 3], levels[1]);
+    (a + b) / 2.0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
+
+    /// The genetic search against the exhaustive optimum of sf·ql computed by the oracles:
+    /// the reported optimum is the oracle's, the answer never beats it and is scored as
+    /// the oracle scores it, a search that saw every node found the optimum, and the
+    /// seed fixes the run.
+    #[test]
+    fn genetic_search_against_the_oracle_optimum(case in case_strategy(), seed in 0..1_000u64) {
+        use cellsafe::search::genetic::{genetic_with_optimum, GeneticSpec};
+        let dir = tempfile::tempdir().unwrap();
+        let p = problem_of(&case, dir.path(), "sf-ql");
+        let fitness = |levels: &[u8]| -> Option<f64> {
+            oracle_known(&case, &p, levels)
+                .iter()
+                .all(|k| k.is_empty())
+                .then(|| oracle_sf(&case, &p, levels) * oracle_ql(&case, levels))
+        };
+        let optimum = (0..p.lattice.size())
+            .filter_map(|i| fitness(&p.lattice.levels(i)))
+            .fold(0.0f64, f64::max);
+        let spec = GeneticSpec { population: 12, generations: 8, seed, ..GeneticSpec::default() };
+        let g = genetic_with_optimum(&p, &spec).unwrap();
+        prop_assert!((g.optimum_fitness - optimum).abs() < 1e-9, "{} vs {}", g.optimum_fitness, optimum);
+        if let Some(levels) = &g.optimum_levels {
+            prop_assert!((fitness(levels).unwrap() - optimum).abs() < 1e-9);
+        }
+        let found = &g.outcome;
+        prop_assert!(found.fitness <= optimum + 1e-9);
+        match fitness(&found.levels) {
+            Some(f) if found.acceptable => prop_assert!((f - found.fitness).abs() < 1e-9),
+            None if !found.acceptable => prop_assert_eq!(found.fitness, 0.0),
+            other => prop_assert!(false, "acceptable {} but oracle {:?}", found.acceptable, other),
+        }
+        if found.nodes_evaluated == p.lattice.size() {
+            prop_assert!((found.fitness - optimum).abs() < 1e-9);
+        }
+        let again = genetic_with_optimum(&p, &spec).unwrap().outcome;
+        prop_assert_eq!(&again.levels, &found.levels);
+        prop_assert_eq!(&again.history, &found.history);
+    }
+}
+
 /// Paper 002 example 5 and figure 5: the possible worlds of τ = (2,4,1) (levels 1,3,0),
 /// Alice's safety for "income > 300K and ill", Daniel's exposure of serious illness;
 /// example 6: τ' = (2,4,3) is safe.
