@@ -83,14 +83,22 @@ impl SetColumn {
             Family::Levels => self.smallest_group(&m).is_some_and(|g| g == cell),
         }
     }
-    /// The smallest group of some level that holds all of `m`.
+    /// The smallest group of some level that holds all of `m` (levels may be partitions
+    /// that do not nest, so every level is tried).
     fn smallest_group(&self, m: &[u32]) -> Option<Vec<u64>> {
-        self.groups.iter().find_map(|map| {
-            let g = map[m[0] as usize];
-            m.iter()
-                .all(|&v| map[v as usize] == g)
-                .then(|| self.bits((0..self.values.len() as u32).filter(|&v| map[v as usize] == g)))
-        })
+        self.groups
+            .iter()
+            .filter_map(|map| {
+                let g = map[m[0] as usize];
+                m.iter().all(|&v| map[v as usize] == g).then(|| {
+                    let members: Vec<u32> = (0..self.values.len() as u32)
+                        .filter(|&v| map[v as usize] == g)
+                        .collect();
+                    (members.len(), self.bits(members))
+                })
+            })
+            .min_by_key(|(size, _)| *size)
+            .map(|(_, bits)| bits)
     }
     /// The smallest allowed value containing `cell`.
     pub fn close(&self, cell: &[u64]) -> Vec<u64> {
@@ -923,5 +931,22 @@ mod tests {
         assert_eq!(col.render(&cell), "[2,10]");
         assert_eq!(col.parse("[2,10]"), Some(cell));
         assert_eq!(col.parse("[10,2]"), None);
+    }
+
+    /// Regression: with partitions that do not nest, the first level holding a cell is not
+    /// always the one with the smallest group; closing {1,2} must give {1,2}, not {1,2,3,4}.
+    #[test]
+    fn levels_close_to_the_smallest_group_of_any_partition() {
+        let values: Vec<String> = (1..=6).map(|v| v.to_string()).collect();
+        let groups = vec![
+            vec![0, 1, 2, 3, 4, 5],
+            vec![0, 0, 0, 0, 1, 2], // {1,2,3,4} {5} {6}
+            vec![0, 0, 1, 1, 1, 1], // {1,2} {3,4,5,6}
+            vec![0; 6],
+        ];
+        let col = column("c", true, values, Family::Levels, groups).unwrap();
+        assert_eq!(col.close(&col.bits([0, 1])), col.bits([0, 1]));
+        assert_eq!(col.close(&col.bits([0, 2])), col.bits([0, 1, 2, 3]));
+        assert_eq!(col.close(&col.bits([0, 4])), col.bits(0..6));
     }
 }
