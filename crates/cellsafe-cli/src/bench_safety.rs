@@ -1,7 +1,8 @@
 //! `cellsafe bench --safety`: the minimal-safe searches of papers 000 and 002 on the Adult
 //! data (sensitive: occupation; everyone holds each single occupation confidential), side
 //! by side: the papers' breadth-first search (the baseline), Incognito, and the default
-//! search by inference; then the same on a seeded synthetic table.
+//! search by inference; then the same on a seeded synthetic table. Also: the breadth-first
+//! search over a partial order of partitions, set-based safety and the goal-directed search.
 
 use std::time::Instant;
 
@@ -106,6 +107,109 @@ fn goal_directed(config: &Config, rows: usize) -> Result<()> {
     Ok(())
 }
 
+/// Granulation beyond chains: Adult with marital-status granulated by partitions that
+/// form a partial order (marital status ≺ ever married, and spouse present, which is
+/// comparable with neither), the minimal safe nodes by the breadth-first search over
+/// direct successors, Incognito and inference against evaluating every node.
+fn partial_order(config: &Config, runs: usize) -> Result<()> {
+    use cellsafe::hierarchy::{Builder, HierarchySpec};
+    let married = [
+        "Married-civ-spouse",
+        "Married-AF-spouse",
+        "Married-spouse-absent",
+    ];
+    let previously = ["Divorced", "Separated", "Widowed"];
+    let partition = |groups: &[(&str, Vec<&str>)]| {
+        groups
+            .iter()
+            .map(|(label, members)| {
+                let members = members.iter().map(|m| m.to_string()).collect();
+                (label.to_string(), members)
+            })
+            .collect()
+    };
+    let mut partitions = std::collections::BTreeMap::new();
+    partitions.insert(
+        "spouse".to_string(),
+        partition(&[
+            ("spouse present", married[..2].to_vec()),
+            (
+                "spouse not present",
+                [&married[2..], &previously[..], &["Never-married"]].concat(),
+            ),
+        ]),
+    );
+    partitions.insert(
+        "status".to_string(),
+        partition(&[
+            ("married", married.to_vec()),
+            ("previously married", previously.to_vec()),
+            ("never married", vec!["Never-married"]),
+        ]),
+    );
+    partitions.insert(
+        "ever".to_string(),
+        partition(&[
+            ("ever married", [&married[..], &previously[..]].concat()),
+            ("never married", vec!["Never-married"]),
+        ]),
+    );
+    let builder = Builder::Partitions { partitions };
+    let mut config = config.clone();
+    config
+        .attributes
+        .get_mut("marital-status")
+        .ok_or_else(|| anyhow::anyhow!("Adult has no marital-status"))?
+        .hierarchy = Some(HierarchySpec::Builder(builder));
+    let p = config.problem()?;
+    println!(
+        "partial-order granulation, Adult with marital-status as 5 partitions (not a chain): lattice {}",
+        p.lattice.size()
+    );
+    let mut all = None;
+    let exhaustive_ms = median_ms(runs, || all = Some(search::exhaustive(&p, None).1));
+    let all = all.expect("ran");
+    let acceptable: Vec<&Vec<u8>> = all
+        .iter()
+        .filter(|e| e.acceptable)
+        .map(|e| &e.levels)
+        .collect();
+    let brute: Vec<Vec<u8>> = acceptable
+        .iter()
+        .filter(|a| {
+            !acceptable
+                .iter()
+                .any(|b| b != *a && p.lattice.generalizes(a, b))
+        })
+        .map(|a| (*a).clone())
+        .collect();
+    println!(
+        "  every node       {:>6} nodes evaluated {:>10.1} ms      1.0x  {} minimal nodes",
+        all.len(),
+        exhaustive_ms,
+        brute.len()
+    );
+    for (name, run) in SEARCHES {
+        let mut outcome = None;
+        let ms = median_ms(runs, || outcome = Some(run(&p, None)));
+        let outcome = outcome.expect("ran");
+        let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
+        println!(
+            "  {name:<16} {:>6} nodes evaluated {:>10.1} ms {:>8.1}x  {} minimal nodes{}",
+            outcome.nodes_evaluated,
+            ms,
+            exhaustive_ms / ms,
+            found.len(),
+            if found == brute {
+                ""
+            } else {
+                "  DIFFERENT ANSWER"
+            }
+        );
+    }
+    Ok(())
+}
+
 pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
     let mut config = config.clone();
     let safety = Config::parse(
@@ -124,6 +228,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     let p = config.problem()?;
     println!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
     compare("Adult", &p, runs);
+    partial_order(&config, runs)?;
     set_based(&p, runs)?;
     if let Some(rows) = synthetic_rows {
         let dir = tempfile::tempdir()?;

@@ -236,13 +236,17 @@ impl Lattice {
 
 impl Lattice {
     /// A chain of direct generalizations from `levels` to the top (both included), raising
-    /// attributes in tree order.
+    /// attributes in tree order (to the first direct successor, on partial orders).
     pub fn chain_to_top(&self, levels: &[u8]) -> Vec<Vec<u8>> {
         let mut chain = vec![levels.to_vec()];
         let mut cur = levels.to_vec();
         for &j in &self.tree_order {
             while cur[j] < self.max[j] {
-                cur[j] += 1;
+                cur[j] = match &self.orders {
+                    None => cur[j] + 1,
+                    // every level but the top has a direct successor
+                    Some(orders) => orders[j].covers[cur[j] as usize][0],
+                };
                 chain.push(cur.clone());
             }
         }
@@ -348,6 +352,11 @@ mod tests {
             .map(|i| l.levels(i))
             .collect();
         assert_eq!(down, vec![vec![0, 0], vec![2, 0], vec![0, 1], vec![2, 1]]);
+        let chain = l.chain_to_top(&[0, 0]);
+        assert_eq!(chain.last().unwrap(), &l.top());
+        for w in chain.windows(2) {
+            assert!(l.successors(&w[0]).contains(&w[1]), "{chain:?}");
+        }
         // a direct successor has nothing strictly between (brute force over the product)
         for i in 0..l.size() {
             let a = l.levels(i);

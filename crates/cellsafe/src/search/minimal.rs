@@ -16,8 +16,9 @@
 //! few classes and rule out most of the lattice), so it is what `minimal` runs; see
 //! `cellsafe bench --safety` and docs/performance.md.
 //!
-//! The last two need monotonic models and chains of levels, and otherwise run [`bfs`]
-//! (which also searches partial orders of partitions, by direct successors).
+//! The last two need monotonic models and otherwise run [`bfs`]. All three work on partial
+//! orders of partitions too: successors, up-sets, down-sets and chains to the top come from
+//! the lattice, which follows each attribute's refinement order.
 
 use std::collections::BTreeMap;
 
@@ -27,7 +28,7 @@ use rustc_hash::FxHashMap;
 use super::{pick_best, Outcome, Progress, Status};
 use crate::classes::Classes;
 use crate::hierarchy::Hierarchy;
-use crate::lattice::{is_generalization, level_sum};
+use crate::lattice::level_sum;
 use crate::problem::{Evaluation, Problem};
 
 /// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
@@ -158,7 +159,7 @@ impl<'a> Settler<'a> {
         let source = self
             .cache
             .iter()
-            .filter(|(l, _)| is_generalization(levels, l))
+            .filter(|(l, _)| lattice.generalizes(levels, l))
             .min_by_key(|(_, c)| c.len());
         let classes = match source {
             Some((l, c)) => self
@@ -230,7 +231,7 @@ fn bottom_up(nodes: &mut [Vec<u8>]) {
 
 /// All minimal acceptable nodes by bidirectional inference (see the module docs).
 pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    if !problem.models_monotonic() || !problem.lattice.is_chain() {
+    if !problem.models_monotonic() {
         return bfs(problem, progress);
     }
     let lattice = &problem.lattice;
@@ -270,7 +271,7 @@ pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
 /// All minimal acceptable nodes by Incognito's iteration over attribute subsets (paper 000
 /// section 3.4; see the module docs).
 pub fn incognito(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    if !problem.models_monotonic() || !problem.lattice.is_chain() {
+    if !problem.models_monotonic() {
         return bfs(problem, progress);
     }
     let lattice = &problem.lattice;
