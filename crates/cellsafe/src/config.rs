@@ -388,7 +388,13 @@ mod tests {
         let end = start + readme[start..].find("```").expect("closed block");
         let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();
         assert_eq!(config.privacy.len(), 7);
-        assert_eq!(config.attributes.len(), 8);
+        assert_eq!(config.attributes.len(), 9);
         assert_eq!(config.suppression_limit, 0.01);
+        assert!(matches!(
+            config.attributes["blood2"].hierarchy,
+            Some(HierarchySpec::Builder(Builder::Partitions { .. }))
+        ));
+        assert_eq!(config.attributes["sex"].scale, Some(Scale::Nominal));
+        assert_eq!(config.output.values, OutputValues::Generalization);
     }
 }
