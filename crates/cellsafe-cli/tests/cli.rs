@@ -195,12 +195,15 @@ fn unreadable_file_is_named() {
     run_anonymize(dir.path())
         .code(1)
         .stderr(predicate::str::contains("age.csv"));
-    cellsafe()
+    let out = cellsafe()
         .arg("anonymize")
         .arg(dir.path().join("missing.toml"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("missing.toml"));
+    // regression: the cause was printed twice ("… (os error 2): … (os error 2)")
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
 }
 
 #[test]

@@ -47,12 +47,12 @@ impl fmt::Display for Location {
 /// Everything that can go wrong in cellsafe.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    /// A file could not be read or written. The cause is part of the message and is not
+    /// also reported as `source()`, so a printed error chain names it once.
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A data or hierarchy file is malformed or inconsistent.
     #[error("{at}: {message}")]
@@ -81,7 +81,7 @@ impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
     pub(crate) fn data(at: Location, message: impl Into<String>) -> Self {
