@@ -579,6 +579,27 @@ fn partial_order_granulation_names_the_partitions() {
     assert_eq!(r["audit"]["passed"], true, "{r}");
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("\"{A,B}\",\"[30,40)\",hiv"), "{text}");
+    // the other split is safe too; the values themselves with ages unknown are not
+    let safe = cellsafe()
+        .args([
+            "safety",
+            examples().join("blood.toml").to_str().unwrap(),
+            "--levels",
+            "2,1",
+        ])
+        .assert()
+        .success();
+    let s: serde_json::Value = serde_json::from_slice(&safe.get_output().stdout).unwrap();
+    assert_eq!(s["partitions"]["blood"], "split_ao");
+    cellsafe()
+        .args([
+            "safety",
+            examples().join("blood.toml").to_str().unwrap(),
+            "--levels",
+            "0,2",
+        ])
+        .assert()
+        .code(3);
 }
 
 /// `[output] values = "microaggregation"`: cells show their group's median or mean, the

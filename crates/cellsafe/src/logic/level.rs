@@ -31,6 +31,9 @@ pub struct Exposure {
 pub struct SafetyTest {
     /// 0-based level per quasi-identifier, in header order.
     pub levels: Map<String, Value>,
+    /// Partition names per quasi-identifier, when some hierarchy is not a chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<Map<String, Value>>,
     pub safe: bool,
     pub classes: usize,
     pub unsafe_classes: usize,
@@ -96,6 +99,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
     }
     Ok(SafetyTest {
         levels: levels_map(problem, levels),
+        partitions: crate::report::partition_names(problem, levels),
         safe: unsafe_classes == 0,
         classes: classes.len(),
         unsafe_classes,
