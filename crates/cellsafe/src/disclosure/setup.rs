@@ -322,9 +322,7 @@ pub fn for_search(
                 return None;
             }
             let (evaluation, _) = problem.assess(&levels, &classes);
-            let order = evaluation
-                .score
-                .compare(&best_score)
+            let order = crate::search::score_order(&evaluation.score, &best_score)
                 .then_with(|| tie_order(&levels, best));
             order.is_lt().then(|| {
                 let rows = problem
@@ -334,7 +332,8 @@ pub fn for_search(
             })
         })
         .collect();
-    better.sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+    better
+        .sort_by(|a, b| crate::search::score_order(&a.1, &b.1).then_with(|| tie_order(&a.0, &b.0)));
     let mut nodes = Vec::with_capacity(better.len() + 1);
     let mut chain = Vec::with_capacity(better.len() + 1);
     for (levels, _, rows) in better {

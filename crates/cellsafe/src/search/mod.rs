@@ -62,9 +62,11 @@ pub struct Outcome {
 /// Called with the running count of evaluated nodes.
 pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
 
-/// `a` beats `b`: better score, or equal score and earlier in the tie order.
+/// `a` beats `b`: better score, or equal score and earlier in the tie order. Scores within
+/// rounding of each other count as equal (see [`score_order`]), so that two nodes whose
+/// scores are equal in exact arithmetic are ranked by the tie order, not by the last bit.
 pub fn better(a: &Evaluation, b: &Evaluation) -> bool {
-    match a.score.compare(&b.score) {
+    match score_order(&a.score, &b.score) {
         std::cmp::Ordering::Less => true,
         std::cmp::Ordering::Greater => false,
         std::cmp::Ordering::Equal => tie_order(&a.levels, &b.levels) == std::cmp::Ordering::Less,
@@ -83,20 +85,22 @@ pub(crate) fn pick_best<'a>(
     best.cloned()
 }
 
-/// How a lower bound compares with a score. A bound is computed by other arithmetic than
-/// the score it bounds, so values within a few ulps count as equal: otherwise a bound one
-/// rounding step above an equal score would prune a node that wins the tie order.
-fn bound_order(bound: &Score, score: &Score) -> std::cmp::Ordering {
-    match (&bound.rank, &score.rank) {
+/// How two scores (or a lower bound and a score) compare. Scores of different nodes, and a
+/// bound and the score it bounds, are sums taken in different orders, so values within
+/// 1e-12 (relative) count as equal: otherwise a bound one rounding step above an equal score
+/// would prune the node that wins the tie order, and of two nodes with equal scores the one
+/// rounded down would win.
+pub fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
+    match (&a.rank, &b.rank) {
         (None, None) => {
-            let (x, y) = (bound.value, score.value);
+            let (x, y) = (a.value, b.value);
             if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
                 std::cmp::Ordering::Equal
             } else {
                 x.total_cmp(&y)
             }
         }
-        _ => bound.compare(score),
+        _ => a.compare(b),
     }
 }
 
@@ -183,7 +187,7 @@ impl Walk<'_> {
         let Some(best) = best.as_ref() else {
             return false;
         };
-        match bound_order(bound, &best.score) {
+        match score_order(bound, &best.score) {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Equal => tie_order(&best.levels, node) == std::cmp::Ordering::Less,
             std::cmp::Ordering::Less => false,
@@ -360,7 +364,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
     let mut best: Option<Evaluation> = None;
     for (levels, bound) in &order {
         if let Some(b) = &best {
-            match bound_order(bound, &b.score) {
+            match score_order(bound, &b.score) {
                 std::cmp::Ordering::Greater => break,
                 std::cmp::Ordering::Equal
                     if tie_order(&b.levels, levels) == std::cmp::Ordering::Less =>
