@@ -708,18 +708,7 @@ fn group_rows(
 ) -> Result<Vec<Vec<String>>> {
     let mut rows: Vec<Vec<String>> = values.iter().map(|v| vec![v.clone()]).collect();
     for (l, groups) in levels.iter().enumerate() {
-        let mut parent: FxHashMap<&str, &str> = FxHashMap::default();
-        for (label, members) in groups {
-            for m in members {
-                if let Some(other) = parent.insert(m, label) {
-                    return Err(Error::config(
-                        file,
-                        format!("{key}.levels[{l}]"),
-                        format!("`{m}` is in both groups `{other}` and `{label}`"),
-                    ));
-                }
-            }
-        }
+        let parent = group_of(groups, file, &format!("{key}.levels[{l}]"))?;
         for row in &mut rows {
             let below = row.last().expect("non-empty row").clone();
             let label = parent.get(below.as_str()).ok_or_else(|| {
@@ -735,6 +724,28 @@ fn group_rows(
     Ok(with_top(rows, false))
 }
 
+/// Each member's group label, from `label → members`; a member in two groups is an error
+/// at config key `at`.
+fn group_of<'g>(
+    groups: &'g BTreeMap<String, Vec<String>>,
+    file: &str,
+    at: &str,
+) -> Result<FxHashMap<&'g str, &'g str>> {
+    let mut group_of: FxHashMap<&str, &str> = FxHashMap::default();
+    for (label, members) in groups {
+        for m in members {
+            if let Some(other) = group_of.insert(m, label) {
+                return Err(Error::config(
+                    file,
+                    at,
+                    format!("`{m}` is in both groups `{other}` and `{label}`"),
+                ));
+            }
+        }
+    }
+    Ok(group_of)
+}
+
 fn partition_hierarchy(
     values: &[String],
     partitions: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
@@ -745,18 +756,7 @@ fn partition_hierarchy(
     let mut names = Vec::with_capacity(partitions.len());
     for (name, groups) in partitions {
         let at = format!("{key}.partitions.{name}");
-        let mut group_of: FxHashMap<&str, &str> = FxHashMap::default();
-        for (label, members) in groups {
-            for m in members {
-                if let Some(other) = group_of.insert(m, label) {
-                    return Err(Error::config(
-                        file,
-                        &at,
-                        format!("`{m}` is in both groups `{other}` and `{label}`"),
-                    ));
-                }
-            }
-        }
+        let group_of = group_of(groups, file, &at)?;
         for row in &mut rows {
             let label = group_of.get(row[0].as_str()).ok_or_else(|| {
                 Error::config(file, &at, format!("no group contains `{}`", row[0]))
