@@ -21,22 +21,17 @@ const SEARCHES: [(&str, Search); 3] = [
     ("inference", search::minimal_by_inference),
 ];
 
-fn compare(label: &str, p: &Problem, runs: usize) {
-    println!(
-        "{label}: {} rows, {} base tuples, lattice {}",
-        p.data.rows(),
-        p.snapshot.base().len(),
-        p.lattice.size()
-    );
-    let mut baseline = None;
-    let mut answer: Option<Vec<Vec<u8>>> = None;
+/// Runs the three minimal searches on `p`, each against `baseline` (time in ms and the
+/// minimal nodes) or, without one, against the first search.
+fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) {
+    let (mut base, mut answer) = baseline.unzip();
     for (name, run) in SEARCHES {
         let mut outcome = None;
         let ms = median_ms(runs, || outcome = Some(run(p, None)));
         let outcome = outcome.expect("ran");
         let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
         let same = answer.get_or_insert_with(|| found.clone()) == &found;
-        let base = *baseline.get_or_insert(ms);
+        let base = *base.get_or_insert(ms);
         println!(
             "  {name:<16} {:>6} nodes evaluated {:>10.1} ms {:>8.1}x  {} minimal nodes{}",
             outcome.nodes_evaluated,
@@ -46,6 +41,29 @@ fn compare(label: &str, p: &Problem, runs: usize) {
             if same { "" } else { "  DIFFERENT ANSWER" }
         );
     }
+}
+
+fn describe(label: &str, p: &Problem) {
+    println!(
+        "{label}: {} rows, {} base tuples, lattice {}",
+        p.data.rows(),
+        p.snapshot.base().len(),
+        p.lattice.size()
+    );
+}
+
+/// `config` reading a seeded synthetic table of `rows` rows with Adult's columns, written
+/// into the returned temporary directory (keep it alive while the config is used).
+fn synthetic(config: &Config, rows: usize, seed: u64) -> Result<(tempfile::TempDir, Config)> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("synthetic.csv");
+    let source = crate::demo::adult_table()?;
+    cellsafe::release::write_atomic(&path, |w| {
+        cellsafe::synth::write_synthetic(&source, rows, seed, 0.2, b';', w)
+    })?;
+    let mut synthetic = config.clone();
+    synthetic.input.path = path;
+    Ok((dir, synthetic))
 }
 
 /// Set-based safety (R_τ, perfect-matching reduction, three-valued knowledge) of Adult as
@@ -82,14 +100,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
 /// The goal-directed set-based search against the best level-based transformation on a
 /// seeded synthetic sample.
 fn goal_directed(config: &Config, rows: usize) -> Result<()> {
-    let dir = tempfile::tempdir()?;
-    let path = dir.path().join("sample.csv");
-    let source = crate::demo::adult_table()?;
-    cellsafe::release::write_atomic(&path, |w| {
-        cellsafe::synth::write_synthetic(&source, rows, 2, 0.2, b';', w)
-    })?;
-    let mut sample = config.clone();
-    sample.input.path = path;
+    let (_dir, sample) = synthetic(config, rows, 2)?;
     let p = sample.problem()?;
     let t = Instant::now();
     let (_, report) = cellsafe::logic::setbased::run(&p, &Default::default())?;
@@ -189,24 +200,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         exhaustive_ms,
         brute.len()
     );
-    for (name, run) in SEARCHES {
-        let mut outcome = None;
-        let ms = median_ms(runs, || outcome = Some(run(&p, None)));
-        let outcome = outcome.expect("ran");
-        let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
-        println!(
-            "  {name:<16} {:>6} nodes evaluated {:>10.1} ms {:>8.1}x  {} minimal nodes{}",
-            outcome.nodes_evaluated,
-            ms,
-            exhaustive_ms / ms,
-            found.len(),
-            if found == brute {
-                ""
-            } else {
-                "  DIFFERENT ANSWER"
-            }
-        );
-    }
+    compare(&p, runs, Some((exhaustive_ms, brute)));
     Ok(())
 }
 
@@ -227,25 +221,20 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     let t = Instant::now();
     let p = config.problem()?;
     println!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
-    compare("Adult", &p, runs);
+    describe("Adult", &p);
+    compare(&p, runs, None);
     partial_order(&config, runs)?;
     set_based(&p, runs)?;
     if let Some(rows) = synthetic_rows {
-        let dir = tempfile::tempdir()?;
-        let path = dir.path().join("synthetic.csv");
-        let source = crate::demo::adult_table()?;
-        cellsafe::release::write_atomic(&path, |w| {
-            cellsafe::synth::write_synthetic(&source, rows, 1, 0.2, b';', w)
-        })?;
-        let mut synthetic = config.clone();
-        synthetic.input.path = path;
+        let (_dir, synthetic) = synthetic(&config, rows, 1)?;
         let t = Instant::now();
         let p = synthetic.problem()?;
         println!(
             "synthetic (seed 1) loaded in {:.2} s",
             t.elapsed().as_secs_f64()
         );
-        compare(&format!("synthetic {rows}"), &p, runs);
+        describe(&format!("synthetic {rows}"), &p);
+        compare(&p, runs, None);
     }
     goal_directed(&config, 2000)?;
     Ok(())
