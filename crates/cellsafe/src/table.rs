@@ -77,6 +77,8 @@ pub struct Table {
     header: Vec<String>,
     columns: Vec<Vec<u32>>,
     dictionaries: Vec<Dictionary>,
+    /// 1-based file line where each data row starts.
+    lines: Vec<u64>,
 }
 
 impl Table {
@@ -102,6 +104,7 @@ impl Table {
         let mut columns: Vec<Vec<u32>> = Vec::new();
         let mut dictionaries: Vec<Dictionary> = Vec::new();
         let mut record = csv::StringRecord::new();
+        let mut lines = Vec::new();
         loop {
             match rdr.read_record(&mut record) {
                 Ok(false) => break,
@@ -137,6 +140,7 @@ impl Table {
                 let code = dictionaries[c].intern(field, line);
                 columns[c].push(code);
             }
+            lines.push(line);
         }
         let header =
             header.ok_or_else(|| Error::data(Location::file(source), "the file is empty"))?;
@@ -145,6 +149,7 @@ impl Table {
             header,
             columns,
             dictionaries,
+            lines,
         })
     }
 
@@ -170,6 +175,7 @@ impl Table {
             header,
             columns,
             dictionaries,
+            lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
         })
     }
 
@@ -190,6 +196,11 @@ impl Table {
     }
     pub fn dictionary(&self, column: usize) -> &Dictionary {
         &self.dictionaries[column]
+    }
+    /// The 1-based line of the source file where data row `row` starts (`row + 2` for
+    /// tables built in memory, as if under a header line).
+    pub fn line(&self, row: usize) -> u64 {
+        self.lines[row]
     }
     /// The string in row `row`, column `column`.
     pub fn value(&self, row: usize, column: usize) -> &str {
@@ -234,6 +245,7 @@ mod tests {
         let t = read("a;b\r\n1;\"x;y\"\r\n2;z\r\n", &f).unwrap();
         assert_eq!(t.header(), ["a", "b"]);
         assert_eq!(t.rows(), 2);
+        assert_eq!((t.line(0), t.line(1)), (2, 3));
         assert_eq!(t.value(0, 1), "x;y");
         assert_eq!(t.value(1, 1), "z");
     }
