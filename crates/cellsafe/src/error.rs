@@ -75,6 +75,40 @@ pub enum Error {
     /// count does not fit in 128 bits); another method may.
     #[error("too large for this method: {0}")]
     Intractable(String),
+    /// An output path names the same file as an input or as another output, so writing it
+    /// would destroy data. `input_what` / `input` is the other output in the second case.
+    #[error("{output_what} {output} is the same file as {input_what} {input}; choose another path")]
+    PathClash {
+        output_what: String,
+        output: PathBuf,
+        input_what: String,
+        input: PathBuf,
+    },
+    /// Another live process holds the lock on an output.
+    #[error("another cellsafe run is writing {path}")]
+    Busy { path: PathBuf },
+    /// The run was interrupted; nothing more is written.
+    #[error("interrupted: no output was written")]
+    Interrupted,
+    /// Renaming a staged file onto its target failed. Targets renamed before it keep their
+    /// new content and are listed in `committed`.
+    #[error("{path}: {cause}{}", incomplete(.committed))]
+    Commit {
+        path: PathBuf,
+        cause: std::io::Error,
+        committed: Vec<PathBuf>,
+    },
+}
+
+fn incomplete(committed: &[PathBuf]) -> String {
+    if committed.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = committed.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        " (the release is incomplete: already written: {})",
+        names.join(", ")
+    )
 }
 
 impl Error {

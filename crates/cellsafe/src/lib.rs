@@ -27,6 +27,7 @@ pub mod audit;
 pub mod config;
 pub mod disclosure;
 pub mod job;
+pub mod output;
 pub mod release;
 pub mod report;
 pub mod synth;
