@@ -70,7 +70,7 @@ pub fn run(dir: Option<PathBuf>) -> Result<ExitCode> {
     let config = dir.join("adult.toml");
     let output = dir.join("adult.anonymized.csv");
     let report = dir.join("report.json");
-    let code = crate::anonymize(&config, Some(output.clone()), Some(report.clone()))?;
+    let code = crate::anonymize(&config, Some(output.clone()), Some(report.clone()), None)?;
     println!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");
     println!("released table: {}", output.display());
     println!("report:         {}", report.display());

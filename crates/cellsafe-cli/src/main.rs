@@ -1,5 +1,6 @@
 //! `cellsafe`: the command-line front end. It parses arguments, calls the library, prints
-//! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage, 3 nothing found).
+//! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage or an output that
+//! would overwrite an input, 3 nothing found, 130 interrupted).
 
 mod bench;
 mod bench_disclosure;
@@ -17,6 +18,10 @@ use clap::{Parser, Subcommand};
 
 /// Exit code when no transformation satisfies the privacy models.
 const NOT_FOUND: u8 = 3;
+/// Exit code of bad arguments, including an output path that names an input.
+const USAGE: u8 = 2;
+/// Exit code after Ctrl-C or a termination signal (128 + SIGINT).
+const INTERRUPTED: i32 = 130;
 
 #[derive(Parser)]
 #[command(name = "cellsafe", version, about = "Safe release of microdata")]
@@ -36,6 +41,10 @@ enum Command {
         /// JSON report (default: [output] report in the config, else printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
+        /// Also write a CSV mapping each released row to its input line (for the
+        /// custodian only: it undoes the row shuffle).
+        #[arg(long)]
+        mapping: Option<PathBuf>,
     },
     /// Decide what to release when the adversary knows the algorithm (paper 001): run the
     /// inclusive or exclusive strategy over the config's [disclose] generalizations.
@@ -116,13 +125,32 @@ enum StrategyArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Staged outputs are removed before exiting, so an interrupted run leaves no files.
+    let _ = ctrlc::set_handler(|| {
+        cellsafe::output::interrupted();
+        std::process::exit(INTERRUPTED);
+    });
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            let clash = e
+                .chain()
+                .any(|c| matches!(c.downcast_ref(), Some(cellsafe::Error::PathClash { .. })));
+            ExitCode::from(if clash { USAGE } else { 1 })
         }
     }
+}
+
+/// Refuses a `--report` that would overwrite one of the config's inputs.
+fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
+    if let Some(path) = report {
+        cellsafe::output::check_paths(
+            &config.input_files(),
+            &[("the report".to_owned(), path.clone())],
+        )?;
+    }
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -131,7 +159,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             config,
             output,
             report,
-        } => anonymize(&config, output, report),
+            mapping,
+        } => anonymize(&config, output, report, mapping),
         Command::Disclose {
             config,
             strategy,
@@ -191,6 +220,7 @@ pub(crate) fn anonymize(
     config_path: &Path,
     output: Option<PathBuf>,
     report: Option<PathBuf>,
+    mapping: Option<PathBuf>,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     let table = output
@@ -200,6 +230,7 @@ pub(crate) fn anonymize(
     let outputs = Outputs {
         table: Some(table),
         report: report_path.clone(),
+        mapping,
     };
     let bar = progress_bar();
     let tick = |n: usize| {
@@ -227,14 +258,6 @@ pub(crate) fn anonymize(
                 .unwrap_or_default()
         );
     }
-    if let Some(audit) = &report.audit {
-        if !audit.passed {
-            anyhow::bail!(
-                "the independent audit of the released table failed: {:?}",
-                audit.violations
-            );
-        }
-    }
     if !report.found {
         match &report.disclosure {
             Some(d) => eprintln!(
@@ -258,6 +281,7 @@ fn disclose(
 ) -> Result<ExitCode> {
     use cellsafe::disclosure::{setup, Strategy};
     let config = Config::from_file(config_path)?;
+    check_report(&config, &report)?;
     let (problem, options) = setup::from_config(&config)?;
     let strategy = match strategy {
         Some(StrategyArg::Inclusive) => Strategy::Inclusive,
@@ -313,6 +337,7 @@ fn safety(
     report: Option<PathBuf>,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
+    check_report(&config, &report)?;
     let problem = config.problem()?;
     let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
     let test = cellsafe::logic::level::test(&problem, &levels, limit)

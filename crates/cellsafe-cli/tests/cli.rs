@@ -86,19 +86,83 @@ fn anonymize_writes_table_and_report_and_leaves_input_alone() {
     );
 }
 
+/// Every output that names an input (or another output) is refused before any work, with
+/// exit 2, naming both, however the path is spelled; no file changes and none is added.
 #[test]
-fn refuses_to_overwrite_the_input() {
+fn refuses_any_output_that_names_an_input() {
     let dir = fixture(DATA, AGE, &config(&k(3)));
-    let before = std::fs::read(dir.path().join("data.csv")).unwrap();
-    cellsafe()
-        .arg("anonymize")
-        .arg(dir.path().join("job.toml"))
-        .arg("--output")
-        .arg(dir.path().join("data.csv"))
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("refusing to overwrite the input"));
-    assert_eq!(std::fs::read(dir.path().join("data.csv")).unwrap(), before);
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    #[cfg(unix)]
+    std::fs::hard_link(d.join("data.csv"), d.join("data-link.csv")).unwrap();
+    let snapshot = || {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| {
+                (
+                    e.file_name().into_string().unwrap(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot();
+    let cases: Vec<(Vec<(&str, std::path::PathBuf)>, &str)> = vec![
+        (vec![("--output", d.join("data.csv"))], "the data file"),
+        (
+            vec![("--output", d.join("sub/../data.csv"))],
+            "the data file",
+        ),
+        (vec![("--report", d.join("data.csv"))], "the data file"),
+        (vec![("--output", d.join("job.toml"))], "the config"),
+        (
+            vec![("--output", d.join("age.csv"))],
+            "the hierarchy of age",
+        ),
+        (
+            vec![
+                ("--output", d.join("x.csv")),
+                ("--report", d.join("./x.csv")),
+            ],
+            "the released table",
+        ),
+        (
+            vec![
+                ("--output", d.join("x.csv")),
+                ("--mapping", d.join("x.csv")),
+            ],
+            "the released table",
+        ),
+        #[cfg(unix)]
+        (vec![("--output", d.join("data-link.csv"))], "the data file"),
+    ];
+    for (args, names) in cases {
+        let mut cmd = cellsafe();
+        cmd.arg("anonymize").arg(d.join("job.toml"));
+        for (flag, path) in &args {
+            cmd.arg(flag).arg(path);
+        }
+        cmd.assert()
+            .code(2)
+            .stderr(predicate::str::contains("is the same file as"))
+            .stderr(predicate::str::contains(names));
+        assert_eq!(snapshot(), before, "{args:?}");
+    }
+    for command in ["safety", "disclose"] {
+        cellsafe()
+            .arg(command)
+            .arg(d.join("job.toml"))
+            .arg("--report")
+            .arg(d.join("data.csv"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("the data file"));
+        assert_eq!(snapshot(), before, "{command}");
+    }
 }
 
 #[test]

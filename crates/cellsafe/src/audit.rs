@@ -3,9 +3,12 @@
 //! The audit re-reads the released CSV as strings, groups rows by their visible
 //! quasi-identifier values, and checks each group against the privacy models from their
 //! textbook definitions, with none of the encoding, rollup or model code the search used.
-//! Rows whose quasi-identifiers are all `*` are suppressed and not checked.
+//! A row is suppressed when every cell but the public ones is `*`; a suppressed row that
+//! shows anything else is a violation. Suppressed (and dropped) rows form one pool, whose
+//! persons a recipient can name by elimination: for logical safety the pool is checked
+//! like a group whose starred cells may hold any value of their domain.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -21,49 +24,132 @@ use crate::table::{CsvFormat, Table};
 #[derive(Debug, Clone, Serialize)]
 pub struct Audit {
     pub passed: bool,
-    pub groups: usize,
+    /// Distinct visible quasi-identifier tuples among the released rows that are not
+    /// suppressed: the groups a recipient can link persons to. Fewer than the report's
+    /// released classes when two classes are shown alike (e.g. equal microaggregates).
+    pub released_groups: usize,
+    /// Rows written with every non-public cell `*`.
     pub suppressed_rows: usize,
+    /// Input rows left out of the file.
+    pub dropped_rows: usize,
     /// Models the audit could not check independently.
     pub unchecked: Vec<String>,
     /// The first violations found (at most 10).
     pub violations: Vec<String>,
 }
 
-/// Audits the released file at `path` against `models`. `original` is the input table
-/// (for the reference distributions of t-closeness, δ-disclosure and β-likeness).
-pub fn audit(
-    path: &Path,
-    format: &CsvFormat,
-    quasi: &[String],
-    models: &[ModelSpec],
-    original: &Table,
-    safety: Option<&Confidentiality>,
-) -> Result<Audit> {
+/// What the audit checks a released file against.
+#[derive(Debug, Clone, Copy)]
+pub struct Expected<'a> {
+    /// Quasi-identifier column names.
+    pub quasi: &'a [String],
+    pub models: &'a [ModelSpec],
+    /// The input table (reference distributions, persons, confidential values).
+    pub original: &'a Table,
+    /// Persons' confidential formulas, for logical safety.
+    pub safety: Option<&'a Confidentiality>,
+    /// The input row of each released row, in file order (the mapping).
+    pub rows: &'a [usize],
+    /// Columns a suppressed row may still show.
+    pub public: &'a [String],
+}
+
+const MAX_VIOLATIONS: usize = 10;
+/// Most completions of one record's starred cells the logical check enumerates.
+const COMPLETIONS: usize = 100_000;
+
+/// Audits the released file at `path` (written as `format`) against `expected`.
+pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Audit> {
     let released = Table::read_csv(path, format)?;
-    let qi_cols: Vec<usize> = quasi
+    let column = |name: &str| {
+        released
+            .column_index(name)
+            .ok_or_else(|| Error::Invalid(format!("released table has no column `{name}`")))
+    };
+    let qi_cols: Vec<usize> = expected
+        .quasi
         .iter()
-        .map(|q| {
-            released
-                .column_index(q)
-                .ok_or_else(|| Error::Invalid(format!("released table has no column `{q}`")))
-        })
+        .map(|q| column(q))
         .collect::<Result<_>>()?;
+    let mut violations = Vec::new();
+    let mut violate = |v: String| {
+        if violations.len() < MAX_VIOLATIONS {
+            violations.push(v);
+        }
+    };
+    if released.rows() != expected.rows.len() {
+        violate(format!(
+            "the file has {} rows, the mapping {}",
+            released.rows(),
+            expected.rows.len()
+        ));
+        return Ok(failed(violations));
+    }
+    let hidden: Vec<usize> = (0..released.header().len())
+        .filter(|&c| !expected.public.contains(&released.header()[c]))
+        .collect();
     let mut groups: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
-    let mut suppressed_rows = 0;
+    let mut pool: Vec<usize> = Vec::new();
     for row in 0..released.rows() {
-        let key: Vec<&str> = qi_cols.iter().map(|&c| released.value(row, c)).collect();
-        if key.iter().all(|v| *v == SUPPRESSED) {
-            suppressed_rows += 1;
+        if hidden.iter().all(|&c| released.value(row, c) == SUPPRESSED) {
+            pool.push(row);
             continue;
         }
+        let key: Vec<&str> = qi_cols.iter().map(|&c| released.value(row, c)).collect();
         groups.entry(key).or_default().push(row);
     }
-    let mut violations = Vec::new();
+    // input rows not released at all (dropped) belong to the pool's persons
+    let shown: HashSet<usize> = expected.rows.iter().copied().collect();
+    let dropped: Vec<usize> = (0..expected.original.rows())
+        .filter(|r| !shown.contains(r))
+        .collect();
     let mut unchecked = Vec::new();
-    for model in models {
+    for model in expected.models {
         if let ModelSpec::LogicalSafety = model {
-            match safety {
-                Some(c) => logical_violations(&released, original, &groups, c, &mut violations)?,
+            match expected.safety {
+                Some(c) => {
+                    let mut keys: Vec<&Vec<&str>> = groups.keys().collect();
+                    keys.sort();
+                    for key in keys {
+                        let rows = &groups[key];
+                        let persons: Vec<usize> = rows.iter().map(|&r| expected.rows[r]).collect();
+                        let what = format!("the {} rows with {key:?}", rows.len());
+                        let records: Vec<Record> = rows.iter().map(|&r| Record::Row(r)).collect();
+                        logical(
+                            &released,
+                            expected,
+                            c,
+                            &persons,
+                            &records,
+                            &what,
+                            &mut violate,
+                            &mut unchecked,
+                        )?;
+                    }
+                    if !pool.is_empty() || !dropped.is_empty() {
+                        let persons: Vec<usize> = pool
+                            .iter()
+                            .map(|&r| expected.rows[r])
+                            .chain(dropped.iter().copied())
+                            .collect();
+                        let records: Vec<Record> = pool
+                            .iter()
+                            .map(|&r| Record::Row(r))
+                            .chain(dropped.iter().map(|_| Record::Hidden))
+                            .collect();
+                        let what = format!("the {} suppressed rows", persons.len());
+                        logical(
+                            &released,
+                            expected,
+                            c,
+                            &persons,
+                            &records,
+                            &what,
+                            &mut violate,
+                            &mut unchecked,
+                        )?;
+                    }
+                }
                 None => unchecked.push(model.name()),
             }
             continue;
@@ -77,12 +163,7 @@ pub fn audit(
             continue;
         }
         let sensitive = match model.attribute() {
-            Some(a) => Some((
-                released
-                    .column_index(a)
-                    .ok_or_else(|| Error::Invalid(format!("released table has no column `{a}`")))?,
-                reference(original, a)?,
-            )),
+            Some(a) => Some((column(a)?, reference(expected.original, a)?)),
             None => None,
         };
         for (key, rows) in &groups {
@@ -96,8 +177,8 @@ pub fn audit(
                 }
                 (_, None) => group_holds(model, &HashMap::new(), rows.len(), &[]),
             };
-            if !ok && violations.len() < 10 {
-                violations.push(format!(
+            if !ok {
+                violate(format!(
                     "{} fails for the {} rows with {:?}",
                     model.name(),
                     rows.len(),
@@ -105,25 +186,58 @@ pub fn audit(
                 ));
             }
         }
+        if let ModelSpec::Confidential { attribute, values } = model {
+            // the pool shows nothing of the attribute: it is learnt only if every value is confidential
+            if !pool.is_empty() || !dropped.is_empty() {
+                let all = reference(expected.original, attribute)?;
+                if all.iter().all(|(v, _)| values.contains(v)) {
+                    violate(format!("{} fails for the suppressed rows", model.name()));
+                }
+            }
+        }
     }
     Ok(Audit {
         passed: violations.is_empty(),
-        groups: groups.len(),
-        suppressed_rows,
+        released_groups: groups.len(),
+        suppressed_rows: pool.len(),
+        dropped_rows: dropped.len(),
         unchecked,
         violations,
     })
 }
 
-/// Logical safety from its definition: in each group, the formulas that hold on every
-/// released row are known of every member; no member may hold one of them confidential.
-/// Released rows keep the input's order, so row `r` is person `r`.
-fn logical_violations(
+fn failed(violations: Vec<String>) -> Audit {
+    Audit {
+        passed: false,
+        released_groups: 0,
+        suppressed_rows: 0,
+        dropped_rows: 0,
+        unchecked: Vec::new(),
+        violations,
+    }
+}
+
+/// A record a recipient links persons to: a released row, or a row left out of the file.
+#[derive(Clone, Copy)]
+enum Record {
+    Row(usize),
+    Hidden,
+}
+
+/// Logical safety from its definition for one group: `persons` (input rows) own
+/// `records` in some order, so a formula is known of each of them when it holds in every
+/// record, whatever the starred or hidden cells are; no person may hold such a formula
+/// confidential.
+#[allow(clippy::too_many_arguments)]
+fn logical(
     released: &Table,
-    original: &Table,
-    groups: &HashMap<Vec<&str>, Vec<usize>>,
+    expected: &Expected,
     c: &Confidentiality,
-    violations: &mut Vec<String>,
+    persons: &[usize],
+    records: &[Record],
+    what: &str,
+    violate: &mut impl FnMut(String),
+    unchecked: &mut Vec<String>,
 ) -> Result<()> {
     let columns: Vec<usize> = c
         .vocabulary
@@ -134,43 +248,108 @@ fn logical_violations(
                 .ok_or_else(|| Error::Invalid(format!("released table has no column `{}`", d.name)))
         })
         .collect::<Result<_>>()?;
-    let code = |d: usize, r: usize| -> u32 {
-        let v = released.value(r, columns[d]);
-        c.vocabulary[d]
-            .values
-            .iter()
-            .position(|x| x == v)
-            .map_or(u32::MAX, |i| i as u32)
-    };
-    let mut keys: Vec<&Vec<&str>> = groups.keys().collect();
-    keys.sort();
-    for key in keys {
-        let rows = &groups[key];
-        let known: Vec<bool> = c
-            .formulas
-            .iter()
-            .map(|f| {
-                rows.iter().all(|&r| {
-                    let value = |d: usize| code(d, r);
-                    (0..c.vocabulary.len()).all(|d| value(d) != u32::MAX) && f.formula.holds(&value)
-                })
-            })
-            .collect();
-        for &r in rows {
-            for &(f, _) in &c.con_sets[c.con_of_row[r] as usize] {
-                if known[f as usize] && violations.len() < 10 {
-                    violations.push(format!(
-                        "logical-safety fails for {}: `{}` holds of all {} rows with {:?}",
-                        c.person(original, r),
-                        c.formulas[f as usize].id,
-                        rows.len(),
-                        key
-                    ));
+    // per record and domain: the values its cell may hold
+    let options = |record: Record, d: usize| -> Vec<u32> {
+        let domain = &c.vocabulary[d];
+        let all = || (0..domain.values.len() as u32).collect();
+        match record {
+            Record::Hidden => all(),
+            Record::Row(r) => {
+                let v = released.value(r, columns[d]);
+                if v == SUPPRESSED && !expected.public.contains(&domain.name) {
+                    all()
+                } else {
+                    // a value outside the domain makes no formula hold
+                    domain
+                        .values
+                        .iter()
+                        .position(|x| x == v)
+                        .map_or(Vec::new(), |i| vec![i as u32])
                 }
+            }
+        }
+    };
+    let known: Vec<bool> = c
+        .formulas
+        .iter()
+        .map(|f| {
+            let mentioned = mentioned(f);
+            records.iter().all(|&record| {
+                let choices: Vec<Vec<u32>> = (0..c.vocabulary.len())
+                    .map(|d| {
+                        if mentioned.contains(&d) {
+                            options(record, d)
+                        } else {
+                            vec![0]
+                        }
+                    })
+                    .collect();
+                match every_completion(&choices, |value| f.formula.holds(&value)) {
+                    Some(all) => all,
+                    None => {
+                        unchecked.push(format!("logical-safety of {what} (too many completions)"));
+                        false
+                    }
+                }
+            })
+        })
+        .collect();
+    for &u in persons {
+        for &(f, _) in &c.con_sets[c.con_of_row[u] as usize] {
+            if known[f as usize] {
+                violate(format!(
+                    "logical-safety fails for {}: `{}` holds of all of {what}",
+                    c.person(expected.original, u),
+                    c.formulas[f as usize].id,
+                ));
             }
         }
     }
     Ok(())
+}
+
+/// The vocabulary domains a formula mentions.
+fn mentioned(f: &crate::logic::NamedFormula) -> Vec<usize> {
+    let mut d: Vec<usize> = f
+        .cnf
+        .0
+        .iter()
+        .flat_map(|clause| clause.atoms.iter().map(|a| a.domain))
+        .collect();
+    d.sort_unstable();
+    d.dedup();
+    d
+}
+
+/// Whether `holds` is true for every choice of one value per domain (None: too many).
+/// An empty choice list for a domain means no completion exists: not true.
+fn every_completion(
+    choices: &[Vec<u32>],
+    holds: impl Fn(&dyn Fn(usize) -> u32) -> bool,
+) -> Option<bool> {
+    if choices.iter().any(Vec::is_empty) {
+        return Some(false);
+    }
+    let total = choices
+        .iter()
+        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()))
+        .filter(|&t| t <= COMPLETIONS)?;
+    let mut pick = vec![0usize; choices.len()];
+    for _ in 0..total {
+        let value = |d: usize| choices[d][pick[d]];
+        if !holds(&value) {
+            return Some(false);
+        }
+        let mut d = 0;
+        while d < pick.len() && pick[d] + 1 == choices[d].len() {
+            pick[d] = 0;
+            d += 1;
+        }
+        if d < pick.len() {
+            pick[d] += 1;
+        }
+    }
+    Some(true)
 }
 
 /// The distribution of column `name` over the whole original table, in natural order.
@@ -292,13 +471,7 @@ pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Re
         .as_deref()
         .ok_or_else(|| Error::Invalid("the set-based audit needs a [safety] section".into()))?;
     let n = schema.rows();
-    let mut audit = Audit {
-        passed: false,
-        groups: 0,
-        suppressed_rows: 0,
-        unchecked: Vec::new(),
-        violations: Vec::new(),
-    };
+    let mut audit = failed(Vec::new());
     if released.rows() != n {
         audit.violations.push(format!(
             "the release has {} rows, the input {n}",
@@ -365,7 +538,7 @@ pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Re
         }
         records[q].push(r);
     }
-    audit.groups = records.len();
+    audit.released_groups = records.len();
     if persons.len().saturating_mul(records.len()) > SET_AUDIT_PAIRS {
         audit.unchecked.push(format!(
             "logical-safety ({} person types × {} record types is too large to audit)",

@@ -19,6 +19,7 @@ use crate::metrics::{Metric, MetricSpec};
 use crate::microaggregation::{Aggregator, Scale};
 use crate::privacy::{Model, ModelSpec};
 use crate::problem::Problem;
+use crate::release::SuppressedRows;
 use crate::search::genetic::GeneticSpec;
 use crate::search::Algorithm;
 use crate::table::{CsvFormat, Table};
@@ -75,6 +76,10 @@ pub struct AttributeSpec {
     /// is a number, ordinal for date hierarchies, nominal otherwise.
     #[serde(default)]
     pub scale: Option<Scale>,
+    /// An insensitive column whose cells a suppressed row still shows (every other cell
+    /// of a suppressed row is `*`).
+    #[serde(default)]
+    pub public: bool,
 }
 
 /// What a released quasi-identifier cell shows.
@@ -105,7 +110,7 @@ pub struct SearchSpec {
     pub set_based: SetBasedSpec,
 }
 
-/// `[output]`: default output paths, relative to the config file.
+/// `[output]`: default output paths (relative to the config file) and how rows are written.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
@@ -113,6 +118,14 @@ pub struct OutputSpec {
     pub report: Option<PathBuf>,
     #[serde(default)]
     pub values: OutputValues,
+    /// Suppressed rows: `star` (every non-public cell `*`) or `drop` (left out).
+    #[serde(default)]
+    pub suppression: SuppressedRows,
+    /// Seed of the row shuffle (default: drawn afresh each run, and reported).
+    pub seed: Option<u64>,
+    /// Keep the input's row order (the report flags it: the order can link rows back).
+    #[serde(default)]
+    pub keep_order: bool,
 }
 
 /// A whole job description.
@@ -192,6 +205,24 @@ impl Config {
         } else {
             self.file.parent().unwrap_or(Path::new("")).join(p)
         }
+    }
+
+    /// Every file the job reads, as (what, path): the config, the data file, hierarchy
+    /// files and the `[safety]` file. No output may be one of them.
+    pub fn input_files(&self) -> Vec<(String, PathBuf)> {
+        let mut files = vec![
+            ("the config".to_owned(), self.file.clone()),
+            ("the data file".to_owned(), self.resolve(&self.input.path)),
+        ];
+        for (name, spec) in &self.attributes {
+            if let Some(HierarchySpec::File(p)) = &spec.hierarchy {
+                files.push((format!("the hierarchy of {name}"), self.resolve(p)));
+            }
+        }
+        if let Some(p) = self.safety.as_ref().and_then(|s| s.file.as_ref()) {
+            files.push(("the [safety] file".to_owned(), self.resolve(p)));
+        }
+        files
     }
 
     pub fn csv_format(&self) -> Result<CsvFormat> {
@@ -330,7 +361,20 @@ impl Config {
                 crate::logic::setup::build(spec, &table, &roles, &file, |p| self.resolve(p))
             })
             .transpose()?;
-        let mut data = Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?;
+        let mut public = Vec::with_capacity(roles.len());
+        for (name, role) in table.header().iter().zip(&roles) {
+            let marked = self.attributes.get(name).is_some_and(|s| s.public);
+            if marked && *role != Role::Insensitive {
+                return Err(Error::config(
+                    &file,
+                    format!("attributes.{name}.public"),
+                    "only an insensitive column can be public",
+                ));
+            }
+            public.push(marked);
+        }
+        let mut data =
+            Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?.with_public(public)?;
         if let Some(c) = confidentiality {
             data = data.with_confidentiality(c);
         }

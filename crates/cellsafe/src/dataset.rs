@@ -62,6 +62,8 @@ pub struct Dataset {
     pub sensitive: Vec<SensitiveAttribute>,
     /// What each person holds confidential (`[safety]`), when logical safety is used.
     pub confidentiality: Option<Arc<Confidentiality>>,
+    /// Per column: insensitive and explicitly public, so a suppressed row still shows it.
+    pub public: Vec<bool>,
 }
 
 impl Dataset {
@@ -162,13 +164,36 @@ impl Dataset {
             });
             offset += n;
         }
+        let public = vec![false; roles.len()];
         Ok(Dataset {
             table,
             roles,
             quasi,
             sensitive,
             confidentiality: None,
+            public,
         })
+    }
+
+    /// Marks insensitive columns as public: a suppressed row keeps their cells (every other
+    /// cell becomes `*`). `public` has one flag per column; only insensitive columns may be
+    /// public.
+    pub fn with_public(mut self, public: Vec<bool>) -> Result<Dataset> {
+        if public.len() != self.roles.len() {
+            return Err(Error::Invalid(
+                "one public flag per column is required".into(),
+            ));
+        }
+        if let Some(c) =
+            (0..public.len()).find(|&c| public[c] && self.roles[c] != Role::Insensitive)
+        {
+            return Err(Error::Invalid(format!(
+                "column `{}` is not insensitive, so it cannot be public",
+                self.table.header()[c]
+            )));
+        }
+        self.public = public;
+        Ok(self)
     }
 
     /// Attaches the persons' confidential formulas.

@@ -77,7 +77,9 @@ pub enum Error {
     Intractable(String),
     /// An output path names the same file as an input or as another output, so writing it
     /// would destroy data. `input_what` / `input` is the other output in the second case.
-    #[error("{output_what} {output} is the same file as {input_what} {input}; choose another path")]
+    #[error(
+        "{output_what} {output} is the same file as {input_what} {input}; choose another path"
+    )]
     PathClash {
         output_what: String,
         output: PathBuf,
@@ -98,6 +100,12 @@ pub enum Error {
         cause: std::io::Error,
         committed: Vec<PathBuf>,
     },
+    /// The independent audit of a staged release failed: nothing was written.
+    #[error("{path}: the independent audit of the release failed, so nothing was written: {}", .violations.join("; "))]
+    AuditFailed {
+        path: PathBuf,
+        violations: Vec<String>,
+    },
 }
 
 fn incomplete(committed: &[PathBuf]) -> String {
@@ -112,6 +120,21 @@ fn incomplete(committed: &[PathBuf]) -> String {
 }
 
 impl Error {
+    /// The same error naming `user` where it named `internal` (a staged temporary file).
+    pub fn with_path(self, internal: &std::path::Path, user: &std::path::Path) -> Error {
+        match self {
+            Error::Io { path, cause } if path == internal => Error::Io {
+                path: user.to_owned(),
+                cause,
+            },
+            Error::Data { mut at, message } if at.path == internal => {
+                at.path = user.to_owned();
+                Error::Data { at, message }
+            }
+            other => other,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

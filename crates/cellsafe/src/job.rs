@@ -1,22 +1,63 @@
 //! A whole anonymization job: config → problem → search → released table → audit → report.
 //! Front ends (the CLI, later a service) call this and only print or serve the result.
+//!
+//! The release is all or nothing: the outputs are checked against the inputs and locked
+//! before any work, the table (and mapping) are staged next to their targets, the audit
+//! reads the staged table, and only when it passes are the table, mapping and report
+//! renamed into place together (see [`crate::output`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::audit;
+use rand::RngCore;
+use serde::Serialize;
+
+use crate::audit::{self, Audit};
 use crate::config::Config;
 use crate::disclosure::{setup, Strategy};
 use crate::error::{Error, Result};
-use crate::release::{write_atomic, Released};
+use crate::output::{check_paths, Transaction};
+use crate::problem::{Problem, SuppressionRule};
+use crate::release::{write_atomic, write_mapping, Released, RowOrder, SuppressedRows};
 use crate::report::{describe, levels_map, partition_names, Report};
 use crate::search::{self, Progress};
 
-/// Where to write what.
+/// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {
     pub table: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    /// Released row → input line, for a custodian who must link back. Never by default.
+    pub mapping: Option<PathBuf>,
+}
+
+impl Outputs {
+    fn named(&self) -> Vec<(String, PathBuf)> {
+        [
+            ("the released table", &self.table),
+            ("the report", &self.report),
+            ("the mapping", &self.mapping),
+        ]
+        .into_iter()
+        .filter_map(|(what, p)| p.as_ref().map(|p| (what.to_owned(), p.clone())))
+        .collect()
+    }
+}
+
+/// How the released rows are laid out, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Layout {
+    /// Seed of the row shuffle (None: input order kept).
+    pub seed: Option<u64>,
+    /// The input order was kept on request: rows can be linked back by position.
+    pub keep_order: bool,
+    /// `star` or `drop`.
+    pub suppressed_rows: SuppressedRows,
+    /// How the suppressed classes were chosen (`violating`: ARX's rule; `smallest`: from
+    /// public information only).
+    pub suppression_rule: SuppressionRule,
+    /// Whether which rows were suppressed depended on sensitive values.
+    pub suppression_read_sensitive_values: bool,
 }
 
 /// Runs `config`'s search in a pool of its configured size.
@@ -28,16 +69,34 @@ pub fn anonymize(config: &Config, outputs: &Outputs, progress: Option<Progress>)
     pool.install(|| anonymize_here(config, outputs, progress))
 }
 
+/// The row order the config asks for: its seed, a fresh one, or the input order.
+fn row_order(config: &Config) -> RowOrder {
+    if config.output.keep_order {
+        RowOrder::Input
+    } else {
+        RowOrder::Shuffled(
+            config
+                .output
+                .seed
+                .unwrap_or_else(|| rand::rngs::OsRng.next_u64()),
+        )
+    }
+}
+
 fn anonymize_here(
     config: &Config,
     outputs: &Outputs,
     progress: Option<Progress>,
 ) -> Result<Report> {
     let start = Instant::now();
+    check_paths(&config.input_files(), &outputs.named())?;
+    let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
+    let mut tx = Transaction::begin(&targets)?;
     let problem = config.problem()?;
     let algorithm = config.search.algorithm;
+    let order = row_order(config);
     if algorithm == search::Algorithm::SetBased {
-        return set_based(config, &problem, outputs, start);
+        return set_based(config, &problem, outputs, tx, order, start);
     }
     let mut genetic = None;
     let outcome = if algorithm == search::Algorithm::Genetic {
@@ -71,7 +130,6 @@ fn anonymize_here(
             .transpose()?;
         disclosure = Some(decision);
     }
-    let seconds = start.elapsed().as_secs_f64();
     let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
     let mut report = Report::empty(&problem, algorithm);
     report.found = best.is_some();
@@ -89,7 +147,6 @@ fn anonymize_here(
             .map(|e| levels_map(&problem, &e.levels))
             .collect()
     });
-    report.seconds = seconds;
     report.disclosure = disclosure;
     report.genetic = genetic;
     if let Some(best) = &best {
@@ -97,6 +154,7 @@ fn anonymize_here(
         report.levels = Some(node.levels);
         report.suppressed_rows = node.suppressed_rows;
         report.classes = node.classes;
+        report.released_classes = node.classes - node.suppressed_classes;
         report.min_class_size = node.min_class_size;
         report.score = Some(node.score);
         report.rank = node.rank;
@@ -105,6 +163,9 @@ fn anonymize_here(
         report.glm = Some(node.glm);
         report.sf = node.sf;
         report.partitions = partition_names(&problem, &best.levels);
+        let layout = layout(config, &problem, order, node.suppressed_rows);
+        report.warnings.extend(layout_warnings(&layout));
+        report.layout = Some(layout);
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
             let mut released = Released::new(&problem, &best.levels)?;
@@ -113,59 +174,138 @@ fn anonymize_here(
                 report.values = config.output.values;
                 report.warnings.extend(released.warnings().iter().cloned());
             }
-            released.write_csv(path, format.delimiter)?;
+            let rows = released.order(config.output.suppression, order);
+            let staged = tx.stage(path, |w| released.write_to(w, format.delimiter, &rows))?;
+            if let Some(mapping) = &outputs.mapping {
+                tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
+            }
+            let public: Vec<String> = (0..problem.data.roles.len())
+                .filter(|&c| problem.data.public[c])
+                .map(|c| problem.data.table.header()[c].clone())
+                .collect();
+            let expected = audit::Expected {
+                quasi: &quasi,
+                models: &config.privacy,
+                original: &problem.data.table,
+                safety: problem.data.confidentiality.as_deref(),
+                rows: &rows,
+                public: &public,
+            };
+            let audit = audit::audit(&staged, &format, &expected)
+                .map_err(|e| e.with_path(&staged, path))?;
+            check_audit(&audit, path)?;
             report.output = Some(path.display().to_string());
-            report.audit = Some(audit::audit(
-                path,
-                &format,
-                &quasi,
-                &config.privacy,
-                &problem.data.table,
-                problem.data.confidentiality.as_deref(),
-            )?);
+            report.audit = Some(audit);
         }
     }
-    if let Some(path) = &outputs.report {
-        write_json(path, &report)?;
-    }
+    report.seconds = start.elapsed().as_secs_f64();
+    finish(tx, outputs, &report)?;
     Ok(report)
+}
+
+fn layout(config: &Config, problem: &Problem, order: RowOrder, suppressed: u64) -> Layout {
+    Layout {
+        seed: match order {
+            RowOrder::Shuffled(seed) => Some(seed),
+            RowOrder::Input => None,
+        },
+        keep_order: order == RowOrder::Input,
+        suppressed_rows: config.output.suppression,
+        suppression_rule: problem.rule,
+        suppression_read_sensitive_values: suppressed > 0 && problem.suppression_reads_sensitive(),
+    }
+}
+
+fn layout_warnings(layout: &Layout) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if layout.keep_order {
+        warnings.push(
+            "rows are in input order ([output] keep_order): a recipient who knows the \
+             source's order can link rows back by position"
+                .to_owned(),
+        );
+    }
+    if layout.suppression_read_sensitive_values {
+        warnings.push(
+            "which classes were suppressed depended on sensitive values (ARX's class \
+             suppression): a recipient who knows the algorithm can infer that the \
+             suppressed persons' classes failed the model; `cellsafe disclose` protects \
+             against such inference"
+                .to_owned(),
+        );
+    }
+    warnings
+}
+
+/// A failed audit stops the release: nothing is written.
+fn check_audit(audit: &Audit, path: &Path) -> Result<()> {
+    if audit.passed {
+        return Ok(());
+    }
+    Err(Error::AuditFailed {
+        path: path.to_owned(),
+        violations: audit.violations.clone(),
+    })
+}
+
+/// Stages the report and renames every staged file into place.
+fn finish(mut tx: Transaction, outputs: &Outputs, report: &Report) -> Result<()> {
+    if let Some(path) = &outputs.report {
+        let text = json(report)?;
+        tx.stage(path, |w| w.write_all(text.as_bytes()))?;
+    }
+    tx.commit()
 }
 
 /// The set-based search: release the goal-directed search's set table.
 fn set_based(
     config: &Config,
-    problem: &crate::problem::Problem,
+    problem: &Problem,
     outputs: &Outputs,
+    mut tx: Transaction,
+    order: RowOrder,
     start: Instant,
 ) -> Result<Report> {
     let (table, found) = crate::logic::setbased::run(problem, &config.search.set_based)?;
     let mut report = Report::empty(problem, search::Algorithm::SetBased);
     report.found = found.search.safe;
+    let layout = layout(config, problem, order, 0);
+    report.warnings.extend(layout_warnings(&layout));
+    report.layout = Some(layout);
     if found.search.safe {
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
-            table.write_csv(path, format.delimiter)?;
-            report.output = Some(path.display().to_string());
+            let rows = crate::release::row_order(0..table.rows(), order);
+            let staged = tx.stage(path, |w| table.write_to(w, format.delimiter, &rows))?;
+            if let Some(mapping) = &outputs.mapping {
+                tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
+            }
             let schema = crate::logic::setbased::SetTable::new(
                 problem,
                 &config.search.set_based.families(),
             )?;
-            report.audit = Some(audit::audit_set_based(path, &format, &schema)?);
+            let audit = audit::audit_set_based(&staged, &format, &schema)
+                .map_err(|e| e.with_path(&staged, path))?;
+            check_audit(&audit, path)?;
+            report.output = Some(path.display().to_string());
+            report.audit = Some(audit);
         }
     }
     report.set_based = Some(found);
     report.seconds = start.elapsed().as_secs_f64();
-    if let Some(path) = &outputs.report {
-        write_json(path, &report)?;
-    }
+    finish(tx, outputs, &report)?;
     Ok(report)
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String> {
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// Writes `value` as pretty JSON, atomically.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
-    write_atomic(path, |w| {
-        w.write_all(text.as_bytes())?;
-        w.write_all(b"\n")
-    })
+    let text = json(value)?;
+    write_atomic(path, |w| w.write_all(text.as_bytes()))
 }

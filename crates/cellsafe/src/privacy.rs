@@ -199,6 +199,9 @@ enum Check {
     Logical {
         s: Span,
         confidentiality: Arc<Confidentiality>,
+        /// Per profile, the formulas known of its record when suppressed (all but public
+        /// cells shown as `*`).
+        pool: Vec<u64>,
     },
 }
 
@@ -357,6 +360,7 @@ impl Model {
                         len: c.profiles.len(),
                     },
                     confidentiality: c.clone(),
+                    pool: c.known_when_suppressed(&data.public),
                 }
             }
         };
@@ -386,7 +390,9 @@ impl Model {
             Check::Confidential { s, outside } => {
                 s.of(hist).iter().zip(outside).any(|(&c, &o)| c > 0 && o)
             }
-            Check::Logical { s, confidentiality } => confidentiality.profiles.safe(s.of(hist)),
+            Check::Logical {
+                s, confidentiality, ..
+            } => confidentiality.profiles.safe(s.of(hist)),
             Check::Beta {
                 s,
                 q,
@@ -394,6 +400,30 @@ impl Model {
                 enhanced,
             } => beta_ok(s.of(hist), count, q, *beta, *enhanced),
         }
+    }
+
+    /// Whether the pool of suppressed rows satisfies the model, `hist` being the sum of the
+    /// suppressed classes' histograms. Suppressed rows are released with every cell but
+    /// the public ones as `*` (or not at all), so the recipient, who can tell by
+    /// elimination which persons they belong to, learns only what holds whatever the
+    /// starred cells are: nothing for the class-based models, a formula only if it is
+    /// settled without the starred cells for logical safety.
+    pub fn holds_on_suppressed(&self, hist: &[u32]) -> bool {
+        match &self.check {
+            Check::Confidential { outside, .. } => outside.iter().any(|&o| o),
+            Check::Logical {
+                s,
+                confidentiality,
+                pool,
+            } => confidentiality.profiles.safe_with(s.of(hist), pool),
+            _ => true,
+        }
+    }
+
+    /// Whether the model's test reads confidential values (so the choice of rows to
+    /// suppress must not depend on it).
+    pub fn reads_confidential_values(&self) -> bool {
+        !matches!(self.check, Check::K(_))
     }
 
     /// The model's measure on one class, for reports: class size, distinct values,
@@ -419,7 +449,9 @@ impl Model {
                 .map(|(&c, _)| c as f64)
                 .sum(),
             // formulas the recipient learns of the class that a member holds confidential
-            Check::Logical { s, confidentiality } => confidentiality
+            Check::Logical {
+                s, confidentiality, ..
+            } => confidentiality
                 .profiles
                 .exposed(s.of(hist))
                 .iter()

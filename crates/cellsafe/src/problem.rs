@@ -14,6 +14,69 @@ use crate::privacy::{Model, ModelSpec};
 /// The largest lattice the searches accept (they keep per-node state).
 pub const MAX_LATTICE: usize = 50_000_000;
 
+/// How the rows to suppress are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuppressionRule {
+    /// ARX's: every class that violates a model is suppressed, and the transformation is
+    /// acceptable when those rows stay within the limit. With models that read sensitive
+    /// values (l, t, δ, β), which rows are suppressed then depends on those values.
+    Violating,
+    /// From public information only: every class smaller than a threshold, the largest
+    /// whose classes fit within the limit together; the transformation is acceptable when
+    /// every released class and the pool of suppressed rows satisfy every model. Used
+    /// whenever a model reads confidential values to protect them (logical safety,
+    /// confidential values), so that the fact of suppression tells nothing about them.
+    Smallest,
+}
+
+/// Which classes a transformation suppresses, and whether what it releases is acceptable.
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    pub suppressed: Vec<bool>,
+    pub rows: u64,
+    /// Whether the transformation is acceptable with these classes suppressed.
+    pub holds: bool,
+}
+
+fn suppressed_rows(classes: &Classes, suppressed: &[bool]) -> u64 {
+    classes
+        .counts
+        .iter()
+        .zip(suppressed)
+        .filter(|(_, &s)| s)
+        .map(|(&c, _)| c as u64)
+        .sum()
+}
+
+/// The largest `t` such that the classes smaller than `t` hold at most `budget` rows
+/// together (1 when even the smallest classes do not fit: nothing is suppressed).
+pub fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
+    let mut small: Vec<u32> = counts
+        .iter()
+        .copied()
+        .filter(|&c| c as u64 <= budget)
+        .collect();
+    small.sort_unstable();
+    let mut threshold = 1;
+    let mut total = 0u64;
+    let mut i = 0;
+    while i < small.len() {
+        let size = small[i];
+        let mut j = i;
+        while j < small.len() && small[j] == size {
+            total += size as u64;
+            j += 1;
+        }
+        if total > budget {
+            break;
+        }
+        threshold = size + 1;
+        i = j;
+    }
+    threshold
+}
+
 /// The outcome of checking one transformation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
@@ -38,6 +101,8 @@ pub struct Problem {
     pub metric: Metric,
     pub lattice: Lattice,
     pub snapshot: Snapshot,
+    /// How the rows to suppress are chosen.
+    pub rule: SuppressionRule,
 }
 
 impl Problem {
@@ -111,7 +176,18 @@ impl Problem {
             .with_tree_order(order)
             .with_orders(orders);
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
+        let rule = if models.iter().any(|m| {
+            matches!(
+                m.spec,
+                ModelSpec::LogicalSafety | ModelSpec::Confidential { .. }
+            )
+        }) {
+            SuppressionRule::Smallest
+        } else {
+            SuppressionRule::Violating
+        };
         Ok(Problem {
+            rule,
             data,
             models,
             suppression_limit,
@@ -143,40 +219,74 @@ impl Problem {
         self.snapshot.classes(&self.hierarchies(), levels)
     }
 
-    /// Which classes violate some model (and are therefore suppressed).
+    /// Which classes are suppressed (see [`SuppressionRule`]).
     pub fn suppressed(&self, classes: &Classes) -> Vec<bool> {
-        (0..classes.len())
-            .map(|c| {
-                let h = classes.histogram(c);
-                !self.models.iter().all(|m| m.holds(classes.counts[c], h))
-            })
-            .collect()
+        self.suppression(classes).suppressed
+    }
+
+    /// Chooses the classes to suppress by the problem's rule and checks what is released.
+    pub fn suppression(&self, classes: &Classes) -> Suppression {
+        match self.rule {
+            SuppressionRule::Violating => {
+                // k-anonymity is a bound on the class size; the other models read histograms
+                let min_size = self.min_class_size();
+                let others: Vec<&Model> = self
+                    .models
+                    .iter()
+                    .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
+                    .collect();
+                let suppressed: Vec<bool> = classes
+                    .counts
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &count)| {
+                        count < min_size
+                            || (!others.is_empty()
+                                && !others.iter().all(|m| m.holds(count, classes.histogram(c))))
+                    })
+                    .collect();
+                let rows = suppressed_rows(classes, &suppressed);
+                Suppression {
+                    holds: rows <= self.max_suppressed,
+                    suppressed,
+                    rows,
+                }
+            }
+            SuppressionRule::Smallest => {
+                let below = smallest_threshold(&classes.counts, self.max_suppressed);
+                let suppressed: Vec<bool> = classes.counts.iter().map(|&c| c < below).collect();
+                let rows = suppressed_rows(classes, &suppressed);
+                let released_hold = (0..classes.len()).filter(|&c| !suppressed[c]).all(|c| {
+                    self.models
+                        .iter()
+                        .all(|m| m.holds(classes.counts[c], classes.histogram(c)))
+                });
+                let pool_holds = rows == 0 || {
+                    let mut pool = vec![0u32; classes.width];
+                    for c in (0..classes.len()).filter(|&c| suppressed[c]) {
+                        for (p, &h) in pool.iter_mut().zip(classes.histogram(c)) {
+                            *p += h;
+                        }
+                    }
+                    self.models.iter().all(|m| m.holds_on_suppressed(&pool))
+                };
+                Suppression {
+                    holds: released_hold && pool_holds,
+                    suppressed,
+                    rows,
+                }
+            }
+        }
     }
 
     /// Checks and scores node `levels` whose classes are `classes`.
     pub fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
-        let mut suppressed_rows = 0u64;
-        let mut suppressed_classes = 0usize;
-        // k-anonymity is a bound on the class size; the other models read histograms
-        let min_size = self.min_class_size();
-        let others: Vec<&Model> = self
-            .models
-            .iter()
-            .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
-            .collect();
-        let suppressed: Vec<bool> = classes
-            .counts
-            .iter()
-            .enumerate()
-            .map(|(c, &count)| {
-                let s = count < min_size
-                    || (!others.is_empty()
-                        && !others.iter().all(|m| m.holds(count, classes.histogram(c))));
-                suppressed_rows += if s { count as u64 } else { 0 };
-                suppressed_classes += s as usize;
-                s
-            })
-            .collect();
+        let Suppression {
+            suppressed,
+            rows: suppressed_rows,
+            holds,
+        } = self.suppression(classes);
+        let suppressed_classes = suppressed.iter().filter(|&&s| s).count();
         let score = self.metric.score(
             &self.snapshot,
             levels,
@@ -190,7 +300,7 @@ impl Problem {
             classes: classes.len(),
             suppressed_classes,
             suppressed_rows,
-            acceptable: suppressed_rows <= self.max_suppressed,
+            acceptable: holds,
             score,
         };
         (evaluation, suppressed)
@@ -216,20 +326,44 @@ impl Problem {
 
     /// Whether "not acceptable" propagates down and "acceptable" up the lattice.
     pub fn models_monotonic(&self) -> bool {
+        if self.max_suppressed > 0 && self.rule == SuppressionRule::Smallest {
+            // generalizing changes which classes are smallest
+            return false;
+        }
         self.models.iter().all(|m| {
-            let (mut with_suppression, with_generalization) = m.spec.monotonicity();
-            if matches!(m.spec, ModelSpec::LogicalSafety) {
-                with_suppression = self
-                    .data
-                    .confidentiality
-                    .as_ref()
-                    .is_some_and(|c| c.con_sets.len() <= 1);
-            }
+            let (with_suppression, with_generalization) = m.spec.monotonicity();
             if self.max_suppressed == 0 {
                 with_generalization
             } else {
                 with_suppression
             }
         })
+    }
+
+    /// Whether which rows are suppressed can depend on sensitive values (ARX's rule with a
+    /// model that reads them).
+    pub fn suppression_reads_sensitive(&self) -> bool {
+        self.rule == SuppressionRule::Violating
+            && self.max_suppressed > 0
+            && self.models.iter().any(|m| m.reads_confidential_values())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_threshold;
+
+    #[test]
+    fn smallest_classes_up_to_the_budget() {
+        // sizes 1,1,2,2,5: with 6 rows allowed, the classes of 1 and 2 (6 rows) go
+        assert_eq!(smallest_threshold(&[5, 2, 1, 2, 1], 6), 3);
+        // with 5, the two 2s do not fit beside the 1s: only the 1s go
+        assert_eq!(smallest_threshold(&[5, 2, 1, 2, 1], 5), 2);
+        // no room even for the smallest: nothing
+        assert_eq!(smallest_threshold(&[5, 2, 1, 2, 1], 1), 1);
+        assert_eq!(smallest_threshold(&[5, 2, 1, 2, 1], 0), 1);
+        // all of it
+        assert_eq!(smallest_threshold(&[5, 2, 1, 2, 1], 11), 6);
+        assert_eq!(smallest_threshold(&[], 3), 1);
     }
 }

@@ -1,10 +1,20 @@
 //! The released table: identifying columns removed, quasi-identifiers generalized to the
-//! chosen levels (or microaggregated), rows of suppressed classes with every quasi-identifier set to `*`, other
-//! columns unchanged. Files are written atomically: a temporary file in the target
-//! directory, renamed over the target once complete.
+//! chosen levels (or microaggregated), other columns unchanged, rows in a seeded random
+//! order.
+//!
+//! A suppressed row releases nothing but its existence: every cell becomes `*` except
+//! those of insensitive columns explicitly marked public (paper 002's row deletion), or
+//! the row is left out. ARX keeps a suppressed row's sensitive values; cellsafe does not,
+//! because a recipient who can place every other row knows by elimination whose row it is.
+//! Rows are shuffled because the order of a source file (sorted by name, by date of
+//! admission) links rows back to persons just as a quasi-identifier does.
 
 use std::io::Write;
 use std::path::Path;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::Role;
 use crate::error::{Error, Result};
@@ -13,6 +23,49 @@ use crate::problem::Problem;
 
 /// The label written for every quasi-identifier of a suppressed row.
 pub const SUPPRESSED: &str = "*";
+
+/// What the release shows of a suppressed row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuppressedRows {
+    /// The row is written with `*` in every cell but the public ones.
+    #[default]
+    Star,
+    /// The row is left out.
+    Drop,
+}
+
+/// The order released rows are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowOrder {
+    /// A random permutation drawn from the seed (ChaCha20).
+    Shuffled(u64),
+    /// The input's order (which can link rows back to persons).
+    Input,
+}
+
+/// The input rows `rows` in the order they are released.
+pub fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usize> {
+    let mut rows: Vec<usize> = rows.collect();
+    if let RowOrder::Shuffled(seed) = order {
+        rows.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(seed));
+    }
+    rows
+}
+
+/// Writes the mapping from released rows to input lines as CSV: `released_row,input_line`,
+/// both 1-based (the released row not counting the header; the input line as in the file).
+pub fn write_mapping(
+    w: &mut dyn Write,
+    order: &[usize],
+    table: &crate::table::Table,
+) -> std::io::Result<()> {
+    writeln!(w, "released_row,input_line")?;
+    for (i, &r) in order.iter().enumerate() {
+        writeln!(w, "{},{}", i + 1, table.line(r))?;
+    }
+    Ok(())
+}
 
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(
@@ -109,10 +162,30 @@ impl<'a> Released<'a> {
         self.suppressed[self.row_class[row] as usize]
     }
 
+    /// The input rows released, in release order: every row, or with
+    /// [`SuppressedRows::Drop`] the rows not suppressed.
+    pub fn order(&self, suppressed: SuppressedRows, order: RowOrder) -> Vec<usize> {
+        let rows = (0..self.problem.data.rows())
+            .filter(|&r| suppressed == SuppressedRows::Star || !self.is_suppressed(r));
+        row_order(rows, order)
+    }
+
     /// The released cells of `row`.
     pub fn row(&self, row: usize) -> Vec<&str> {
         let data = &self.problem.data;
         let suppressed = self.is_suppressed(row);
+        if suppressed {
+            return (0..data.roles.len())
+                .filter(|&c| data.roles[c] != Role::Identifying)
+                .map(|c| {
+                    if data.public[c] {
+                        data.table.value(row, c)
+                    } else {
+                        SUPPRESSED
+                    }
+                })
+                .collect();
+        }
         let mut qi = 0;
         let mut out = Vec::with_capacity(data.roles.len());
         for (column, role) in data.roles.iter().enumerate() {
@@ -121,16 +194,12 @@ impl<'a> Released<'a> {
                 Role::QuasiIdentifying => {
                     let q = &data.quasi[qi];
                     qi += 1;
-                    if suppressed {
-                        out.push(SUPPRESSED);
-                    } else {
-                        let level = self.levels[qi - 1] as usize;
-                        let group = q.hierarchy.code(level, q.leaves[row]);
-                        out.push(match &self.aggregated {
-                            Some(m) => m.value(qi - 1, group),
-                            None => q.hierarchy.label(level, group),
-                        });
-                    }
+                    let level = self.levels[qi - 1] as usize;
+                    let group = q.hierarchy.code(level, q.leaves[row]);
+                    out.push(match &self.aggregated {
+                        Some(m) => m.value(qi - 1, group),
+                        None => q.hierarchy.label(level, group),
+                    });
                 }
                 _ => out.push(data.table.value(row, column)),
             }
@@ -138,18 +207,26 @@ impl<'a> Released<'a> {
         out
     }
 
-    /// Writes the released table as CSV, atomically.
-    pub fn write_csv(&self, path: &Path, delimiter: u8) -> Result<()> {
+    /// Writes the released table as CSV: the header, then input rows `order`.
+    pub fn write_to(
+        &self,
+        w: &mut dyn Write,
+        delimiter: u8,
+        order: &[usize],
+    ) -> std::io::Result<()> {
+        let mut csv = csv::WriterBuilder::new()
+            .delimiter(delimiter)
+            .from_writer(w);
+        csv.write_record(self.header())?;
+        for &row in order {
+            csv.write_record(self.row(row))?;
+        }
+        csv.flush()
+    }
+
+    /// Writes the released table as CSV to `path`, atomically, rows in `order`.
+    pub fn write_csv(&self, path: &Path, delimiter: u8, order: &[usize]) -> Result<()> {
         check_not_input(self.problem, path)?;
-        write_atomic(path, |w| {
-            let mut csv = csv::WriterBuilder::new()
-                .delimiter(delimiter)
-                .from_writer(w);
-            csv.write_record(self.header())?;
-            for row in 0..self.problem.data.rows() {
-                csv.write_record(self.row(row))?;
-            }
-            csv.flush()
-        })
+        write_atomic(path, |w| self.write_to(w, delimiter, order))
     }
 }

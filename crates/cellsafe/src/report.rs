@@ -56,7 +56,12 @@ pub struct Report {
     pub suppressed_rows: u64,
     pub suppression_limit: f64,
     pub max_suppressed_rows: u64,
+    /// Equivalence classes of the released transformation, suppressed ones included.
     pub classes: usize,
+    /// Classes released (not suppressed). The audit's `released_groups` counts the
+    /// distinct quasi-identifier tuples the file shows, which is fewer when two classes
+    /// are shown alike.
+    pub released_classes: usize,
     pub min_class_size: Option<u32>,
     pub metric: MetricKind,
     pub score: Option<f64>,
@@ -96,6 +101,9 @@ pub struct Report {
     pub partitions: Option<Map<String, Value>>,
     /// What the released quasi-identifier cells show.
     pub values: crate::config::OutputValues,
+    /// Row order and suppressed rows of the release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::job::Layout>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -132,6 +140,7 @@ impl Report {
             suppression_limit: problem.suppression_limit,
             max_suppressed_rows: problem.max_suppressed,
             classes: 0,
+            released_classes: 0,
             min_class_size: None,
             metric: problem.metric.spec.name,
             score: None,
@@ -147,6 +156,7 @@ impl Report {
             output: None,
             partitions: None,
             values: crate::config::OutputValues::Generalization,
+            layout: None,
             warnings: Vec::new(),
             audit: None,
             disclosure: None,

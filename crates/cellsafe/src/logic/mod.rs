@@ -73,6 +73,8 @@ pub struct Profiles {
     pub demand: Vec<u64>,
     /// CON set of each profile.
     pub con: Vec<u32>,
+    /// `codes[p * vocabulary ..]`: the record's value code of each vocabulary domain.
+    pub codes: Vec<u32>,
 }
 
 impl Profiles {
@@ -104,6 +106,22 @@ impl Profiles {
             known[w] &= demand[w];
         }
         known
+    }
+
+    /// Whether a group with profile histogram `hist` is safe when the recipient knows of
+    /// profile `p`'s record the formulas in `known[p * words ..]` (instead of those it
+    /// satisfies).
+    pub fn safe_with(&self, hist: &[u32], known: &[u64]) -> bool {
+        let w = self.words;
+        let mut k = vec![u64::MAX; w];
+        let mut demand = vec![0u64; w];
+        for (p, _) in hist.iter().enumerate().filter(|(_, &c)| c > 0) {
+            for i in 0..w {
+                k[i] &= known[p * w + i];
+                demand[i] |= self.demand(p)[i];
+            }
+        }
+        k.iter().zip(&demand).all(|(a, b)| a & b == 0)
     }
 
     /// Whether a class with profile histogram `hist` is safe for all its members.
@@ -166,6 +184,7 @@ impl Confidentiality {
             sat: Vec::new(),
             demand: Vec::new(),
             con: Vec::new(),
+            codes: Vec::new(),
         };
         let mut satisfied = vec![0u64; formulas.len()];
         for (r, &con) in con_of_row.iter().enumerate() {
@@ -186,6 +205,7 @@ impl Confidentiality {
                 profiles.sat.extend(sat);
                 profiles.demand.extend(demand);
                 profiles.con.push(con);
+                profiles.codes.extend_from_slice(&codes);
                 next
             });
             profiles.of_row.push(p);
@@ -228,6 +248,34 @@ impl Confidentiality {
             profiles,
             warnings: Vec::new(),
         })
+    }
+
+    /// Per profile (`words` 64-bit words each), the formulas a recipient knows of a
+    /// suppressed record: every cell is released as `*` except those of the columns marked
+    /// `public` (by table column), so a formula is known only if it holds in every
+    /// completion of the starred cells over their domains (a tautology, or one settled by
+    /// the public cells).
+    pub fn known_when_suppressed(&self, public: &[bool]) -> Vec<u64> {
+        let p = &self.profiles;
+        let d = self.vocabulary.len();
+        let mut out = vec![0u64; p.len() * p.words];
+        for q in 0..p.len() {
+            let codes = &p.codes[q * d..(q + 1) * d];
+            let cell = |dom: usize, v: usize| {
+                !public
+                    .get(self.vocabulary[dom].column)
+                    .copied()
+                    .unwrap_or(false)
+                    || codes[dom] as usize == v
+            };
+            let size = |dom: usize| self.vocabulary[dom].values.len();
+            for (f, nf) in self.formulas.iter().enumerate() {
+                if nf.cnf.known(&cell, &size) {
+                    set(&mut out[q * p.words..(q + 1) * p.words], f);
+                }
+            }
+        }
+        out
     }
 
     /// How person (row) `r` is named in reports.

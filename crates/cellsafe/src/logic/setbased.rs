@@ -451,10 +451,14 @@ impl<'a> SetTable<'a> {
         }
     }
 
-    /// Writes the released table: identifying columns dropped, the set columns rendered,
-    /// other columns as they are.
-    pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
-        crate::release::check_not_input(self.problem, path)?;
+    /// Writes the released table as CSV: identifying columns dropped, the set columns
+    /// rendered, other columns as they are; rows `order` (input rows) in that order.
+    pub fn write_to(
+        &self,
+        w: &mut dyn std::io::Write,
+        delimiter: u8,
+        order: &[usize],
+    ) -> std::io::Result<()> {
         let data = &self.problem.data;
         let set_of: FxHashMap<usize, usize> = self
             .table_columns
@@ -462,26 +466,31 @@ impl<'a> SetTable<'a> {
             .enumerate()
             .map(|(j, &c)| (c, j))
             .collect();
-        crate::release::write_atomic(path, |w| {
-            let mut csv = csv::WriterBuilder::new()
-                .delimiter(delimiter)
-                .from_writer(w);
-            let keep: Vec<usize> = (0..data.roles.len())
-                .filter(|&c| data.roles[c] != crate::dataset::Role::Identifying)
+        let mut csv = csv::WriterBuilder::new()
+            .delimiter(delimiter)
+            .from_writer(w);
+        let keep: Vec<usize> = (0..data.roles.len())
+            .filter(|&c| data.roles[c] != crate::dataset::Role::Identifying)
+            .collect();
+        csv.write_record(keep.iter().map(|&c| data.table.header()[c].as_str()))?;
+        for &i in order {
+            let row: Vec<String> = keep
+                .iter()
+                .map(|&c| match set_of.get(&c) {
+                    Some(&j) => self.columns[j].render(self.cell(i, j)),
+                    None => data.table.value(i, c).to_string(),
+                })
                 .collect();
-            csv.write_record(keep.iter().map(|&c| data.table.header()[c].as_str()))?;
-            for i in 0..self.rows() {
-                let row: Vec<String> = keep
-                    .iter()
-                    .map(|&c| match set_of.get(&c) {
-                        Some(&j) => self.columns[j].render(self.cell(i, j)),
-                        None => data.table.value(i, c).to_string(),
-                    })
-                    .collect();
-                csv.write_record(&row)?;
-            }
-            csv.flush()
-        })
+            csv.write_record(&row)?;
+        }
+        csv.flush()
+    }
+
+    /// Writes the released table to `path` atomically, rows in input order.
+    pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
+        crate::release::check_not_input(self.problem, path)?;
+        let order: Vec<usize> = (0..self.rows()).collect();
+        crate::release::write_atomic(path, |w| self.write_to(w, delimiter, &order))
     }
 
     /// The released cells of row `i`, rendered, in set-column order.
