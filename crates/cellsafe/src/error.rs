@@ -77,7 +77,9 @@ pub enum Error {
     Intractable(String),
     /// An output path names the same file as an input or as another output, so writing it
     /// would destroy data. `input_what` / `input` is the other output in the second case.
-    #[error("{output_what} {output} is the same file as {input_what} {input}; choose another path")]
+    #[error(
+        "{output_what} {output} is the same file as {input_what} {input}; choose another path"
+    )]
     PathClash {
         output_what: String,
         output: PathBuf,

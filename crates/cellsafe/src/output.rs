@@ -680,7 +680,10 @@ mod tests {
         assert!(clash(&d.join("x"), &d.join("a/../x")));
         assert!(!clash(&d.join("x"), &d.join("y")));
         // Relative to the working directory: `./x` against `x`, neither existing.
-        assert!(clash(Path::new("./no-such-cellsafe-file"), Path::new("no-such-cellsafe-file")));
+        assert!(clash(
+            Path::new("./no-such-cellsafe-file"),
+            Path::new("no-such-cellsafe-file")
+        ));
         // An output not existing yet under a missing directory still compares lexically.
         assert!(clash(&d.join("nope/y"), &d.join("nope/../nope/y")));
     }
@@ -712,8 +715,14 @@ mod tests {
         ];
         let err = check_paths(&[pair("config", d.join("job.toml"))], &outputs).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("--mapping") && text.contains("--output"), "{text}");
-        assert!(text.contains(&d.join("./out.csv").display().to_string()), "{text}");
+        assert!(
+            text.contains("--mapping") && text.contains("--output"),
+            "{text}"
+        );
+        assert!(
+            text.contains(&d.join("./out.csv").display().to_string()),
+            "{text}"
+        );
         assert!(check_paths(&[pair("config", d.join("job.toml"))], &outputs[..2]).is_ok());
     }
 
@@ -725,7 +734,12 @@ mod tests {
         let mut tx = Transaction::begin_in(registry(), &[a.clone(), b.clone()]).unwrap();
         let temp = tx.stage(&a, |w| w.write_all(b"new a")).unwrap();
         assert_eq!(fs::read_to_string(&temp).unwrap(), "new a");
-        assert!(temp.file_name().unwrap().to_str().unwrap().starts_with(".cellsafe-"));
+        assert!(temp
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(".cellsafe-"));
         tx.stage(&b, |w| w.write_all(b"new b")).unwrap();
         assert_eq!(fs::read_to_string(&a).unwrap(), "old");
         tx.commit().unwrap();
@@ -773,7 +787,10 @@ mod tests {
         let err = Transaction::begin_in(registry(), std::slice::from_ref(&missing))
             .err()
             .unwrap();
-        assert!(err.to_string().contains(&missing.display().to_string()), "{err}");
+        assert!(
+            err.to_string().contains(&missing.display().to_string()),
+            "{err}"
+        );
 
         // A rename that fails: the target became a directory after staging.
         let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
@@ -789,6 +806,22 @@ mod tests {
         assert!(text.contains("incomplete") && text.contains(&a.display().to_string()));
         assert!(!text.contains(".cellsafe-"), "{text}");
         assert_eq!(names(dir.path()), ["a.csv", "b.csv"]);
+    }
+
+    #[test]
+    fn temp_creation_error_names_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        fs::create_dir(&sub).unwrap();
+        let a = sub.join("a.csv");
+        let mut tx = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
+        fs::remove_dir_all(&sub).unwrap();
+        let text = tx.stage(&a, |_| Ok(())).unwrap_err().to_string();
+        assert!(text.starts_with(&a.display().to_string()), "{text}");
+        assert!(
+            !text.contains(".cellsafe-") && !text.contains("at path"),
+            "{text}"
+        );
     }
 
     #[test]
