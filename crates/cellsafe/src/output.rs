@@ -32,7 +32,8 @@
 //! Limits: each rename is atomic, the set of them is not. The temporary files already sit
 //! in the target directories and [`Transaction::begin`] refuses a target that is a
 //! directory, so a rename rarely fails; if one does, the targets renamed before it keep
-//! their new content and [`Error::Commit`] lists them. Locks are advisory (`flock`): they
+//! their new content and [`Error::Commit`] lists them. A target that is a symlink is
+//! replaced by the new file, not written through. Locks are advisory (`flock`): they
 //! exclude other cellsafe runs, not other programs; on a file system without `flock` the
 //! runs are not excluded.
 //!
@@ -781,6 +782,22 @@ mod tests {
     }
 
     #[test]
+    fn panic_while_staging_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        let mut tx = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tx.stage(&a, |w| {
+                w.write_all(b"partial")?;
+                panic!("writer failed")
+            })
+        }));
+        assert!(result.is_err());
+        drop(tx);
+        assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
     fn errors_name_the_target_not_the_temp() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("no-dir/out.csv");
@@ -806,6 +823,22 @@ mod tests {
         assert!(text.contains("incomplete") && text.contains(&a.display().to_string()));
         assert!(!text.contains(".cellsafe-"), "{text}");
         assert_eq!(names(dir.path()), ["a.csv", "b.csv"]);
+    }
+
+    #[test]
+    fn temp_creation_error_names_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        fs::create_dir(&sub).unwrap();
+        let a = sub.join("a.csv");
+        let mut tx = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
+        fs::remove_dir_all(&sub).unwrap();
+        let text = tx.stage(&a, |_| Ok(())).unwrap_err().to_string();
+        assert!(text.starts_with(&a.display().to_string()), "{text}");
+        assert!(
+            !text.contains(".cellsafe-") && !text.contains("at path"),
+            "{text}"
+        );
     }
 
     #[test]
