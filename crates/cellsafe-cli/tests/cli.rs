@@ -718,3 +718,155 @@ fn microaggregation_output_and_scale_errors() {
         .failure()
         .stderr(predicate::str::contains("attributes.dob.scale"));
 }
+
+/// A copy of the Adult example whose genetic search runs far longer than any test waits.
+#[cfg(unix)]
+fn long_job() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = examples().join("../adult");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    let text = std::fs::read_to_string(dir.path().join("adult-genetic.toml")).unwrap();
+    let text = text
+        .replace("population = 30", "population = 200")
+        .replace("generations = 40", "generations = 50000")
+        .replace("threads = 0", "threads = 1");
+    assert!(text.contains("generations = 50000"));
+    let job = dir.path().join("long.toml");
+    std::fs::write(&job, text).unwrap();
+    (dir, job)
+}
+
+/// Files of `dir` that a run left behind: temporary and lock files.
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains("cellsafe"))
+        .collect()
+}
+
+/// Starts `cellsafe anonymize JOB --output out.csv --report report.json` and waits until it
+/// holds the lock on out.csv.
+#[cfg(unix)]
+fn start_long(dir: &Path, job: &Path) -> std::process::Child {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+        .arg("anonymize")
+        .arg(job)
+        .arg("--output")
+        .arg(dir.join("out.csv"))
+        .arg("--report")
+        .arg(dir.join("report.json"))
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = dir.join(".out.csv.cellsafe-lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "the run never locked its output"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child
+}
+
+#[cfg(unix)]
+fn signal(child: &std::process::Child, name: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Ctrl-C (and SIGTERM) end a run with exit 130, no output under the final names and no
+/// temporary or lock file; a second run on the same output while one is running fails at
+/// once, naming the output.
+#[cfg(unix)]
+#[test]
+fn interrupted_or_concurrent_runs_leave_nothing_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    let (dir, job) = long_job();
+    let d = dir.path();
+    for sig in ["INT", "TERM"] {
+        let mut first = start_long(d, &job);
+        cellsafe()
+            .arg("anonymize")
+            .arg(&job)
+            .arg("--output")
+            .arg(d.join("out.csv"))
+            .arg("--report")
+            .arg(d.join("other.json"))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("another cellsafe run is writing"))
+            .stderr(predicate::str::contains("out.csv"));
+        signal(&first, sig);
+        let status = first.wait().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(130),
+            "{sig}: {status:?} {:?}",
+            status.signal()
+        );
+        assert!(!d.join("out.csv").exists() && !d.join("report.json").exists());
+        assert!(!d.join("other.json").exists());
+        assert_eq!(leftovers(d), Vec::<String>::new(), "{sig}");
+    }
+}
+
+/// After `kill -9` the lock file stays, unlocked; the next run on the same output takes it
+/// over, succeeds, and leaves no cellsafe file behind.
+#[cfg(unix)]
+#[test]
+fn a_killed_run_does_not_block_the_next() {
+    let (dir, job) = long_job();
+    let d = dir.path();
+    let mut first = start_long(d, &job);
+    signal(&first, "KILL");
+    first.wait().unwrap();
+    assert!(!d.join("out.csv").exists());
+    cellsafe()
+        .arg("anonymize")
+        .arg(d.join("adult.toml"))
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .arg("--report")
+        .arg(d.join("report.json"))
+        .assert()
+        .success();
+    assert!(d.join("out.csv").exists());
+    assert_eq!(leftovers(d), Vec::<String>::new());
+}
+
+/// Outputs get ordinary permissions: 0666 less the umask, not a temporary file's 0600.
+#[cfg(unix)]
+#[test]
+fn outputs_respect_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(umask) = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+    else {
+        return;
+    };
+    let dir = fixture(DATA, AGE, &config(&k(3)));
+    run_anonymize(dir.path()).success();
+    for name in ["out.csv", "report.json"] {
+        let mode = std::fs::metadata(dir.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o666 & !umask, "{name}");
+    }
+}

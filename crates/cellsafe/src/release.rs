@@ -67,28 +67,15 @@ pub fn write_mapping(
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically.
+/// Writes one file atomically, locked against other runs (see [`crate::output`]).
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".cellsafe-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(path, e))?;
-    {
-        let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
-        write(&mut buffered).map_err(|e| Error::io(path, e))?;
-        buffered.flush().map_err(|e| Error::io(path, e))?;
-    }
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    let target = path.to_path_buf();
+    let mut tx = crate::output::Transaction::begin(std::slice::from_ref(&target))?;
+    tx.stage(path, write)?;
+    tx.commit()
 }
 
 /// Refuses to write over the input file.
