@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, Role};
 use crate::disclosure::setup::DiscloseSpec;
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::logic::setbased::SetBasedSpec;
 use crate::logic::setup::SafetySpec;
@@ -252,7 +252,10 @@ impl Config {
                 return Err(Error::config(
                     &file,
                     format!("attributes.{}.scale", q.name),
-                    format!("a continuous attribute needs numbers, but `{v}` is not one"),
+                    format!(
+                        "a continuous attribute needs numbers, but `{}` is not one",
+                        excerpt(v)
+                    ),
                 ));
             }
             out.push(Aggregator::new(scale, &q.hierarchy, date_format));

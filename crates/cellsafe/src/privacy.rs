@@ -338,7 +338,10 @@ impl Model {
             ModelSpec::Confidential { attribute, values } => {
                 let a = attr(attribute)?;
                 if let Some(v) = values.iter().find(|v| !a.values.contains(v)) {
-                    return Err(format!("`{v}` never occurs in `{attribute}`"));
+                    return Err(format!(
+                        "`{}` never occurs in `{attribute}`",
+                        crate::error::excerpt(v)
+                    ));
                 }
                 let outside = a.values.iter().map(|v| !values.contains(v)).collect();
                 Check::Confidential {

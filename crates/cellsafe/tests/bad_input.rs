@@ -1,0 +1,81 @@
+//! Bad input gets a clear answer: every error names the file and line/column or the
+//! config key, echoes user values only in short excerpts, and every size a user can set
+//! is bounded.
+
+use std::path::Path;
+
+use cellsafe::config::Config;
+use cellsafe::error::Error;
+use cellsafe::job::{self, Outputs};
+
+const DATA: &str = "name,zip,age,disease\nann,24126,34,flu\nbob,24129,35,cold\ncid,24133,36,flu\ndan,10427,51,cancer\neve,10431,52,flu\nfay,10466,53,cold\n";
+const AGE: &str = "34;30-39;*\n35;30-39;*\n36;30-39;*\n51;50-59;*\n52;50-59;*\n53;50-59;*\n";
+
+fn config(extra: &str) -> String {
+    format!(
+        r#"suppression_limit = 0.0
+[input]
+path = "data.csv"
+[attributes.name]
+role = "identifying"
+[attributes.zip]
+role = "quasi-identifying"
+hierarchy = {{ kind = "mask" }}
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = "age.csv"
+[attributes.disease]
+role = "sensitive"
+{extra}"#
+    )
+}
+
+const K2: &str = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new(data: &str, age: &str, config_text: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.csv"), data).unwrap();
+        std::fs::write(dir.path().join("age.csv"), age).unwrap();
+        std::fs::write(dir.path().join("job.toml"), config_text).unwrap();
+        Fixture { dir }
+    }
+    fn config(&self) -> Result<Config, Error> {
+        Config::from_file(&self.dir.path().join("job.toml"))
+    }
+    fn anonymize(&self) -> Result<cellsafe::report::Report, Error> {
+        let outputs = Outputs {
+            table: Some(self.dir.path().join("out.csv")),
+            report: Some(self.dir.path().join("report.json")),
+        };
+        job::anonymize(&self.config()?, &outputs, None)
+    }
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+}
+
+fn config_key(err: &Error) -> &str {
+    match err {
+        Error::Config { key, .. } => key,
+        other => panic!("expected a config key error, got {other}"),
+    }
+}
+
+#[test]
+fn long_values_are_cut_in_messages() {
+    let long = "7".repeat(10_000_000);
+    let data = DATA.replace("bob,24129,35,", &format!("bob,24129,{long},"));
+    let f = Fixture::new(&data, AGE, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(err.len() < 300, "{} bytes", err.len());
+    assert!(
+        err.starts_with(&format!("{}:3:3: ", f.path("data.csv"))),
+        "{err}"
+    );
+    assert!(err.contains(&format!("`{}…`", "7".repeat(40))), "{err}");
+}
