@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
+use crate::table::Records;
 
 /// A validated generalization hierarchy over a finite set of leaves.
 #[derive(Debug, Clone)]
@@ -141,7 +142,7 @@ impl Hierarchy {
                             Location::at(source, line_of(i), Some(1)),
                             format!(
                                 "value `{}` appears twice with different generalizations (first at line {})",
-                                row[0],
+                                excerpt(&row[0]),
                                 line_of(kept[leaf as usize])
                             ),
                         ));
@@ -182,9 +183,9 @@ impl Hierarchy {
                                 format!(
                                     "level {level} is not a coarsening of level {}: `{}` generalizes to `{}` here but to `{}` at line {}",
                                     level - 1,
-                                    rows[i][level - 1],
-                                    rows[i][level],
-                                    rows[first][level],
+                                    excerpt(&rows[i][level - 1]),
+                                    excerpt(&rows[i][level]),
+                                    excerpt(&rows[first][level]),
                                     line_of(first)
                                 ),
                             ));
@@ -238,7 +239,7 @@ impl Hierarchy {
                 at(),
                 format!(
                     "value `{}` has {} labels, expected one per partition ({})",
-                    row.first().map_or("", String::as_str),
+                    excerpt(row.first().map_or("", String::as_str)),
                     row.len().saturating_sub(1),
                     names.len()
                 ),
@@ -250,7 +251,7 @@ impl Hierarchy {
             if leaf_index.insert(row[0].clone(), next).is_some() {
                 return Err(Error::data(
                     at(),
-                    format!("value `{}` is listed twice", row[0]),
+                    format!("value `{}` is listed twice", excerpt(&row[0])),
                 ));
             }
         }
@@ -367,22 +368,12 @@ impl Hierarchy {
     /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
     pub fn read_arx(path: &Path, delimiter: u8) -> Result<Hierarchy> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(file);
+        let mut records = Records::new(file, path, delimiter, b'"', true);
+        let mut record = csv::StringRecord::new();
         let mut rows = Vec::new();
         let mut lines = Vec::new();
-        for record in rdr.records() {
-            let record = record.map_err(|e| {
-                let at = match e.position() {
-                    Some(p) => Location::at(path, p.line(), None),
-                    None => Location::file(path),
-                };
-                Error::data(at, e.to_string())
-            })?;
-            lines.push(record.position().map_or(0, |p| p.line()));
+        while let Some(line) = records.read(&mut record)? {
+            lines.push(line);
             rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
         }
         Self::from_rows(&rows, path, Some(&lines))
@@ -587,7 +578,10 @@ fn interval_rows(
             Error::config(
                 file,
                 key,
-                format!("value `{v}` is not a number, so interval levels cannot be built"),
+                format!(
+                    "value `{}` is not a number, so interval levels cannot be built",
+                    excerpt(v)
+                ),
             )
         })?;
         let mut row = vec![v.clone()];
@@ -688,7 +682,10 @@ fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<V
             Error::config(
                 file,
                 key,
-                format!("value `{v}` does not match date format `{format}`"),
+                format!(
+                    "value `{}` does not match date format `{format}`",
+                    excerpt(v)
+                ),
             )
         })?;
         rows.push(vec![
@@ -715,7 +712,7 @@ fn group_rows(
                 Error::config(
                     file,
                     format!("{key}.levels[{l}]"),
-                    format!("no group contains `{below}`"),
+                    format!("no group contains `{}`", excerpt(&below)),
                 )
             })?;
             row.push((*label).to_owned());
@@ -738,7 +735,12 @@ fn group_of<'g>(
                 return Err(Error::config(
                     file,
                     at,
-                    format!("`{m}` is in both groups `{other}` and `{label}`"),
+                    format!(
+                        "`{}` is in both groups `{}` and `{}`",
+                        excerpt(m),
+                        excerpt(other),
+                        excerpt(label)
+                    ),
                 ));
             }
         }
@@ -759,7 +761,11 @@ fn partition_hierarchy(
         let group_of = group_of(groups, file, &at)?;
         for row in &mut rows {
             let label = group_of.get(row[0].as_str()).ok_or_else(|| {
-                Error::config(file, &at, format!("no group contains `{}`", row[0]))
+                Error::config(
+                    file,
+                    &at,
+                    format!("no group contains `{}`", excerpt(&row[0])),
+                )
             })?;
             row.push((*label).to_owned());
         }
