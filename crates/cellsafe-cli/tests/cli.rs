@@ -166,11 +166,24 @@ fn non_coarsening_hierarchy_is_located() {
 }
 
 #[test]
-fn k_larger_than_rows_names_the_model() {
+fn k_larger_than_rows_finds_nothing() {
+    // a valid job without a solution, like any other: exit 3 and "found": false
     let dir = fixture(DATA, AGE, &config(&k(7)));
+    run_anonymize(dir.path()).code(3);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["found"], false);
+    assert!(!dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn model_parameter_out_of_domain_names_the_key() {
+    let models = "[[privacy]]\nmodel = \"t-closeness\"\nattribute = \"disease\"\nt = 1.5\ndistance = \"equal\"\n";
+    let dir = fixture(DATA, AGE, &config(models));
     run_anonymize(dir.path()).code(1).stderr(
-        predicate::str::contains("privacy[0]")
-            .and(predicate::str::contains("larger than the number of rows")),
+        predicate::str::contains("config key `privacy[0].t`")
+            .and(predicate::str::contains("(0, 1]")),
     );
 }
 

@@ -263,8 +263,28 @@ impl Config {
         Ok(Some(out))
     }
 
+    /// Checks the values that need no data: each model's parameters lie in their domain
+    /// (errors name the key, e.g. `privacy[0].t`) and the suppression limit in [0, 1].
+    pub fn check_parameters(&self) -> Result<()> {
+        let file = self.file_name();
+        for (i, m) in self.privacy.iter().enumerate() {
+            m.validate().map_err(|(name, message)| {
+                Error::config(&file, format!("privacy[{i}].{name}"), message)
+            })?;
+        }
+        if !(0.0..=1.0).contains(&self.suppression_limit) {
+            return Err(Error::config(
+                &file,
+                "suppression_limit",
+                format!("must lie in [0, 1], got {}", self.suppression_limit),
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
+        self.check_parameters()?;
         let file = self.file_name();
         let table = Table::read_csv(&self.resolve(&self.input.path), &self.csv_format()?)?;
         let hdelim = single_byte(
@@ -346,13 +366,6 @@ impl Config {
         }
         for (i, m) in self.privacy.iter().enumerate() {
             Model::bind(m, &data).map_err(|e| Error::config(&file, format!("privacy[{i}]"), e))?;
-        }
-        if !(0.0..=1.0).contains(&self.suppression_limit) {
-            return Err(Error::config(
-                &file,
-                "suppression_limit",
-                "must lie in [0, 1]",
-            ));
         }
         Metric::bind(&self.metric, &data).map_err(|e| Error::config(&file, "metric", e))?;
         Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)

@@ -79,3 +79,94 @@ fn long_values_are_cut_in_messages() {
     );
     assert!(err.contains(&format!("`{}…`", "7".repeat(40))), "{err}");
 }
+
+#[test]
+fn model_parameters_outside_their_domain_name_the_key() {
+    let cases = [
+        ("model = \"k-anonymity\"\nk = 0", "k"),
+        (
+            "model = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 0.5",
+            "l",
+        ),
+        (
+            "model = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = nan",
+            "l",
+        ),
+        (
+            "model = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = inf",
+            "l",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = 0.0\nl = 2",
+            "c",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = 2.0\nl = 0",
+            "l",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = -inf\nl = 2",
+            "c",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = 0.0\ndistance = \"equal\"",
+            "t",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = 1.0000001\ndistance = \"equal\"",
+            "t",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = nan\ndistance = \"ordered\"",
+            "t",
+        ),
+        (
+            "model = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = 0.0",
+            "delta",
+        ),
+        (
+            "model = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = inf",
+            "delta",
+        ),
+        (
+            "model = \"beta-likeness\"\nattribute = \"disease\"\nbeta = -1.0",
+            "beta",
+        ),
+        (
+            "model = \"beta-likeness\"\nattribute = \"disease\"\nbeta = nan",
+            "beta",
+        ),
+    ];
+    for (model, field) in cases {
+        // the bad model comes second, after a valid one
+        let text = config(&format!("{K2}[[privacy]]\n{model}\n"));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = f.config().unwrap().problem().unwrap_err();
+        assert_eq!(
+            config_key(&err),
+            format!("privacy[1].{field}"),
+            "{model}: {err}"
+        );
+    }
+    // the edges of the domains are allowed
+    for model in [
+        "model = \"t-closeness\"\nattribute = \"disease\"\nt = 1.0\ndistance = \"equal\"",
+        "model = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 1.0",
+        "model = \"k-anonymity\"\nk = 1",
+    ] {
+        let f = Fixture::new(DATA, AGE, &config(&format!("[[privacy]]\n{model}\n")));
+        f.config().unwrap().problem().unwrap();
+    }
+}
+
+#[test]
+fn k_above_the_row_count_is_a_job_without_solution() {
+    let f = Fixture::new(
+        DATA,
+        AGE,
+        &config("[[privacy]]\nmodel = \"k-anonymity\"\nk = 7\n"),
+    );
+    let report = f.anonymize().unwrap();
+    assert!(!report.found);
+    assert!(!f.dir.path().join("out.csv").exists());
+}
