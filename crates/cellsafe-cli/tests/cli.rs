@@ -667,3 +667,35 @@ fn microaggregation_output_and_scale_errors() {
         .failure()
         .stderr(predicate::str::contains("attributes.dob.scale"));
 }
+
+#[test]
+fn anonymize_without_models_is_refused_but_evaluate_works() {
+    let dir = fixture(DATA, AGE, &config(""));
+    run_anonymize(dir.path()).code(1).stderr(
+        predicate::str::contains("config key `privacy`")
+            .and(predicate::str::contains("cellsafe evaluate")),
+    );
+    assert!(!dir.path().join("out.csv").exists());
+    cellsafe()
+        .arg("evaluate")
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn oversized_settings_name_their_key() {
+    for (extra, key) in [
+        ("[search]\nthreads = 100000\n", "search.threads"),
+        (
+            "[search]\nalgorithm = \"genetic\"\n[search.genetic]\npopulation = 4294967296\n[safety]\ndefault = []\n",
+            "search.genetic.population",
+        ),
+    ] {
+        let dir = fixture(DATA, AGE, &config(&format!("{}{extra}", k(2))));
+        run_anonymize(dir.path())
+            .code(1)
+            .stderr(predicate::str::contains(format!("config key `{key}`")));
+    }
+}

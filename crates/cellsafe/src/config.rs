@@ -18,9 +18,9 @@ use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
 use crate::microaggregation::{Aggregator, Scale};
 use crate::privacy::{Model, ModelSpec};
-use crate::problem::Problem;
+use crate::problem::{Problem, MAX_LATTICE};
 use crate::search::genetic::GeneticSpec;
-use crate::search::Algorithm;
+use crate::search::{Algorithm, MAX_EXHAUSTIVE};
 use crate::table::{CsvFormat, Table};
 
 fn default_delimiter() -> String {
@@ -140,6 +140,14 @@ pub struct Config {
     pub safety: Option<SafetySpec>,
     #[serde(skip)]
     file: PathBuf,
+}
+
+/// Most `[search] threads` per available core.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn line_col(text: &str, offset: usize) -> (u64, u64) {
@@ -282,6 +290,72 @@ impl Config {
         Ok(())
     }
 
+    /// Checks what `anonymize` needs beyond [`Config::problem`], before any data is read:
+    /// at least one privacy model (a transformation without one is `evaluate`'s job), a
+    /// bounded thread count and bounded genetic parameters.
+    pub fn check_release(&self) -> Result<()> {
+        let file = self.file_name();
+        if self.privacy.is_empty() {
+            return Err(Error::config(
+                &file,
+                "privacy",
+                "no privacy model: add a [[privacy]] section (to score one transformation \
+                 without models, use `cellsafe evaluate`)",
+            ));
+        }
+        if matches!(
+            self.search.algorithm,
+            Algorithm::Genetic | Algorithm::SetBased
+        ) && self.safety.is_none()
+        {
+            return Err(Error::config(
+                &file,
+                "safety",
+                "the genetic and set-based searches work on logical safety and need a \
+                 [safety] section",
+            ));
+        }
+        let max_threads = MAX_THREADS_PER_CORE * cores();
+        if self.search.threads > max_threads {
+            return Err(Error::config(
+                &file,
+                "search.threads",
+                format!(
+                    "must be at most {max_threads} ({MAX_THREADS_PER_CORE} per core), got {}",
+                    self.search.threads
+                ),
+            ));
+        }
+        self.search.genetic.validate().map_err(|(name, message)| {
+            Error::config(&file, format!("search.genetic.{name}"), message)
+        })?;
+        self.check_parameters()
+    }
+
+    /// Checks that the configured search can run on `problem`: an exhaustive enumeration
+    /// (`algorithm = "exhaustive"`, or `optimal` over partitions that do not nest) keeps
+    /// every node's evaluation, so its lattice is bounded by [`MAX_EXHAUSTIVE`].
+    pub fn check_search(&self, problem: &Problem) -> Result<()> {
+        let size = problem.lattice.size();
+        let enumerates = match self.search.algorithm {
+            Algorithm::Exhaustive => true,
+            Algorithm::Optimal => !problem.lattice.is_chain(),
+            _ => false,
+        };
+        if enumerates && size > MAX_EXHAUSTIVE {
+            return Err(Error::config(
+                self.file_name(),
+                "search.algorithm",
+                format!(
+                    "an exhaustive search keeps every transformation's evaluation and accepts \
+                     at most {MAX_EXHAUSTIVE}; this lattice has {size} (use \"optimal\" or \
+                     \"minimal\" over chains, or shorter hierarchies)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
         self.check_parameters()?;
@@ -362,6 +436,26 @@ impl Config {
                 &file,
                 "attributes",
                 "no attribute has role \"quasi-identifying\"",
+            ));
+        }
+        if data.rows() == 0 {
+            return Err(Error::data(
+                Location::at(data.table.source(), 1, None),
+                "the file has a header but no data rows",
+            ));
+        }
+        let size = data
+            .max_levels()
+            .iter()
+            .try_fold(1usize, |acc, &m| acc.checked_mul(m as usize + 1));
+        if size.is_none_or(|n| n > MAX_LATTICE) {
+            return Err(Error::config(
+                &file,
+                "attributes",
+                format!(
+                    "the generalization lattice has more than {MAX_LATTICE} transformations; \
+                     use fewer quasi-identifiers or shorter hierarchies"
+                ),
             ));
         }
         for (i, m) in self.privacy.iter().enumerate() {

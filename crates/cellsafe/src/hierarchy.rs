@@ -26,6 +26,13 @@ use serde::Deserialize;
 use crate::error::{excerpt, Error, Location, Result};
 use crate::table::Records;
 
+/// Most levels a hierarchy may have, level 0 included (levels are numbered by `u8`).
+pub const MAX_LEVELS: usize = 256;
+
+/// Longest value the `mask` builder masks (it builds one level per character, each
+/// row as long as the value).
+pub const MAX_MASK_CHARS: usize = 64;
+
 /// A validated generalization hierarchy over a finite set of leaves.
 #[derive(Debug, Clone)]
 pub struct Hierarchy {
@@ -124,6 +131,12 @@ impl Hierarchy {
             return Err(Error::data(
                 Location::at(source, line_of(0), None),
                 "empty hierarchy row",
+            ));
+        }
+        if width > MAX_LEVELS {
+            return Err(Error::data(
+                Location::at(source, line_of(0), Some(MAX_LEVELS as u64 + 1)),
+                format!("the hierarchy has {width} levels, at most {MAX_LEVELS} are allowed"),
             ));
         }
         let mut leaf_index: FxHashMap<String, u32> = FxHashMap::default();
@@ -234,6 +247,16 @@ impl Hierarchy {
             return Err(Error::data(at(), "the partitions cover no values"));
         }
         let width = names.len() + 1;
+        if width + 1 > MAX_LEVELS {
+            return Err(Error::data(
+                at(),
+                format!(
+                    "{} partitions, at most {} are allowed",
+                    names.len(),
+                    MAX_LEVELS - 2
+                ),
+            ));
+        }
         if let Some(row) = rows.iter().find(|r| r.len() != width) {
             return Err(Error::data(
                 at(),
@@ -502,13 +525,26 @@ impl Builder {
                 "the column has no values to build a hierarchy from",
             ));
         }
+        let (levels, what) = match self {
+            Builder::Intervals { widths } => (widths.len(), "widths"),
+            Builder::Groups { levels } => (levels.len(), "levels"),
+            Builder::Partitions { partitions } => (partitions.len(), "partitions"),
+            _ => (0, ""),
+        };
+        if levels + 2 > MAX_LEVELS {
+            return Err(Error::config(
+                file,
+                format!("{key}.{what}"),
+                format!("{levels} levels, at most {} are allowed", MAX_LEVELS - 2),
+            ));
+        }
         if let Builder::Partitions { partitions } = self {
             return partition_hierarchy(values, partitions, file, key);
         }
         let rows: Vec<Vec<String>> = match self {
             Builder::Partitions { .. } => unreachable!("handled above"),
             Builder::Intervals { widths } => interval_rows(values, widths, file, key)?,
-            Builder::Mask {} => mask_rows(values),
+            Builder::Mask {} => mask_rows(values, file, key)?,
             Builder::Date { format } => date_rows(values, format, file, key)?,
             Builder::Groups { levels } => group_rows(values, levels, file, key)?,
             Builder::Suppress {} => values.iter().map(|v| vec![v.clone(), "*".into()]).collect(),
@@ -594,7 +630,21 @@ fn interval_rows(
     Ok(with_top(rows, true))
 }
 
-fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
+fn mask_rows(values: &[String], file: &str, key: &str) -> Result<Vec<Vec<String>>> {
+    if let Some(v) = values
+        .iter()
+        .find(|v| v.chars().nth(MAX_MASK_CHARS).is_some())
+    {
+        return Err(Error::config(
+            file,
+            key,
+            format!(
+                "value `{}` is longer than {MAX_MASK_CHARS} characters, the most a mask \
+                 hierarchy masks",
+                excerpt(v)
+            ),
+        ));
+    }
     let max_len = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
     let rows = values
         .iter()
@@ -610,7 +660,7 @@ fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
             row
         })
         .collect();
-    with_top(rows, false)
+    Ok(with_top(rows, false))
 }
 
 /// The fields of a date format (`%d`, `%m`, `%y`/`%Y`, in order) and its first separator.

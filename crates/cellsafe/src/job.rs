@@ -21,6 +21,7 @@ pub struct Outputs {
 
 /// Runs `config`'s search in a pool of its configured size.
 pub fn anonymize(config: &Config, outputs: &Outputs, progress: Option<Progress>) -> Result<Report> {
+    config.check_release()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)
         .build()
@@ -35,6 +36,7 @@ fn anonymize_here(
 ) -> Result<Report> {
     let start = Instant::now();
     let problem = config.problem()?;
+    config.check_search(&problem)?;
     let algorithm = config.search.algorithm;
     if algorithm == search::Algorithm::SetBased {
         return set_based(config, &problem, outputs, start);

@@ -2,8 +2,6 @@
 //! config key, echoes user values only in short excerpts, and every size a user can set
 //! is bounded.
 
-use std::path::Path;
-
 use cellsafe::config::Config;
 use cellsafe::error::Error;
 use cellsafe::job::{self, Outputs};
@@ -169,4 +167,154 @@ fn k_above_the_row_count_is_a_job_without_solution() {
     let report = f.anonymize().unwrap();
     assert!(!report.found);
     assert!(!f.dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn anonymize_needs_a_privacy_model_and_evaluate_does_not() {
+    let f = Fixture::new(DATA, AGE, &config(""));
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "privacy", "{err}");
+    assert!(err.to_string().contains("cellsafe evaluate"), "{err}");
+    // a transformation alone is fine for evaluation
+    let problem = f.config().unwrap().problem().unwrap();
+    assert!(problem.evaluate(&[1, 1]).unwrap().acceptable);
+}
+
+#[test]
+fn thread_count_is_bounded() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for threads in [100_000u64, 4_294_967_295, (4 * cores + 1) as u64] {
+        let f = Fixture::new(
+            DATA,
+            AGE,
+            &config(&format!("{K2}[search]\nthreads = {threads}\n")),
+        );
+        let err = f.anonymize().unwrap_err();
+        assert_eq!(config_key(&err), "search.threads", "{err}");
+    }
+    let f = Fixture::new(
+        DATA,
+        AGE,
+        &config(&format!("{K2}[search]\nthreads = {}\n", 4 * cores)),
+    );
+    assert!(f.anonymize().unwrap().found);
+}
+
+const SAFETY: &str = "[safety]\neach_value = [\"disease\"]\ndefault = [\"*\"]\n";
+
+#[test]
+fn genetic_parameters_are_bounded() {
+    let cases = [
+        ("population = 4294967296", "population"),
+        ("population = 1001", "population"),
+        ("population = 1", "population"),
+        ("generations = 1001", "generations"),
+        ("generations = 18446744073709551615", "generations"),
+        ("crossover_rate = nan", "crossover_rate"),
+        ("mutation_rate = 1.5", "mutation_rate"),
+    ];
+    for (line, key) in cases {
+        let text = config(&format!(
+            "{K2}{SAFETY}[search]\nalgorithm = \"genetic\"\n[search.genetic]\n{line}\n"
+        ));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = f.anonymize().unwrap_err();
+        assert_eq!(config_key(&err), format!("search.genetic.{key}"), "{err}");
+    }
+    let text = config(&format!(
+        "{K2}{SAFETY}[search]\nalgorithm = \"genetic\"\n[search.genetic]\npopulation = 1000\ngenerations = 3\n"
+    ));
+    assert!(Fixture::new(DATA, AGE, &text).anonymize().unwrap().found);
+    // the genetic search maximizes sf·ql, so it needs [safety]
+    let text = config(&format!("{K2}[search]\nalgorithm = \"genetic\"\n"));
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "safety", "{err}");
+}
+
+#[test]
+fn exhaustive_search_lattice_is_bounded() {
+    // 7 quasi-identifiers masked over 7 characters: 8^7 = 2,097,152 transformations
+    let names: Vec<String> = (0..7).map(|i| format!("q{i}")).collect();
+    let data = format!("{}\n{}\n", names.join(","), ["1234567"; 7].join(","));
+    let mut text = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 1\n[search]\nalgorithm = \"exhaustive\"\n[input]\npath = \"data.csv\"\n".to_string();
+    for n in &names {
+        text += &format!(
+            "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
+        );
+    }
+    let f = Fixture::new(&data, AGE, &text);
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "search.algorithm", "{err}");
+    assert!(err.to_string().contains("2097152"), "{err}");
+    // the same lattice is fine for the optimal search
+    let f = Fixture::new(&data, AGE, &text.replace("exhaustive", "optimal"));
+    assert!(f.anonymize().unwrap().found);
+}
+
+#[test]
+fn hierarchy_sizes_are_bounded() {
+    // a mask builds one level per character
+    let long = "1".repeat(65);
+    let data = DATA.replace("24129", &long);
+    let f = Fixture::new(&data, AGE, &config(K2));
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes.zip.hierarchy", "{err}");
+    // a hierarchy file with more levels than a level number can hold
+    let wide: String = AGE
+        .lines()
+        .map(|l| format!("{l}{}\n", ";*".repeat(300)))
+        .collect();
+    let f = Fixture::new(DATA, &wide, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:1:257: ", f.path("age.csv"))),
+        "{err}"
+    );
+    // builders with too many levels name their key
+    let text = config(K2).replace(
+        "hierarchy = { kind = \"mask\" }",
+        &format!(
+            "hierarchy = {{ kind = \"intervals\", widths = [{}] }}",
+            ["1"; 300].join(", ")
+        ),
+    );
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes.zip.hierarchy.widths", "{err}");
+}
+
+#[test]
+fn oversized_lattice_names_the_attributes() {
+    let names: Vec<String> = (0..12).map(|i| format!("q{i}")).collect();
+    let data = format!("{}\n{}\n", names.join(","), ["12345678"; 12].join(","));
+    let mut text = format!("{K2}[input]\npath = \"data.csv\"\n");
+    for n in &names {
+        text += &format!(
+            "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
+        );
+    }
+    let err = Fixture::new(&data, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes", "{err}");
+}
+
+#[test]
+fn hierarchy_file_errors_have_lines_in_crlf_files() {
+    let age = AGE
+        .replace('\n', "\r\n")
+        .replace("52;50-59;*", "52;\"50-59;*");
+    let f = Fixture::new(DATA, &age, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:5:2: ", f.path("age.csv"))),
+        "{err}"
+    );
+    assert!(err.contains("never closed"), "{err}");
+    let age = AGE
+        .replace('\n', "\r\n")
+        .replace("35;30-39;*", "35;30-39;x");
+    let f = Fixture::new(DATA, &age, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:2:3: ", f.path("age.csv"))),
+        "{err}"
+    );
 }
