@@ -230,11 +230,24 @@ fn non_coarsening_hierarchy_is_located() {
 }
 
 #[test]
-fn k_larger_than_rows_names_the_model() {
+fn k_larger_than_rows_finds_nothing() {
+    // a valid job without a solution, like any other: exit 3 and "found": false
     let dir = fixture(DATA, AGE, &config(&k(7)));
+    run_anonymize(dir.path()).code(3);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["found"], false);
+    assert!(!dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn model_parameter_out_of_domain_names_the_key() {
+    let models = "[[privacy]]\nmodel = \"t-closeness\"\nattribute = \"disease\"\nt = 1.5\ndistance = \"equal\"\n";
+    let dir = fixture(DATA, AGE, &config(models));
     run_anonymize(dir.path()).code(1).stderr(
-        predicate::str::contains("privacy[0]")
-            .and(predicate::str::contains("larger than the number of rows")),
+        predicate::str::contains("config key `privacy[0].t`")
+            .and(predicate::str::contains("(0, 1]")),
     );
 }
 
@@ -328,13 +341,13 @@ fn synth_is_deterministic() {
 #[test]
 fn empty_input_is_an_error() {
     // regression: a builder over a column without values used to panic
-    let dir = fixture("name,zip,age,disease\n", AGE, &config(""));
+    let dir = fixture("name,zip,age,disease\n", AGE, &config(&k(2)));
     run_anonymize(dir.path()).code(1).stderr(
         predicate::str::contains("attributes.zip.hierarchy")
             .and(predicate::str::contains("no values")),
     );
     // with file hierarchies only, the empty table itself is the error
-    let text = config("").replace(
+    let text = config(&k(2)).replace(
         "role = \"quasi-identifying\"\nhierarchy = { kind = \"mask\" }",
         "role = \"insensitive\"",
     );
@@ -357,6 +370,7 @@ fn oversized_lattice_is_an_error() {
             "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
         );
     }
+    text += &k(2);
     let dir = fixture(&data, AGE, &text);
     run_anonymize(dir.path())
         .code(1)
@@ -719,7 +733,8 @@ fn microaggregation_output_and_scale_errors() {
         .stderr(predicate::str::contains("attributes.dob.scale"));
 }
 
-/// A copy of the Adult example whose genetic search runs far longer than any test waits.
+/// A copy of the Adult example whose genetic search runs for seconds (the tests stop it
+/// within milliseconds of its start).
 #[cfg(unix)]
 fn long_job() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -730,10 +745,10 @@ fn long_job() -> (tempfile::TempDir, std::path::PathBuf) {
     }
     let text = std::fs::read_to_string(dir.path().join("adult-genetic.toml")).unwrap();
     let text = text
-        .replace("population = 30", "population = 200")
-        .replace("generations = 40", "generations = 50000")
+        .replace("population = 30", "population = 1000")
+        .replace("generations = 40", "generations = 1000")
         .replace("threads = 0", "threads = 1");
-    assert!(text.contains("generations = 50000"));
+    assert!(text.contains("generations = 1000"));
     let job = dir.path().join("long.toml");
     std::fs::write(&job, text).unwrap();
     (dir, job)
@@ -868,5 +883,37 @@ fn outputs_respect_the_umask() {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o666 & !umask, "{name}");
+    }
+}
+
+#[test]
+fn anonymize_without_models_is_refused_but_evaluate_works() {
+    let dir = fixture(DATA, AGE, &config(""));
+    run_anonymize(dir.path()).code(1).stderr(
+        predicate::str::contains("config key `privacy`")
+            .and(predicate::str::contains("cellsafe evaluate")),
+    );
+    assert!(!dir.path().join("out.csv").exists());
+    cellsafe()
+        .arg("evaluate")
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn oversized_settings_name_their_key() {
+    for (extra, key) in [
+        ("[search]\nthreads = 100000\n", "search.threads"),
+        (
+            "[search]\nalgorithm = \"genetic\"\n[search.genetic]\npopulation = 4294967296\n[safety]\ndefault = []\n",
+            "search.genetic.population",
+        ),
+    ] {
+        let dir = fixture(DATA, AGE, &config(&format!("{}{extra}", k(2))));
+        run_anonymize(dir.path())
+            .code(1)
+            .stderr(predicate::str::contains(format!("config key `{key}`")));
     }
 }

@@ -11,17 +11,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, Role};
 use crate::disclosure::setup::DiscloseSpec;
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::logic::setbased::SetBasedSpec;
 use crate::logic::setup::SafetySpec;
 use crate::metrics::{Metric, MetricSpec};
 use crate::microaggregation::{Aggregator, Scale};
 use crate::privacy::{Model, ModelSpec};
-use crate::problem::Problem;
+use crate::problem::{Problem, MAX_LATTICE};
 use crate::release::SuppressedRows;
 use crate::search::genetic::GeneticSpec;
-use crate::search::Algorithm;
+use crate::search::{Algorithm, MAX_EXHAUSTIVE};
 use crate::table::{CsvFormat, Table};
 
 fn default_delimiter() -> String {
@@ -155,6 +155,14 @@ pub struct Config {
     file: PathBuf,
 }
 
+/// Most `[search] threads` per available core.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 fn line_col(text: &str, offset: usize) -> (u64, u64) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u64 + 1;
@@ -283,7 +291,10 @@ impl Config {
                 return Err(Error::config(
                     &file,
                     format!("attributes.{}.scale", q.name),
-                    format!("a continuous attribute needs numbers, but `{v}` is not one"),
+                    format!(
+                        "a continuous attribute needs numbers, but `{}` is not one",
+                        excerpt(v)
+                    ),
                 ));
             }
             out.push(Aggregator::new(scale, &q.hierarchy, date_format));
@@ -291,8 +302,94 @@ impl Config {
         Ok(Some(out))
     }
 
+    /// Checks the values that need no data: each model's parameters lie in their domain
+    /// (errors name the key, e.g. `privacy[0].t`) and the suppression limit in [0, 1].
+    pub fn check_parameters(&self) -> Result<()> {
+        let file = self.file_name();
+        for (i, m) in self.privacy.iter().enumerate() {
+            m.validate().map_err(|(name, message)| {
+                Error::config(&file, format!("privacy[{i}].{name}"), message)
+            })?;
+        }
+        if !(0.0..=1.0).contains(&self.suppression_limit) {
+            return Err(Error::config(
+                &file,
+                "suppression_limit",
+                format!("must lie in [0, 1], got {}", self.suppression_limit),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks what `anonymize` needs beyond [`Config::problem`], before any data is read:
+    /// at least one privacy model (a transformation without one is `evaluate`'s job), a
+    /// bounded thread count and bounded genetic parameters.
+    pub fn check_release(&self) -> Result<()> {
+        let file = self.file_name();
+        if self.privacy.is_empty() {
+            return Err(Error::config(
+                &file,
+                "privacy",
+                "no privacy model: add a [[privacy]] section (to score one transformation \
+                 without models, use `cellsafe evaluate`)",
+            ));
+        }
+        if matches!(
+            self.search.algorithm,
+            Algorithm::Genetic | Algorithm::SetBased
+        ) && self.safety.is_none()
+        {
+            return Err(Error::config(
+                &file,
+                "safety",
+                "the genetic and set-based searches work on logical safety and need a \
+                 [safety] section",
+            ));
+        }
+        let max_threads = MAX_THREADS_PER_CORE * cores();
+        if self.search.threads > max_threads {
+            return Err(Error::config(
+                &file,
+                "search.threads",
+                format!(
+                    "must be at most {max_threads} ({MAX_THREADS_PER_CORE} per core), got {}",
+                    self.search.threads
+                ),
+            ));
+        }
+        self.search.genetic.validate().map_err(|(name, message)| {
+            Error::config(&file, format!("search.genetic.{name}"), message)
+        })?;
+        self.check_parameters()
+    }
+
+    /// Checks that the configured search can run on `problem`: an exhaustive enumeration
+    /// (`algorithm = "exhaustive"`, or `optimal` over partitions that do not nest) keeps
+    /// every node's evaluation, so its lattice is bounded by [`MAX_EXHAUSTIVE`].
+    pub fn check_search(&self, problem: &Problem) -> Result<()> {
+        let size = problem.lattice.size();
+        let enumerates = match self.search.algorithm {
+            Algorithm::Exhaustive => true,
+            Algorithm::Optimal => !problem.lattice.is_chain(),
+            _ => false,
+        };
+        if enumerates && size > MAX_EXHAUSTIVE {
+            return Err(Error::config(
+                self.file_name(),
+                "search.algorithm",
+                format!(
+                    "an exhaustive search keeps every transformation's evaluation and accepts \
+                     at most {MAX_EXHAUSTIVE}; this lattice has {size} (use \"optimal\" or \
+                     \"minimal\" over chains, or shorter hierarchies)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
+        self.check_parameters()?;
         let file = self.file_name();
         let table = Table::read_csv(&self.resolve(&self.input.path), &self.csv_format()?)?;
         let hdelim = single_byte(
@@ -385,15 +482,28 @@ impl Config {
                 "no attribute has role \"quasi-identifying\"",
             ));
         }
-        for (i, m) in self.privacy.iter().enumerate() {
-            Model::bind(m, &data).map_err(|e| Error::config(&file, format!("privacy[{i}]"), e))?;
+        if data.rows() == 0 {
+            return Err(Error::data(
+                Location::at(data.table.source(), 1, None),
+                "the file has a header but no data rows",
+            ));
         }
-        if !(0.0..=1.0).contains(&self.suppression_limit) {
+        let size = data
+            .max_levels()
+            .iter()
+            .try_fold(1usize, |acc, &m| acc.checked_mul(m as usize + 1));
+        if size.is_none_or(|n| n > MAX_LATTICE) {
             return Err(Error::config(
                 &file,
-                "suppression_limit",
-                "must lie in [0, 1]",
+                "attributes",
+                format!(
+                    "the generalization lattice has more than {MAX_LATTICE} transformations; \
+                     use fewer quasi-identifiers or shorter hierarchies"
+                ),
             ));
+        }
+        for (i, m) in self.privacy.iter().enumerate() {
+            Model::bind(m, &data).map_err(|e| Error::config(&file, format!("privacy[{i}]"), e))?;
         }
         Metric::bind(&self.metric, &data).map_err(|e| Error::config(&file, "metric", e))?;
         Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::Hierarchy;
 use crate::logic::Confidentiality;
 use crate::table::Table;
@@ -103,8 +103,9 @@ impl Dataset {
                             Some(column as u64 + 1),
                         ),
                         format!(
-                            "value `{value}` of column `{}` is not in its hierarchy {}",
-                            table.header()[column],
+                            "value `{}` of column `{}` is not in its hierarchy {}",
+                            excerpt(value),
+                            excerpt(&table.header()[column]),
                             hpath.display()
                         ),
                     )
@@ -143,8 +144,9 @@ impl Dataset {
                                 Some(column as u64 + 1),
                             ),
                             format!(
-                                "value `{v}` of column `{}` is not in its hierarchy",
-                                table.header()[column]
+                                "value `{}` of column `{}` is not in its hierarchy",
+                                excerpt(v),
+                                excerpt(&table.header()[column])
                             ),
                         ));
                     }

@@ -161,3 +161,31 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Most characters of a user value [`excerpt`] echoes into a message.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// `value` cut to [`EXCERPT_CHARS`] characters (then `…`), for echoing user data into an
+/// error message: a value can be megabytes long.
+pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        None => value.into(),
+        Some((cut, _)) => format!("{}…", &value[..cut]).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_cuts_long_values_on_a_char_boundary() {
+        assert_eq!(excerpt("short"), "short");
+        let exact = "x".repeat(EXCERPT_CHARS);
+        assert_eq!(excerpt(&exact), exact);
+        let long = "é".repeat(10_000_000);
+        let cut = excerpt(&long);
+        assert_eq!(cut.chars().count(), EXCERPT_CHARS + 1);
+        assert!(cut.ends_with("é…"));
+    }
+}

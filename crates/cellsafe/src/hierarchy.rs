@@ -23,7 +23,15 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
+use crate::table::Records;
+
+/// Most levels a hierarchy may have, level 0 included (levels are numbered by `u8`).
+pub const MAX_LEVELS: usize = 256;
+
+/// Longest value the `mask` builder masks (it builds one level per character, each
+/// row as long as the value).
+pub const MAX_MASK_CHARS: usize = 64;
 
 /// A validated generalization hierarchy over a finite set of leaves.
 #[derive(Debug, Clone)]
@@ -125,6 +133,12 @@ impl Hierarchy {
                 "empty hierarchy row",
             ));
         }
+        if width > MAX_LEVELS {
+            return Err(Error::data(
+                Location::at(source, line_of(0), Some(MAX_LEVELS as u64 + 1)),
+                format!("the hierarchy has {width} levels, at most {MAX_LEVELS} are allowed"),
+            ));
+        }
         let mut leaf_index: FxHashMap<String, u32> = FxHashMap::default();
         let mut kept: Vec<usize> = Vec::new();
         for (i, row) in rows.iter().enumerate() {
@@ -141,7 +155,7 @@ impl Hierarchy {
                             Location::at(source, line_of(i), Some(1)),
                             format!(
                                 "value `{}` appears twice with different generalizations (first at line {})",
-                                row[0],
+                                excerpt(&row[0]),
                                 line_of(kept[leaf as usize])
                             ),
                         ));
@@ -182,9 +196,9 @@ impl Hierarchy {
                                 format!(
                                     "level {level} is not a coarsening of level {}: `{}` generalizes to `{}` here but to `{}` at line {}",
                                     level - 1,
-                                    rows[i][level - 1],
-                                    rows[i][level],
-                                    rows[first][level],
+                                    excerpt(&rows[i][level - 1]),
+                                    excerpt(&rows[i][level]),
+                                    excerpt(&rows[first][level]),
                                     line_of(first)
                                 ),
                             ));
@@ -233,12 +247,22 @@ impl Hierarchy {
             return Err(Error::data(at(), "the partitions cover no values"));
         }
         let width = names.len() + 1;
+        if width + 1 > MAX_LEVELS {
+            return Err(Error::data(
+                at(),
+                format!(
+                    "{} partitions, at most {} are allowed",
+                    names.len(),
+                    MAX_LEVELS - 2
+                ),
+            ));
+        }
         if let Some(row) = rows.iter().find(|r| r.len() != width) {
             return Err(Error::data(
                 at(),
                 format!(
                     "value `{}` has {} labels, expected one per partition ({})",
-                    row.first().map_or("", String::as_str),
+                    excerpt(row.first().map_or("", String::as_str)),
                     row.len().saturating_sub(1),
                     names.len()
                 ),
@@ -250,7 +274,7 @@ impl Hierarchy {
             if leaf_index.insert(row[0].clone(), next).is_some() {
                 return Err(Error::data(
                     at(),
-                    format!("value `{}` is listed twice", row[0]),
+                    format!("value `{}` is listed twice", excerpt(&row[0])),
                 ));
             }
         }
@@ -367,22 +391,12 @@ impl Hierarchy {
     /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
     pub fn read_arx(path: &Path, delimiter: u8) -> Result<Hierarchy> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(file);
+        let mut records = Records::new(file, path, delimiter, b'"', true);
+        let mut record = csv::StringRecord::new();
         let mut rows = Vec::new();
         let mut lines = Vec::new();
-        for record in rdr.records() {
-            let record = record.map_err(|e| {
-                let at = match e.position() {
-                    Some(p) => Location::at(path, p.line(), None),
-                    None => Location::file(path),
-                };
-                Error::data(at, e.to_string())
-            })?;
-            lines.push(record.position().map_or(0, |p| p.line()));
+        while let Some(line) = records.read(&mut record)? {
+            lines.push(line);
             rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
         }
         Self::from_rows(&rows, path, Some(&lines))
@@ -511,13 +525,26 @@ impl Builder {
                 "the column has no values to build a hierarchy from",
             ));
         }
+        let (levels, what) = match self {
+            Builder::Intervals { widths } => (widths.len(), "widths"),
+            Builder::Groups { levels } => (levels.len(), "levels"),
+            Builder::Partitions { partitions } => (partitions.len(), "partitions"),
+            _ => (0, ""),
+        };
+        if levels + 2 > MAX_LEVELS {
+            return Err(Error::config(
+                file,
+                format!("{key}.{what}"),
+                format!("{levels} levels, at most {} are allowed", MAX_LEVELS - 2),
+            ));
+        }
         if let Builder::Partitions { partitions } = self {
             return partition_hierarchy(values, partitions, file, key);
         }
         let rows: Vec<Vec<String>> = match self {
             Builder::Partitions { .. } => unreachable!("handled above"),
             Builder::Intervals { widths } => interval_rows(values, widths, file, key)?,
-            Builder::Mask {} => mask_rows(values),
+            Builder::Mask {} => mask_rows(values, file, key)?,
             Builder::Date { format } => date_rows(values, format, file, key)?,
             Builder::Groups { levels } => group_rows(values, levels, file, key)?,
             Builder::Suppress {} => values.iter().map(|v| vec![v.clone(), "*".into()]).collect(),
@@ -587,7 +614,10 @@ fn interval_rows(
             Error::config(
                 file,
                 key,
-                format!("value `{v}` is not a number, so interval levels cannot be built"),
+                format!(
+                    "value `{}` is not a number, so interval levels cannot be built",
+                    excerpt(v)
+                ),
             )
         })?;
         let mut row = vec![v.clone()];
@@ -600,7 +630,21 @@ fn interval_rows(
     Ok(with_top(rows, true))
 }
 
-fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
+fn mask_rows(values: &[String], file: &str, key: &str) -> Result<Vec<Vec<String>>> {
+    if let Some(v) = values
+        .iter()
+        .find(|v| v.chars().nth(MAX_MASK_CHARS).is_some())
+    {
+        return Err(Error::config(
+            file,
+            key,
+            format!(
+                "value `{}` is longer than {MAX_MASK_CHARS} characters, the most a mask \
+                 hierarchy masks",
+                excerpt(v)
+            ),
+        ));
+    }
     let max_len = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
     let rows = values
         .iter()
@@ -616,7 +660,7 @@ fn mask_rows(values: &[String]) -> Vec<Vec<String>> {
             row
         })
         .collect();
-    with_top(rows, false)
+    Ok(with_top(rows, false))
 }
 
 /// The fields of a date format (`%d`, `%m`, `%y`/`%Y`, in order) and its first separator.
@@ -688,7 +732,10 @@ fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<V
             Error::config(
                 file,
                 key,
-                format!("value `{v}` does not match date format `{format}`"),
+                format!(
+                    "value `{}` does not match date format `{format}`",
+                    excerpt(v)
+                ),
             )
         })?;
         rows.push(vec![
@@ -715,7 +762,7 @@ fn group_rows(
                 Error::config(
                     file,
                     format!("{key}.levels[{l}]"),
-                    format!("no group contains `{below}`"),
+                    format!("no group contains `{}`", excerpt(&below)),
                 )
             })?;
             row.push((*label).to_owned());
@@ -738,7 +785,12 @@ fn group_of<'g>(
                 return Err(Error::config(
                     file,
                     at,
-                    format!("`{m}` is in both groups `{other}` and `{label}`"),
+                    format!(
+                        "`{}` is in both groups `{}` and `{}`",
+                        excerpt(m),
+                        excerpt(other),
+                        excerpt(label)
+                    ),
                 ));
             }
         }
@@ -759,7 +811,11 @@ fn partition_hierarchy(
         let group_of = group_of(groups, file, &at)?;
         for row in &mut rows {
             let label = group_of.get(row[0].as_str()).ok_or_else(|| {
-                Error::config(file, &at, format!("no group contains `{}`", row[0]))
+                Error::config(
+                    file,
+                    &at,
+                    format!("no group contains `{}`", excerpt(&row[0])),
+                )
             })?;
             row.push((*label).to_owned());
         }

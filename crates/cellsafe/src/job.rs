@@ -62,6 +62,7 @@ pub struct Layout {
 
 /// Runs `config`'s search in a pool of its configured size.
 pub fn anonymize(config: &Config, outputs: &Outputs, progress: Option<Progress>) -> Result<Report> {
+    config.check_release()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)
         .build()
@@ -93,6 +94,7 @@ fn anonymize_here(
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
     let problem = config.problem()?;
+    config.check_search(&problem)?;
     let algorithm = config.search.algorithm;
     let order = row_order(config);
     if algorithm == search::Algorithm::SetBased {

@@ -115,9 +115,10 @@ impl Microaggregated {
                 group.sort_by_key(|&(leaf, _)| aggregator.rank[leaf as usize]);
                 let value = statistic(h, aggregator.scale, group).map_err(|v| {
                     Error::Invalid(format!(
-                        "`{}` is continuous, but value `{v}` is not a number; declare it \
+                        "`{}` is continuous, but value `{}` is not a number; declare it \
                          ordinal or nominal",
-                        q.name
+                        q.name,
+                        crate::error::excerpt(&v)
                     ))
                 })?;
                 group_values.push(value);
@@ -129,10 +130,11 @@ impl Microaggregated {
                 }
                 if let Some(&other) = seen.get(v.as_str()) {
                     warnings.push(format!(
-                        "`{}`: groups `{}` and `{}` both release {v}, so the release merges them",
+                        "`{}`: groups `{}` and `{}` both release {}, so the release merges them",
                         q.name,
-                        h.label(level, other as u32),
-                        h.label(level, g as u32)
+                        crate::error::excerpt(h.label(level, other as u32)),
+                        crate::error::excerpt(h.label(level, g as u32)),
+                        crate::error::excerpt(v)
                     ));
                 } else {
                     seen.insert(v, g);

@@ -123,6 +123,39 @@ impl ModelSpec {
             }
         }
     }
+    /// Checks that every parameter lies in its domain: k ≥ 1, l ≥ 1, c > 0, t in (0, 1],
+    /// δ > 0, β > 0, all finite. On failure returns the parameter's name and the reason.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let finite = |x: f64, name: &'static str, ok: bool, domain: &str| {
+            if x.is_finite() && ok {
+                Ok(())
+            } else {
+                Err((name, format!("must be {domain}, got {x}")))
+            }
+        };
+        match self {
+            ModelSpec::KAnonymity { k } if *k == 0 => Err(("k", "must be at least 1".into())),
+            ModelSpec::DistinctLDiversity { l, .. } | ModelSpec::EntropyLDiversity { l, .. } => {
+                finite(*l, "l", *l >= 1.0, "a number ≥ 1")
+            }
+            ModelSpec::RecursiveClDiversity { l, .. } if *l == 0 => {
+                Err(("l", "must be at least 1".into()))
+            }
+            ModelSpec::RecursiveClDiversity { c, .. } => {
+                finite(*c, "c", *c > 0.0, "a positive number")
+            }
+            ModelSpec::TCloseness { t, .. } => {
+                finite(*t, "t", *t > 0.0 && *t <= 1.0, "a number in (0, 1]")
+            }
+            ModelSpec::DeltaDisclosure { delta, .. } => {
+                finite(*delta, "delta", *delta > 0.0, "a positive number")
+            }
+            ModelSpec::BetaLikeness { beta, .. } => {
+                finite(*beta, "beta", *beta > 0.0, "a positive number")
+            }
+            _ => Ok(()),
+        }
+    }
     /// ARX's flags: (monotonic with suppression, monotonic with generalization).
     pub fn monotonicity(&self) -> (bool, bool) {
         match self {
@@ -243,52 +276,28 @@ impl Model {
             let n = data.rows() as f64;
             a.counts.iter().map(|&c| c as f64 / n).collect()
         };
+        spec.validate()
+            .map_err(|(name, message)| format!("{name} {message}"))?;
         let check = match spec {
-            ModelSpec::KAnonymity { k } => {
-                if *k == 0 {
-                    return Err("k must be at least 1".into());
-                }
-                if *k as usize > data.rows() {
-                    return Err(format!(
-                        "k = {k} is larger than the number of rows ({})",
-                        data.rows()
-                    ));
-                }
-                Check::K(*k)
-            }
-            ModelSpec::DistinctLDiversity { attribute, l } => {
-                positive(*l, "l")?;
-                Check::Distinct {
-                    s: span(attr(attribute)?),
-                    l: l.ceil() as usize,
-                }
-            }
-            ModelSpec::EntropyLDiversity { attribute, l } => {
-                positive(*l, "l")?;
-                Check::Entropy {
-                    s: span(attr(attribute)?),
-                    l: *l,
-                }
-            }
-            ModelSpec::RecursiveClDiversity { attribute, c, l } => {
-                positive(*c, "c")?;
-                if *l == 0 {
-                    return Err("l must be at least 1".into());
-                }
-                Check::Recursive {
-                    s: span(attr(attribute)?),
-                    c: *c,
-                    l: *l as usize,
-                }
-            }
+            ModelSpec::KAnonymity { k } => Check::K(*k),
+            ModelSpec::DistinctLDiversity { attribute, l } => Check::Distinct {
+                s: span(attr(attribute)?),
+                l: l.ceil() as usize,
+            },
+            ModelSpec::EntropyLDiversity { attribute, l } => Check::Entropy {
+                s: span(attr(attribute)?),
+                l: *l,
+            },
+            ModelSpec::RecursiveClDiversity { attribute, c, l } => Check::Recursive {
+                s: span(attr(attribute)?),
+                c: *c,
+                l: *l as usize,
+            },
             ModelSpec::TCloseness {
                 attribute,
                 t,
                 distance,
             } => {
-                if !(t.is_finite() && *t >= 0.0) {
-                    return Err("t must be a non-negative number".into());
-                }
                 let a = attr(attribute)?;
                 match distance {
                     Distance::Equal => Check::Equal {
@@ -316,7 +325,6 @@ impl Model {
                 }
             }
             ModelSpec::DeltaDisclosure { attribute, delta } => {
-                positive(*delta, "delta")?;
                 let a = attr(attribute)?;
                 Check::Delta {
                     s: span(a),
@@ -329,7 +337,6 @@ impl Model {
                 beta,
                 enhanced,
             } => {
-                positive(*beta, "beta")?;
                 let a = attr(attribute)?;
                 Check::Beta {
                     s: span(a),
@@ -341,7 +348,10 @@ impl Model {
             ModelSpec::Confidential { attribute, values } => {
                 let a = attr(attribute)?;
                 if let Some(v) = values.iter().find(|v| !a.values.contains(v)) {
-                    return Err(format!("`{v}` never occurs in `{attribute}`"));
+                    return Err(format!(
+                        "`{}` never occurs in `{attribute}`",
+                        crate::error::excerpt(v)
+                    ));
                 }
                 let outside = a.values.iter().map(|v| !values.contains(v)).collect();
                 Check::Confidential {
@@ -469,14 +479,6 @@ impl Model {
                 | Check::Entropy { .. }
                 | Check::Confidential { .. }
         )
-    }
-}
-
-fn positive(x: f64, name: &str) -> Result<(), String> {
-    if x.is_finite() && x > 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{name} must be a positive number"))
     }
 }
 

@@ -4,11 +4,13 @@
 //! one `u32` code per row. Everything downstream (hierarchies, classes, models) works on the
 //! codes; strings come back only when a released table is written.
 
+use std::collections::VecDeque;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{excerpt, Error, Location, Result};
 
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]
@@ -89,29 +91,14 @@ impl Table {
     }
 
     /// Reads CSV from any reader; `source` is used in error messages.
-    pub fn from_reader<R: std::io::Read>(
-        reader: R,
-        source: &Path,
-        format: &CsvFormat,
-    ) -> Result<Table> {
-        let mut rdr = csv::ReaderBuilder::new()
-            .delimiter(format.delimiter)
-            .quote(format.quote)
-            .has_headers(false)
-            .flexible(false)
-            .from_reader(reader);
+    pub fn from_reader<R: Read>(reader: R, source: &Path, format: &CsvFormat) -> Result<Table> {
+        let mut records = Records::new(reader, source, format.delimiter, format.quote, false);
         let mut header: Option<Vec<String>> = None;
         let mut columns: Vec<Vec<u32>> = Vec::new();
         let mut dictionaries: Vec<Dictionary> = Vec::new();
         let mut record = csv::StringRecord::new();
         let mut lines = Vec::new();
-        loop {
-            match rdr.read_record(&mut record) {
-                Ok(false) => break,
-                Ok(true) => {}
-                Err(e) => return Err(csv_error(source, e)),
-            }
-            let line = record.position().map(|p| p.line()).unwrap_or(0);
+        while let Some(line) = records.read(&mut record)? {
             if header.is_none() {
                 let names: Vec<String> = if format.header {
                     record
@@ -121,11 +108,12 @@ impl Table {
                 } else {
                     (1..=record.len()).map(|i| i.to_string()).collect()
                 };
+                let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
                 for (i, name) in names.iter().enumerate() {
-                    if names[..i].contains(name) {
+                    if seen.insert(name.as_str(), i).is_some() {
                         return Err(Error::data(
                             Location::at(source, line, Some(i as u64 + 1)),
-                            format!("duplicate column name `{name}` in header"),
+                            format!("duplicate column name `{}` in header", excerpt(name)),
                         ));
                     }
                 }
@@ -208,24 +196,179 @@ impl Table {
     }
 }
 
-fn csv_error(source: &Path, e: csv::Error) -> Error {
+/// CSV records with the file line each starts on, read by the csv crate behind a
+/// [`Scanner`] that finds those lines and refuses an unterminated quoted field.
+pub(crate) struct Records<R: Read> {
+    csv: csv::Reader<Scanner<R>>,
+    source: PathBuf,
+}
+
+impl<R: Read> Records<R> {
+    /// `flexible`: records may differ in length (else a ragged record is an error).
+    pub(crate) fn new(reader: R, source: &Path, delimiter: u8, quote: u8, flexible: bool) -> Self {
+        let csv = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .quote(quote)
+            .has_headers(false)
+            .flexible(flexible)
+            .from_reader(Scanner::new(reader, delimiter, quote));
+        Records {
+            csv,
+            source: source.to_owned(),
+        }
+    }
+
+    /// Reads the next record into `record` and returns the line it starts on, or None at
+    /// the end of the input.
+    pub(crate) fn read(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>> {
+        let result = self.csv.read_record(record);
+        let scanner = self.csv.get_mut();
+        if let Some((line, field)) = scanner.unterminated() {
+            return Err(Error::data(
+                Location::at(&self.source, line, Some(field)),
+                "quoted field is never closed (the quote opened here has no closing quote \
+                 before the end of the file)",
+            ));
+        }
+        let line = match &result {
+            Ok(false) => None,
+            _ => scanner.starts.pop_front(),
+        };
+        match result {
+            Ok(true) => Ok(Some(line.unwrap_or(0))),
+            Ok(false) => Ok(None),
+            Err(e) => Err(csv_error(&self.source, line, e)),
+        }
+    }
+}
+
+fn csv_error(source: &Path, line: Option<u64>, e: csv::Error) -> Error {
     use csv::ErrorKind;
-    let line = e.position().map(|p| p.line());
+    let mut column = None;
     let message = match e.kind() {
         ErrorKind::UnequalLengths {
             expected_len, len, ..
         } => {
             format!("row has {len} fields but the header has {expected_len}")
         }
-        ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
+        ErrorKind::Utf8 { err, .. } => {
+            column = Some(err.field() as u64 + 1);
+            format!("invalid UTF-8 in field {}", err.field() + 1)
+        }
         ErrorKind::Io(err) => format!("read error: {err}"),
         _ => e.to_string(),
     };
     let at = match line {
-        Some(line) => Location::at(source, line, None),
+        Some(line) => Location::at(source, line, column),
         None => Location::file(source),
     };
     Error::data(at, message)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScanState {
+    StartRecord,
+    StartField,
+    InField,
+    InQuoted,
+    /// A quote inside a quoted field: it closes the field, or doubled is a literal quote.
+    QuoteInQuoted,
+}
+
+/// One linear pass over the raw bytes on their way to the csv crate, following its
+/// grammar (csv-core: `\r`, `\n` and `\r\n` end records, blank lines are skipped, a quote
+/// opens a quoted field only at a field's start, doubled quotes are literal). It records
+/// the line each record starts on, because the csv crate reports where it started
+/// looking (one line early after `\r\n` or a blank line), and where a quoted field still
+/// open at the end of the input began, because the csv crate accepts that silently.
+struct Scanner<R> {
+    inner: R,
+    delimiter: u8,
+    quote: u8,
+    state: ScanState,
+    /// Current line (1-based) and field of the current record (1-based).
+    line: u64,
+    field: u64,
+    /// Start lines of records seen but not yet taken by [`Records::read`].
+    starts: VecDeque<u64>,
+    /// Line and field where the current quoted field began.
+    quote_at: (u64, u64),
+    eof: bool,
+}
+
+impl<R> Scanner<R> {
+    fn new(inner: R, delimiter: u8, quote: u8) -> Self {
+        Scanner {
+            inner,
+            delimiter,
+            quote,
+            state: ScanState::StartRecord,
+            line: 1,
+            field: 1,
+            starts: VecDeque::new(),
+            quote_at: (1, 1),
+            eof: false,
+        }
+    }
+
+    fn unterminated(&self) -> Option<(u64, u64)> {
+        (self.eof && self.state == ScanState::InQuoted).then_some(self.quote_at)
+    }
+
+    fn start_field(&mut self, b: u8) -> ScanState {
+        if b == self.quote {
+            self.quote_at = (self.line, self.field);
+            ScanState::InQuoted
+        } else {
+            self.after_field(b)
+        }
+    }
+
+    /// The state after a byte outside quotes that does not open a field.
+    #[inline]
+    fn after_field(&mut self, b: u8) -> ScanState {
+        if b == self.delimiter {
+            self.field += 1;
+            ScanState::StartField
+        } else if b == b'\r' || b == b'\n' {
+            ScanState::StartRecord
+        } else {
+            ScanState::InField
+        }
+    }
+
+    fn scan(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.state = match self.state {
+                ScanState::StartRecord if b == b'\r' || b == b'\n' => ScanState::StartRecord,
+                ScanState::StartRecord => {
+                    self.starts.push_back(self.line);
+                    self.field = 1;
+                    self.start_field(b)
+                }
+                ScanState::StartField => self.start_field(b),
+                ScanState::InField => self.after_field(b),
+                ScanState::InQuoted if b == self.quote => ScanState::QuoteInQuoted,
+                ScanState::InQuoted => ScanState::InQuoted,
+                ScanState::QuoteInQuoted if b == self.quote => ScanState::InQuoted,
+                ScanState::QuoteInQuoted => self.after_field(b),
+            };
+            if b == b'\n' {
+                self.line += 1;
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for Scanner<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.eof = true;
+        }
+        self.scan(&buf[..n]);
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -279,6 +422,98 @@ mod tests {
         };
         let t = read("a;b\n1;\"x\ny\"\n2;z\n", &f).unwrap();
         assert_eq!((t.line(0), t.line(1)), (2, 4));
+    }
+
+    #[test]
+    fn row_lines_are_right_for_crlf_and_blank_lines() {
+        let f = CsvFormat {
+            delimiter: b';',
+            ..Default::default()
+        };
+        let t = read("a;b\r\n1;x\r\n2;y\r\n", &f).unwrap();
+        assert_eq!((t.line(0), t.line(1)), (2, 3));
+        let t = read("a;b\r\n1;\"x\r\ny\"\r\n2;z\r\n", &f).unwrap();
+        assert_eq!((t.line(0), t.line(1)), (2, 4));
+        assert_eq!(t.value(0, 1), "x\r\ny");
+        let t = read("a;b\n\n1;x\r\n\r\n\n2;y", &f).unwrap();
+        assert_eq!((t.line(0), t.line(1)), (3, 6));
+        // the first row a value occurs on, as the dictionary remembers it
+        let d = t.dictionary(1);
+        assert_eq!(d.first_line(d.code("y").unwrap()), 6);
+    }
+
+    #[test]
+    fn ragged_row_in_crlf_file_names_its_line() {
+        let err = read("a,b\r\n1,2\r\n3\r\n", &CsvFormat::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:3:"), "{err}");
+        let err = read("a,b\r\n1,\"2\r\n\"\r\n\r\n3\r\n", &CsvFormat::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:5:"), "{err}");
+    }
+
+    #[test]
+    fn unterminated_quote_names_where_the_field_began() {
+        for text in [
+            "a,b\n1,x\n2,\"open\n3,y\n",
+            "a,b\r\n1,x\r\n2,\"open\r\n3,y\r\n",
+            "a,b\n1,x\n2,\"open",
+        ] {
+            let err = read(text, &CsvFormat::default()).unwrap_err().to_string();
+            assert!(err.starts_with("t.csv:3:2: "), "{text:?}: {err}");
+            assert!(err.contains("never closed"), "{err}");
+        }
+        // a doubled quote is a literal quote, so this field is still open
+        let err = read("a\nok\n\"x\"\"\ny\n", &CsvFormat::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:3:1: "), "{err}");
+        // the quote opened on line 2 spans lines: the error names where it began
+        let err = read("a,b\n1,\"x\ny\n\"\n2,\"z\n", &CsvFormat::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:5:2: "), "{err}");
+        // the configured quote and delimiter are the ones that count
+        let f = CsvFormat {
+            delimiter: b';',
+            quote: b'\'',
+            header: true,
+        };
+        let t = read("a;b\n\"x;'y;z'\n", &f).unwrap();
+        assert_eq!((t.value(0, 0), t.value(0, 1)), ("\"x", "y;z"));
+        let err = read("a;b\n1;'x\"\n", &f).unwrap_err().to_string();
+        assert!(err.starts_with("t.csv:2:2: "), "{err}");
+    }
+
+    #[test]
+    fn closed_and_mid_field_quotes_are_accepted() {
+        let t = read(
+            "a,b\n\"x\"\"y\",p\"q\n\"\",\"multi\nline\"\n",
+            &CsvFormat::default(),
+        )
+        .unwrap();
+        assert_eq!((t.value(0, 0), t.value(0, 1)), ("x\"y", "p\"q"));
+        assert_eq!((t.value(1, 0), t.value(1, 1)), ("", "multi\nline"));
+        assert_eq!((t.line(0), t.line(1)), (2, 3));
+    }
+
+    #[test]
+    fn wide_header_duplicate_is_found_in_linear_time() {
+        let n = 100_000;
+        let mut text: String = (0..n).map(|i| format!("c{i},")).collect();
+        text.push_str("c5\n");
+        let err = read(&text, &CsvFormat::default()).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("t.csv:1:{}: duplicate column name `c5` in header", n + 1)
+        );
+        let long = "x".repeat(1000);
+        let err = read(&format!("{long},{long}\n"), &CsvFormat::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:1:2: ") && err.len() < 120, "{err}");
     }
 
     #[test]

@@ -53,9 +53,10 @@ fn model_strategy() -> impl Strategy<Value = ModelSpec> {
             attribute: s(),
             l: l as f64
         }),
+        // l ≥ 1 (the model's domain), fractional too
         (1u32..4).prop_map(move |l| ModelSpec::EntropyLDiversity {
             attribute: s(),
-            l: l as f64 * 0.8
+            l: 1.0 + (l - 1) as f64 * 0.8
         }),
         (1u32..4, 1u32..4).prop_map(move |(c, l)| ModelSpec::RecursiveClDiversity {
             attribute: s(),

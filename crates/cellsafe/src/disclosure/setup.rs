@@ -226,7 +226,7 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
         if row_of[code as usize] != usize::MAX {
             return Err(format!(
                 "identifier `{}` names more than one row",
-                dictionary.value(code)
+                crate::error::excerpt(dictionary.value(code))
             ));
         }
         row_of[code as usize] = r;
@@ -236,9 +236,17 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
             let row = dictionary
                 .code(name)
                 .map(|c| row_of[c as usize])
-                .ok_or_else(|| format!("group {g}: no row has identifier `{name}`"))?;
+                .ok_or_else(|| {
+                    format!(
+                        "group {g}: no row has identifier `{}`",
+                        crate::error::excerpt(name)
+                    )
+                })?;
             if label[row] != usize::MAX {
-                return Err(format!("`{name}` is in more than one group"));
+                return Err(format!(
+                    "`{}` is in more than one group",
+                    crate::error::excerpt(name)
+                ));
             }
             label[row] = g;
         }
@@ -246,7 +254,7 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
     if let Some(r) = label.iter().position(|&l| l == usize::MAX) {
         return Err(format!(
             "`{}` is in no group; every row must be in exactly one",
-            table.value(r, id)
+            crate::error::excerpt(table.value(r, id))
         ));
     }
     Ok(label)

@@ -53,7 +53,7 @@ impl Domain {
             if let Some(code) = rank.iter().position(|r| r.is_nan()) {
                 return Err(format!(
                     "value `{}` of `{name}` is missing from its order",
-                    values[code]
+                    crate::error::excerpt(&values[code])
                 ));
             }
             return Ok(Domain {
@@ -360,7 +360,11 @@ impl Parser<'_> {
         if code.is_none() {
             self.absent.push(ParseError {
                 position: at,
-                message: format!("`{value}` never occurs in `{}`", d.name),
+                message: format!(
+                    "`{}` never occurs in `{}`",
+                    crate::error::excerpt(value),
+                    d.name
+                ),
             });
         }
         code
@@ -427,13 +431,17 @@ impl Parser<'_> {
                 let bound = if d.numeric {
                     number(&v).ok_or_else(|| ParseError {
                         position: at,
-                        message: format!("`{v}` is not a number"),
+                        message: format!("`{}` is not a number", crate::error::excerpt(&v)),
                     })?
                 } else {
                     let code = d.values.iter().position(|x| *x == v);
                     rank[code.ok_or_else(|| ParseError {
                         position: at,
-                        message: format!("`{v}` is not in the order of `{}`", d.name),
+                        message: format!(
+                            "`{}` is not in the order of `{}`",
+                            crate::error::excerpt(&v),
+                            d.name
+                        ),
                     })?]
                 };
                 for (c, x) in values.iter_mut().enumerate() {

@@ -354,10 +354,13 @@ impl<'a> SetTable<'a> {
         let col = &self.columns[j];
         let mut codes = Vec::new();
         for a in alpha {
-            let v =
-                col.values.iter().position(|x| x == a).ok_or_else(|| {
-                    Error::Invalid(format!("`{a}` is not a value of `{}`", col.name))
-                })?;
+            let v = col.values.iter().position(|x| x == a).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "`{}` is not a value of `{}`",
+                    crate::error::excerpt(a),
+                    col.name
+                ))
+            })?;
             codes.push(v as u32);
         }
         let cell = col.bits(codes);
@@ -369,10 +372,13 @@ impl<'a> SetTable<'a> {
         let col = &self.columns[j];
         let mut cell = self.cell(i, j).to_vec();
         for a in values {
-            let v =
-                col.values.iter().position(|x| x == a).ok_or_else(|| {
-                    Error::Invalid(format!("`{a}` is not a value of `{}`", col.name))
-                })?;
+            let v = col.values.iter().position(|x| x == a).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "`{}` is not a value of `{}`",
+                    crate::error::excerpt(a),
+                    col.name
+                ))
+            })?;
             cell[v / 64] |= 1 << (v % 64);
         }
         let closed = col.close(&cell);
@@ -394,7 +400,7 @@ impl<'a> SetTable<'a> {
                 "row {}: a generalized `{}` must contain the original value `{}`",
                 i + 1,
                 col.name,
-                col.values[orig as usize]
+                crate::error::excerpt(&col.values[orig as usize])
             )));
         }
         if !col.allowed(&cell) {

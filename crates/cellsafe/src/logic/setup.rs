@@ -297,10 +297,11 @@ fn read_con_file(
         let k = table.value(r, key_column);
         if let Some(first) = rows_of.insert(k, r) {
             return Err(Error::data(
-                Location::file(table.source()),
+                Location::at(table.source(), table.line(r), Some(key_column as u64 + 1)),
                 format!(
-                    "identifier `{k}` of column `{}` is on data rows {} and {}, so a CON file \
+                    "identifier `{}` of column `{}` is on data rows {} and {}, so a CON file \
                      cannot name one person",
+                    crate::error::excerpt(k),
                     table.header()[key_column],
                     first + 1,
                     r + 1
@@ -308,54 +309,50 @@ fn read_con_file(
             ));
         }
     }
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_path(path)
-        .map_err(|e| Error::data(Location::file(path), e.to_string()))?;
-    let header = reader
-        .headers()
-        .map_err(|e| Error::data(Location::file(path), e.to_string()))?
-        .clone();
-    if header.len() < 2 || header.len() > 3 {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut records = crate::table::Records::new(file, path, b',', b'"', false);
+    let mut record = csv::StringRecord::new();
+    let header_line = records.read(&mut record)?.unwrap_or(1);
+    if record.len() < 2 || record.len() > 3 {
         return Err(Error::data(
-            Location::at(path, 1, None),
+            Location::at(path, header_line, None),
             "expected the columns: identifier, formula, and optionally damage".to_string(),
         ));
     }
-    for record in reader.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map(|p| p.line());
-            Error::data(
-                Location {
-                    path: path.to_path_buf(),
-                    line,
-                    column: None,
-                },
-                e.to_string(),
-            )
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
+    while let Some(line) = records.read(&mut record)? {
         let at = |col: u64| Location::at(path, line, Some(col));
         let who = record.get(0).unwrap_or("").trim();
         let r = *rows_of.get(who).ok_or_else(|| {
             Error::data(
                 at(1),
                 format!(
-                    "`{who}` is not an identifier in column `{}`",
+                    "`{}` is not an identifier in column `{}`",
+                    crate::error::excerpt(who),
                     table.header()[key_column]
                 ),
             )
         })?;
         let id = record.get(1).unwrap_or("").trim();
-        let f = *ids
-            .get(id)
-            .ok_or_else(|| Error::data(at(2), format!("`{id}` is not a formula id of [safety]")))?;
+        let f = *ids.get(id).ok_or_else(|| {
+            Error::data(
+                at(2),
+                format!(
+                    "`{}` is not a formula id of [safety]",
+                    crate::error::excerpt(id)
+                ),
+            )
+        })?;
         let w = match record.get(2).map(str::trim).filter(|s| !s.is_empty()) {
             Some(w) => w
                 .parse::<f64>()
                 .ok()
                 .filter(|w| w.is_finite() && *w > 0.0)
-                .ok_or_else(|| Error::data(at(3), format!("`{w}` is not a positive damage")))?,
+                .ok_or_else(|| {
+                    Error::data(
+                        at(3),
+                        format!("`{}` is not a positive damage", crate::error::excerpt(w)),
+                    )
+                })?,
             None => damage(f),
         };
         personal[r].push((f, w));

@@ -55,6 +55,44 @@ impl Default for GeneticSpec {
     }
 }
 
+/// Largest `population` and `generations`: a run evaluates at most a million nodes, and
+/// roulette selection costs population² per generation.
+pub const MAX_POPULATION: usize = 1_000;
+pub const MAX_GENERATIONS: usize = 1_000;
+
+impl GeneticSpec {
+    /// Checks the parameters' domains; on failure returns the key and the reason.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(2..=MAX_POPULATION).contains(&self.population) {
+            return Err((
+                "population",
+                format!(
+                    "must be between 2 and {MAX_POPULATION}, got {}",
+                    self.population
+                ),
+            ));
+        }
+        if self.generations > MAX_GENERATIONS {
+            return Err((
+                "generations",
+                format!(
+                    "must be at most {MAX_GENERATIONS}, got {}",
+                    self.generations
+                ),
+            ));
+        }
+        for (name, rate) in [
+            ("crossover_rate", self.crossover_rate),
+            ("mutation_rate", self.mutation_rate),
+        ] {
+            if !(0.0..=1.0).contains(&rate) {
+                return Err((name, format!("must lie in [0, 1], got {rate}")));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The binary encoding of a lattice's nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoding {
@@ -234,19 +272,8 @@ pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<Gen
 
 /// Runs the genetic algorithm on `problem`.
 pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> {
-    if spec.population < 2 {
-        return Err(Error::Invalid(
-            "the population needs at least 2 members".into(),
-        ));
-    }
-    for (name, rate) in [
-        ("crossover_rate", spec.crossover_rate),
-        ("mutation_rate", spec.mutation_rate),
-    ] {
-        if !(0.0..=1.0).contains(&rate) {
-            return Err(Error::Invalid(format!("{name} must lie in [0, 1]")));
-        }
-    }
+    spec.validate()
+        .map_err(|(name, message)| Error::Invalid(format!("{name} {message}")))?;
     let fitness = Fitness::new(problem)?;
     let sizes: Vec<u32> = problem
         .lattice

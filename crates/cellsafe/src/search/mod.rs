@@ -104,6 +104,10 @@ pub fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
     }
 }
 
+/// The largest lattice [`exhaustive`] may enumerate: it keeps every node's evaluation
+/// (about 100 bytes each).
+pub const MAX_EXHAUSTIVE: usize = 1_000_000;
+
 /// Classes above this size are worth splitting their children across threads.
 const PARALLEL_CLASSES: usize = 512;
 

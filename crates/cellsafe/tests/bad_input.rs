@@ -1,0 +1,321 @@
+//! Bad input gets a clear answer: every error names the file and line/column or the
+//! config key, echoes user values only in short excerpts, and every size a user can set
+//! is bounded.
+
+use cellsafe::config::Config;
+use cellsafe::error::Error;
+use cellsafe::job::{self, Outputs};
+
+const DATA: &str = "name,zip,age,disease\nann,24126,34,flu\nbob,24129,35,cold\ncid,24133,36,flu\ndan,10427,51,cancer\neve,10431,52,flu\nfay,10466,53,cold\n";
+const AGE: &str = "34;30-39;*\n35;30-39;*\n36;30-39;*\n51;50-59;*\n52;50-59;*\n53;50-59;*\n";
+
+fn config(extra: &str) -> String {
+    format!(
+        r#"suppression_limit = 0.0
+[input]
+path = "data.csv"
+[attributes.name]
+role = "identifying"
+[attributes.zip]
+role = "quasi-identifying"
+hierarchy = {{ kind = "mask" }}
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = "age.csv"
+[attributes.disease]
+role = "sensitive"
+{extra}"#
+    )
+}
+
+const K2: &str = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new(data: &str, age: &str, config_text: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.csv"), data).unwrap();
+        std::fs::write(dir.path().join("age.csv"), age).unwrap();
+        std::fs::write(dir.path().join("job.toml"), config_text).unwrap();
+        Fixture { dir }
+    }
+    fn config(&self) -> Result<Config, Error> {
+        Config::from_file(&self.dir.path().join("job.toml"))
+    }
+    fn anonymize(&self) -> Result<cellsafe::report::Report, Error> {
+        let outputs = Outputs {
+            table: Some(self.dir.path().join("out.csv")),
+            report: Some(self.dir.path().join("report.json")),
+            mapping: None,
+        };
+        job::anonymize(&self.config()?, &outputs, None)
+    }
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+}
+
+fn config_key(err: &Error) -> &str {
+    match err {
+        Error::Config { key, .. } => key,
+        other => panic!("expected a config key error, got {other}"),
+    }
+}
+
+#[test]
+fn long_values_are_cut_in_messages() {
+    let long = "7".repeat(10_000_000);
+    let data = DATA.replace("bob,24129,35,", &format!("bob,24129,{long},"));
+    let f = Fixture::new(&data, AGE, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(err.len() < 300, "{} bytes", err.len());
+    assert!(
+        err.starts_with(&format!("{}:3:3: ", f.path("data.csv"))),
+        "{err}"
+    );
+    assert!(err.contains(&format!("`{}…`", "7".repeat(40))), "{err}");
+}
+
+#[test]
+fn model_parameters_outside_their_domain_name_the_key() {
+    let cases = [
+        ("model = \"k-anonymity\"\nk = 0", "k"),
+        (
+            "model = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 0.5",
+            "l",
+        ),
+        (
+            "model = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = nan",
+            "l",
+        ),
+        (
+            "model = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = inf",
+            "l",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = 0.0\nl = 2",
+            "c",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = 2.0\nl = 0",
+            "l",
+        ),
+        (
+            "model = \"recursive-cl-diversity\"\nattribute = \"disease\"\nc = -inf\nl = 2",
+            "c",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = 0.0\ndistance = \"equal\"",
+            "t",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = 1.0000001\ndistance = \"equal\"",
+            "t",
+        ),
+        (
+            "model = \"t-closeness\"\nattribute = \"disease\"\nt = nan\ndistance = \"ordered\"",
+            "t",
+        ),
+        (
+            "model = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = 0.0",
+            "delta",
+        ),
+        (
+            "model = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = inf",
+            "delta",
+        ),
+        (
+            "model = \"beta-likeness\"\nattribute = \"disease\"\nbeta = -1.0",
+            "beta",
+        ),
+        (
+            "model = \"beta-likeness\"\nattribute = \"disease\"\nbeta = nan",
+            "beta",
+        ),
+    ];
+    for (model, field) in cases {
+        // the bad model comes second, after a valid one
+        let text = config(&format!("{K2}[[privacy]]\n{model}\n"));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = f.config().unwrap().problem().unwrap_err();
+        assert_eq!(
+            config_key(&err),
+            format!("privacy[1].{field}"),
+            "{model}: {err}"
+        );
+    }
+    // the edges of the domains are allowed
+    for model in [
+        "model = \"t-closeness\"\nattribute = \"disease\"\nt = 1.0\ndistance = \"equal\"",
+        "model = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 1.0",
+        "model = \"k-anonymity\"\nk = 1",
+    ] {
+        let f = Fixture::new(DATA, AGE, &config(&format!("[[privacy]]\n{model}\n")));
+        f.config().unwrap().problem().unwrap();
+    }
+}
+
+#[test]
+fn k_above_the_row_count_is_a_job_without_solution() {
+    let f = Fixture::new(
+        DATA,
+        AGE,
+        &config("[[privacy]]\nmodel = \"k-anonymity\"\nk = 7\n"),
+    );
+    let report = f.anonymize().unwrap();
+    assert!(!report.found);
+    assert!(!f.dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn anonymize_needs_a_privacy_model_and_evaluate_does_not() {
+    let f = Fixture::new(DATA, AGE, &config(""));
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "privacy", "{err}");
+    assert!(err.to_string().contains("cellsafe evaluate"), "{err}");
+    // a transformation alone is fine for evaluation
+    let problem = f.config().unwrap().problem().unwrap();
+    assert!(problem.evaluate(&[1, 1]).unwrap().acceptable);
+}
+
+#[test]
+fn thread_count_is_bounded() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for threads in [100_000u64, 4_294_967_295, (4 * cores + 1) as u64] {
+        let f = Fixture::new(
+            DATA,
+            AGE,
+            &config(&format!("{K2}[search]\nthreads = {threads}\n")),
+        );
+        let err = f.anonymize().unwrap_err();
+        assert_eq!(config_key(&err), "search.threads", "{err}");
+    }
+    let f = Fixture::new(
+        DATA,
+        AGE,
+        &config(&format!("{K2}[search]\nthreads = {}\n", 4 * cores)),
+    );
+    assert!(f.anonymize().unwrap().found);
+}
+
+const SAFETY: &str = "[safety]\neach_value = [\"disease\"]\ndefault = [\"*\"]\n";
+
+#[test]
+fn genetic_parameters_are_bounded() {
+    let cases = [
+        ("population = 4294967296", "population"),
+        ("population = 1001", "population"),
+        ("population = 1", "population"),
+        ("generations = 1001", "generations"),
+        ("generations = 18446744073709551615", "generations"),
+        ("crossover_rate = nan", "crossover_rate"),
+        ("mutation_rate = 1.5", "mutation_rate"),
+    ];
+    for (line, key) in cases {
+        let text = config(&format!(
+            "{K2}{SAFETY}[search]\nalgorithm = \"genetic\"\n[search.genetic]\n{line}\n"
+        ));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = f.anonymize().unwrap_err();
+        assert_eq!(config_key(&err), format!("search.genetic.{key}"), "{err}");
+    }
+    let text = config(&format!(
+        "{K2}{SAFETY}[search]\nalgorithm = \"genetic\"\n[search.genetic]\npopulation = 1000\ngenerations = 3\n"
+    ));
+    assert!(Fixture::new(DATA, AGE, &text).anonymize().unwrap().found);
+    // the genetic search maximizes sf·ql, so it needs [safety]
+    let text = config(&format!("{K2}[search]\nalgorithm = \"genetic\"\n"));
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "safety", "{err}");
+}
+
+#[test]
+fn exhaustive_search_lattice_is_bounded() {
+    // 7 quasi-identifiers masked over 7 characters: 8^7 = 2,097,152 transformations
+    let names: Vec<String> = (0..7).map(|i| format!("q{i}")).collect();
+    let data = format!("{}\n{}\n", names.join(","), ["1234567"; 7].join(","));
+    let mut text = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 1\n[search]\nalgorithm = \"exhaustive\"\n[input]\npath = \"data.csv\"\n".to_string();
+    for n in &names {
+        text += &format!(
+            "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
+        );
+    }
+    let f = Fixture::new(&data, AGE, &text);
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "search.algorithm", "{err}");
+    assert!(err.to_string().contains("2097152"), "{err}");
+    // the same lattice is fine for the optimal search
+    let f = Fixture::new(&data, AGE, &text.replace("exhaustive", "optimal"));
+    assert!(f.anonymize().unwrap().found);
+}
+
+#[test]
+fn hierarchy_sizes_are_bounded() {
+    // a mask builds one level per character
+    let long = "1".repeat(65);
+    let data = DATA.replace("24129", &long);
+    let f = Fixture::new(&data, AGE, &config(K2));
+    let err = f.anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes.zip.hierarchy", "{err}");
+    // a hierarchy file with more levels than a level number can hold
+    let wide: String = AGE
+        .lines()
+        .map(|l| format!("{l}{}\n", ";*".repeat(300)))
+        .collect();
+    let f = Fixture::new(DATA, &wide, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:1:257: ", f.path("age.csv"))),
+        "{err}"
+    );
+    // builders with too many levels name their key
+    let text = config(K2).replace(
+        "hierarchy = { kind = \"mask\" }",
+        &format!(
+            "hierarchy = {{ kind = \"intervals\", widths = [{}] }}",
+            ["1"; 300].join(", ")
+        ),
+    );
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes.zip.hierarchy.widths", "{err}");
+}
+
+#[test]
+fn oversized_lattice_names_the_attributes() {
+    let names: Vec<String> = (0..12).map(|i| format!("q{i}")).collect();
+    let data = format!("{}\n{}\n", names.join(","), ["12345678"; 12].join(","));
+    let mut text = format!("{K2}[input]\npath = \"data.csv\"\n");
+    for n in &names {
+        text += &format!(
+            "[attributes.{n}]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n"
+        );
+    }
+    let err = Fixture::new(&data, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "attributes", "{err}");
+}
+
+#[test]
+fn hierarchy_file_errors_have_lines_in_crlf_files() {
+    let age = AGE
+        .replace('\n', "\r\n")
+        .replace("52;50-59;*", "52;\"50-59;*");
+    let f = Fixture::new(DATA, &age, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:5:2: ", f.path("age.csv"))),
+        "{err}"
+    );
+    assert!(err.contains("never closed"), "{err}");
+    let age = AGE
+        .replace('\n', "\r\n")
+        .replace("35;30-39;*", "35;30-39;x");
+    let f = Fixture::new(DATA, &age, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:2:3: ", f.path("age.csv"))),
+        "{err}"
+    );
+}
