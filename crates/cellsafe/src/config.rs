@@ -542,7 +542,13 @@ mod tests {
         let end = start + readme[start..].find("```").expect("closed block");
         let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();
         assert_eq!(config.privacy.len(), 7);
-        assert_eq!(config.attributes.len(), 9);
+        assert_eq!(config.attributes.len(), 10);
+        assert!(config.attributes["region"].public);
+        assert_eq!(config.output.suppression, SuppressedRows::Star);
+        assert_eq!(
+            (config.output.seed, config.output.keep_order),
+            (Some(42), false)
+        );
         assert_eq!(config.suppression_limit, 0.01);
         assert!(matches!(
             config.attributes["blood2"].hierarchy,

@@ -503,3 +503,72 @@ fn row_order_is_seeded_and_the_mapping_leads_back() {
         assert!(shown == truth || shown == "*");
     }
 }
+
+/// A suppressed row shows nothing but the columns marked public; only an insensitive
+/// column may be public. Under k-anonymity (ARX's rule, class sizes only) the report does
+/// not flag suppression as reading sensitive values; under l-diversity it does.
+#[test]
+fn suppressed_rows_show_public_columns_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("t.csv"),
+        "name,zip,ward,disease\nann,24126,north,flu\nbob,24127,north,cold\ncid,10411,south,flu\n\
+         dan,10412,south,cold\neve,99999,east,hiv\n",
+    )
+    .unwrap();
+    let config = |model: &str, disease_public: bool| {
+        format!(
+            "suppression_limit = 0.2\n[input]\npath = \"t.csv\"\n[attributes.name]\nrole = \"identifying\"\n\
+             [attributes.zip]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n\
+             [attributes.ward]\nrole = \"insensitive\"\npublic = true\n\
+             [attributes.disease]\nrole = \"sensitive\"\npublic = {disease_public}\n{model}[output]\nseed = 1\n"
+        )
+    };
+    let k2 = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+    std::fs::write(d.join("t.toml"), config(k2, false)).unwrap();
+    let c = Config::from_file(&d.join("t.toml")).unwrap();
+    let out = d.join("out.csv");
+    let outputs = Outputs {
+        table: Some(out.clone()),
+        report: None,
+        mapping: None,
+    };
+    let report = job::anonymize(&c, &outputs, None).unwrap();
+    assert_eq!(report.suppressed_rows, 1, "eve's class of one");
+    assert!(
+        !report
+            .layout
+            .as_ref()
+            .unwrap()
+            .suppression_read_sensitive_values
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.lines().any(|l| l == "*,east,*"), "{text}");
+    assert!(!text.contains("hiv") && !text.contains("99999"), "{text}");
+    // l-diversity: which classes fail depends on the diseases, and the report says so
+    let l2 = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 2\n";
+    std::fs::write(d.join("t.toml"), config(l2, false)).unwrap();
+    let c = Config::from_file(&d.join("t.toml")).unwrap();
+    let report = job::anonymize(&c, &outputs, None).unwrap();
+    assert_eq!(report.suppressed_rows, 1, "eve's class has one disease");
+    assert!(
+        report
+            .layout
+            .as_ref()
+            .unwrap()
+            .suppression_read_sensitive_values
+    );
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.contains("sensitive values")));
+    // a sensitive column cannot be public
+    std::fs::write(d.join("t.toml"), config(k2, true)).unwrap();
+    let err = Config::from_file(&d.join("t.toml"))
+        .unwrap()
+        .problem()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("attributes.disease.public"), "{err}");
+}
