@@ -572,3 +572,49 @@ fn suppressed_rows_show_public_columns_only() {
         .to_string();
     assert!(err.contains("attributes.disease.public"), "{err}");
 }
+
+/// The pool of suppressed rows is judged as released: a suppressed row still shows its
+/// public cells, so a formula over a public column is learnt of a person suppressed alone.
+/// Eve is the only one in ward east and holds `ward = east` confidential; suppressing her
+/// singleton class (the smallest, within the limit of one row) still shows `east`.
+#[test]
+fn the_pool_of_suppressed_rows_is_checked_as_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("t.csv"),
+        "name,zip,ward,disease,con\nann,24126,north,flu,\nbob,24127,north,cold,\n\
+         cid,10411,south,flu,\ndan,10412,south,cold,\neve,99999,east,hiv,east\n",
+    )
+    .unwrap();
+    let text = |public: bool| {
+        format!(
+            "suppression_limit = 0.2\n[input]\npath = \"t.csv\"\n\
+             [attributes.name]\nrole = \"identifying\"\n[attributes.con]\nrole = \"identifying\"\n\
+             [attributes.zip]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n\
+             [attributes.ward]\nrole = \"insensitive\"\npublic = {public}\n\
+             [attributes.disease]\nrole = \"sensitive\"\n\
+             [[privacy]]\nmodel = \"logical-safety\"\n\
+             [safety]\nformulas = {{ east = \"ward = east\", ill = \"disease = hiv\" }}\n\
+             default = [\"ill\"]\ncolumn = \"con\"\nkey = \"name\"\n"
+        )
+    };
+    std::fs::write(d.join("t.toml"), text(true)).unwrap();
+    let p = Config::from_file(&d.join("t.toml"))
+        .unwrap()
+        .problem()
+        .unwrap();
+    // zip level 1: classes 2412*, 1041*, 9999*; eve's is suppressed
+    let e = p.evaluate(&[1]).unwrap();
+    assert_eq!(e.suppressed_rows, 1);
+    assert!(!e.acceptable, "the pool shows `east` of eve");
+    // with ward starred in suppressed rows, suppressing eve hides both formulas
+    std::fs::write(d.join("t.toml"), text(false)).unwrap();
+    let p = Config::from_file(&d.join("t.toml"))
+        .unwrap()
+        .problem()
+        .unwrap();
+    let e = p.evaluate(&[1]).unwrap();
+    assert_eq!(e.suppressed_rows, 1);
+    assert!(e.acceptable);
+}
