@@ -917,3 +917,52 @@ fn oversized_settings_name_their_key() {
             .stderr(predicate::str::contains(format!("config key `{key}`")));
     }
 }
+
+/// The reproducer through the command line: paper 002's 8 persons, serious illness
+/// confidential, a quarter of the rows suppressible. The release passes its audit, shows no
+/// suppressed person's values, and the mapping appears only when asked for.
+#[test]
+fn linking8_with_suppression_releases_no_illness() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(examples().join("linking8.csv"), d.join("linking8.csv")).unwrap();
+    let text = std::fs::read_to_string(examples().join("linking8.toml"))
+        .unwrap()
+        .replace(
+            "formulas = { ill = \"health = 2\", rich_ill = \"income > 300K and health in {1, 2}\" }",
+            "formulas = { ill = \"health = 2\" }",
+        )
+        .replace("file = \"linking8-con.csv\"\n", "")
+        .replace("[input]", "suppression_limit = 0.25\n[input]");
+    std::fs::write(d.join("job.toml"), text).unwrap();
+    let run = |extra: &[&str]| {
+        cellsafe()
+            .arg("anonymize")
+            .arg(d.join("job.toml"))
+            .arg("--output")
+            .arg(d.join("out.csv"))
+            .arg("--report")
+            .arg(d.join("report.json"))
+            .args(extra)
+            .assert()
+    };
+    run(&[]).success();
+    assert!(!d.join("map.csv").exists());
+    let map = d.join("map.csv");
+    run(&["--mapping", map.to_str().unwrap()]).success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["audit"]["passed"], true, "{report}");
+    assert!(report["layout"]["seed"].is_u64(), "{report}");
+    assert_eq!(report["layout"]["suppression_rule"], "smallest");
+    let out = std::fs::read_to_string(d.join("out.csv")).unwrap();
+    let mapping = std::fs::read_to_string(&map).unwrap();
+    assert_eq!(mapping.lines().count(), out.lines().count());
+    for line in out.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert!(
+            cells[..3].iter().any(|c| *c != "*") || cells.iter().all(|c| *c == "*"),
+            "{line}"
+        );
+    }
+}
