@@ -654,3 +654,32 @@ fn microaggregation_output_and_scale_errors() {
         .failure()
         .stderr(predicate::str::contains("attributes.dob.scale"));
 }
+
+/// `safety` names persons by the `[safety] key` column, else by the input line their row
+/// starts on (here a quoted newline in bob's row puts cid's row on line 5, not 4).
+#[test]
+fn safety_names_persons_by_key_or_input_line() {
+    let data = "name,zip,age,disease\nann,24126,34,flu\n\"bob\nsmith\",24129,35,cold\ncid,24133,36,flu\n";
+    let safety = "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n";
+    let persons = |text: &str| -> Vec<String> {
+        let dir = fixture(data, AGE, text);
+        let out = cellsafe()
+            .arg("safety")
+            .arg(dir.path().join("job.toml"))
+            .assert()
+            .code(3)
+            .get_output()
+            .stdout
+            .clone();
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        report["exposures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["person"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(persons(&config(safety)), ["line 2", "line 5"]);
+    let keyed = config(&format!("{safety}key = \"name\"\n"));
+    assert_eq!(persons(&keyed), ["ann", "cid"]);
+}

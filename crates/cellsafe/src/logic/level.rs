@@ -17,9 +17,13 @@ use crate::report::levels_map;
 /// A person the recipient learns something confidential about.
 #[derive(Debug, Clone, Serialize)]
 pub struct Exposure {
+    /// The key column's value (`[safety] key`), else `line N` (see
+    /// [`Confidentiality::person`]).
     pub person: String,
     /// 1-based data row.
     pub row: usize,
+    /// 1-based line of the input file where the row starts.
+    pub line: u64,
     /// Ids of the formulas of CON(u) that hold of every record `u` cannot be told apart from.
     pub formulas: Vec<String>,
     /// Size of `u`'s equivalence class.
@@ -91,6 +95,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
                 exposures.push(Exposure {
                     person: c.person(&problem.data.table, r),
                     row: r + 1,
+                    line: problem.data.table.line(r),
                     formulas,
                     class_size: classes.counts[k as usize],
                 });
