@@ -683,3 +683,29 @@ fn safety_names_persons_by_key_or_input_line() {
     let keyed = config(&format!("{safety}key = \"name\"\n"));
     assert_eq!(persons(&keyed), ["ann", "cid"]);
 }
+
+/// One quantity, one name: `ql` is the quality (1 = original data) and the metric is
+/// `ql-loss` = 1 − ql, in the headline and in `all_metrics` alike; configs may say `ql`.
+#[test]
+fn evaluate_ql_and_ql_loss_are_complementary() {
+    let dir = fixture(
+        DATA,
+        AGE,
+        &config(&format!("{}[metric]\nname = \"ql\"\n", k(3))),
+    );
+    let out = cellsafe()
+        .arg("evaluate")
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success();
+    let node: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let all = node["all_metrics"].as_object().unwrap();
+    assert!(!all.contains_key("ql"), "{node}");
+    let ql = node["ql"].as_f64().unwrap();
+    let loss = all["ql-loss"].as_f64().unwrap();
+    assert!(ql > 0.0 && ql < 1.0, "{node}");
+    assert!((ql + loss - 1.0).abs() < 1e-12, "{node}");
+    assert_eq!(node["metric"], "ql-loss");
+    assert_eq!(node["score"], all["ql-loss"]);
+}

@@ -3,7 +3,9 @@
 //! The ARX metrics reproduce `metric.v2` exactly (same suppression handling, normalization,
 //! per-attribute rounding to 10 decimals, aggregate functions). The papers' measures are
 //! here too: the entropy quality `ql` of the AOG paper and Iyengar's general loss metric GLM.
-//! Every metric is "lower is better"; `ql` is optimized as `1 - ql`.
+//! Every metric is "lower is better", so the quality ql (1 = original data) is optimized as
+//! the loss `ql-loss` = 1 − ql; reports give ql itself under `ql` and the metric only under
+//! `ql-loss`, so that one name never stands for both.
 //!
 //! Each metric also gives a lower bound that never decreases under generalization and never
 //! exceeds the score of any generalization: the searches prune with it and stay exact.
@@ -41,7 +43,9 @@ pub enum MetricKind {
     DiscernibilityStar,
     /// Average equivalence class size.
     Aecs,
-    /// `1 - ql`, the entropy quality of the AOG paper (section 4.2).
+    /// `ql-loss` = 1 − ql, ql being the entropy quality of the AOG paper (section 4.2).
+    /// Configs may still say `ql`.
+    #[serde(rename = "ql-loss", alias = "ql")]
     Ql,
     /// Iyengar's general loss metric (paper 003).
     Glm,
