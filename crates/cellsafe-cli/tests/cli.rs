@@ -709,3 +709,45 @@ fn evaluate_ql_and_ql_loss_are_complementary() {
     assert_eq!(node["metric"], "ql-loss");
     assert_eq!(node["score"], all["ql-loss"]);
 }
+
+/// Every number in `v`, recursively.
+fn numbers(v: &serde_json::Value, out: &mut Vec<f64>) {
+    match v {
+        serde_json::Value::Number(n) => out.push(n.as_f64().unwrap()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| numbers(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| numbers(x, out)),
+        _ => {}
+    }
+}
+
+/// Regression: ql of the top node (−Σ 1·ln 1) and the entropy of the original data were
+/// −0.0, printed as `-0.0` in JSON and `-0.0000` on stderr; ql of the original data was
+/// 0.9999999999999999. It is exactly 1 there and exactly 0 at the top.
+#[test]
+fn no_negative_zero_is_printed() {
+    let safety = "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n";
+    let dir = fixture(DATA, AGE, &config(safety));
+    for (command, levels, ql) in [
+        ("evaluate", "0,0", 1.0),
+        ("evaluate", "5,2", 0.0),
+        ("safety", "0,0", 1.0),
+        ("safety", "5,2", 0.0),
+    ] {
+        let out = cellsafe()
+            .arg(command)
+            .arg(dir.path().join("job.toml"))
+            .args(["--levels", levels])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("-0.0"), "{command} {levels}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut all = Vec::new();
+        numbers(&report, &mut all);
+        assert!(
+            all.iter().all(|x| !(*x == 0.0 && x.is_sign_negative())),
+            "{command} {levels}: {report}"
+        );
+        assert_eq!(report["ql"].as_f64(), Some(ql), "{command} {levels}: {report}");
+    }
+}

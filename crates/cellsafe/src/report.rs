@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::audit::Audit;
-use crate::metrics::{Metric, MetricKind, MetricSpec, Score};
+use crate::metrics::{positive_zero, Metric, MetricKind, MetricSpec, Score};
 use crate::problem::Problem;
 use crate::search::Algorithm;
 
@@ -219,7 +219,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
             };
             ModelValue {
                 model: m.spec.name(),
-                achieved,
+                achieved: achieved.map(positive_zero),
             }
         })
         .collect();

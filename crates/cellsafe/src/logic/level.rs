@@ -117,7 +117,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
 }
 
 /// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
-/// suppressed classes (released as nothing) carry no risk.
+/// suppressed classes (released as nothing) carry no risk. In [0, 1].
 pub fn sf(
     c: &Confidentiality,
     offset: usize,
@@ -135,5 +135,6 @@ pub fn sf(
             )
         })
         .sum();
-    1.0 - risk / rows.max(1) as f64
+    // at most 1 per person, but rounding may carry the mean a bit past 1
+    (1.0 - risk / rows.max(1) as f64).max(0.0)
 }
