@@ -143,7 +143,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             problem.check_levels(&levels)?;
             let node = cellsafe::report::describe(&problem, &levels, true);
             println!("{}", serde_json::to_string_pretty(&node)?);
-            Ok(ExitCode::SUCCESS)
+            if node.acceptable {
+                eprintln!(
+                    "acceptable: {} rows suppressed, at most {} allowed",
+                    node.suppressed_rows, problem.max_suppressed
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!("not acceptable:");
+            for failure in &node.failures {
+                eprintln!("  {}", failure.message);
+            }
+            Ok(ExitCode::from(NOT_FOUND))
         }
         Command::Safety {
             config,

@@ -751,3 +751,59 @@ fn no_negative_zero_is_printed() {
         assert_eq!(report["ql"].as_f64(), Some(ql), "{command} {levels}: {report}");
     }
 }
+
+/// `evaluate` says why a transformation is not acceptable, model by model, and exits 3.
+/// By hand: levels 2,1 make classes {ann flu, bob cold, cid flu} and {dan cancer, eve flu,
+/// fay cold}; levels 1,1 make {ann, bob} and four singletons. At most 1 row (20%) may go.
+#[test]
+fn evaluate_names_failing_models_and_exits_3() {
+    let diverse = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 3\n";
+    let evaluate = |models: &str, levels: &str, code: i32| {
+        let text = config(models).replace("suppression_limit = 0.0", "suppression_limit = 0.2");
+        let dir = fixture(DATA, AGE, &text);
+        let out = cellsafe()
+            .arg("evaluate")
+            .arg(dir.path().join("job.toml"))
+            .args(["--levels", levels])
+            .assert()
+            .code(code);
+        let output = out.get_output();
+        let node: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (node, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (node, stderr) = evaluate(&format!("{}{diverse}", k(3)), "2,1", 3);
+    assert_eq!(node["acceptable"], false);
+    let failures = node["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{node}");
+    let f = &failures[0];
+    assert_eq!(f["model"], "distinct-3-diversity(disease)");
+    assert_eq!((&f["classes"], &f["rows"]), (&1.into(), &3.into()));
+    assert_eq!((f["fraction"].as_f64(), f["worst"].as_f64()), (Some(0.5), Some(2.0)));
+    assert_eq!((&f["parameter"], &f["over_limit"]), (&3.0.into(), &true.into()));
+    let message = "distinct-3-diversity(disease): fewest distinct values 2 < 3, 3 rows in 1 class with fewer than l values, 50% > limit 20%";
+    assert_eq!(f["message"], message);
+    assert!(stderr.contains(message), "{stderr}");
+
+    let (node, stderr) = evaluate(&format!("{}{diverse}", k(2)), "1,1", 3);
+    let messages: Vec<&str> = node["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "2-anonymity: smallest class 1 < 2, 4 rows in 4 classes below k, 67% > limit 20%",
+            "distinct-3-diversity(disease): fewest distinct values 1 < 3, 6 rows in 5 classes with fewer than l values, 100% > limit 20%",
+            "all models: 6 rows in 5 classes fail some model, 100% > limit 20%",
+        ]
+    );
+    for m in &messages {
+        assert!(stderr.contains(m), "{stderr}");
+    }
+
+    let (node, _) = evaluate(&k(3), "2,1", 0);
+    assert_eq!(node["acceptable"], true);
+    assert_eq!(node["failures"], serde_json::json!([]));
+}
