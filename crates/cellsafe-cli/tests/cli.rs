@@ -659,7 +659,8 @@ fn microaggregation_output_and_scale_errors() {
 /// starts on (here a quoted newline in bob's row puts cid's row on line 5, not 4).
 #[test]
 fn safety_names_persons_by_key_or_input_line() {
-    let data = "name,zip,age,disease\nann,24126,34,flu\n\"bob\nsmith\",24129,35,cold\ncid,24133,36,flu\n";
+    let data =
+        "name,zip,age,disease\nann,24126,34,flu\n\"bob\nsmith\",24129,35,cold\ncid,24133,36,flu\n";
     let safety = "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n";
     let persons = |text: &str| -> Vec<String> {
         let dir = fixture(data, AGE, text);
@@ -748,7 +749,11 @@ fn no_negative_zero_is_printed() {
             all.iter().all(|x| !(*x == 0.0 && x.is_sign_negative())),
             "{command} {levels}: {report}"
         );
-        assert_eq!(report["ql"].as_f64(), Some(ql), "{command} {levels}: {report}");
+        assert_eq!(
+            report["ql"].as_f64(),
+            Some(ql),
+            "{command} {levels}: {report}"
+        );
     }
 }
 
@@ -778,8 +783,14 @@ fn evaluate_names_failing_models_and_exits_3() {
     let f = &failures[0];
     assert_eq!(f["model"], "distinct-3-diversity(disease)");
     assert_eq!((&f["classes"], &f["rows"]), (&1.into(), &3.into()));
-    assert_eq!((f["fraction"].as_f64(), f["worst"].as_f64()), (Some(0.5), Some(2.0)));
-    assert_eq!((&f["parameter"], &f["over_limit"]), (&3.0.into(), &true.into()));
+    assert_eq!(
+        (f["fraction"].as_f64(), f["worst"].as_f64()),
+        (Some(0.5), Some(2.0))
+    );
+    assert_eq!(
+        (&f["parameter"], &f["over_limit"]),
+        (&3.0.into(), &true.into())
+    );
     let message = "distinct-3-diversity(disease): fewest distinct values 2 < 3, 3 rows in 1 class with fewer than l values, 50% > limit 20%";
     assert_eq!(f["message"], message);
     assert!(stderr.contains(message), "{stderr}");
@@ -807,3 +818,4 @@ fn evaluate_names_failing_models_and_exits_3() {
     assert_eq!(node["acceptable"], true);
     assert_eq!(node["failures"], serde_json::json!([]));
 }
+

@@ -321,9 +321,7 @@ fn failure_terms(spec: &ModelSpec) -> (&'static str, &'static str, &'static str)
             "vs β",
             "gaining more than min(β, −ln p)",
         ),
-        ModelSpec::Confidential { .. } => {
-            ("", "", "whose members all have a confidential value")
-        }
+        ModelSpec::Confidential { .. } => ("", "", "whose members all have a confidential value"),
         ModelSpec::LogicalSafety => (
             "most formulas learnt",
             "",
@@ -489,7 +487,10 @@ mod tests {
     fn percentages_tell_the_fraction_from_the_limit() {
         assert_eq!(against_limit(0.014, 0.01, true), "1.4% > limit 1%");
         assert_eq!(against_limit(2.0 / 3.0, 0.2, true), "67% > limit 20%");
-        assert_eq!(against_limit(1.0 / 30162.0, 0.0, true), "0.0033% > limit 0%");
+        assert_eq!(
+            against_limit(1.0 / 30162.0, 0.0, true),
+            "0.0033% > limit 0%"
+        );
         assert_eq!(
             against_limit(302.0 / 30162.0, 0.01, true),
             "1.001% > limit 1%"
