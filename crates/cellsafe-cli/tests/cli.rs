@@ -819,3 +819,52 @@ fn evaluate_names_failing_models_and_exits_3() {
     assert_eq!(node["failures"], serde_json::json!([]));
 }
 
+/// Progress bars go only to a terminal: with stderr piped, and with `--quiet` (a global
+/// flag, before or after the command), stderr holds the normal message and nothing else.
+#[test]
+fn no_progress_output_unless_stderr_is_a_terminal() {
+    let dir = fixture(DATA, AGE, &config(&k(3)));
+    let mut outputs = Vec::new();
+    for quiet in [&[][..], &["--quiet"][..]] {
+        for before in [true, false] {
+            let mut cmd = cellsafe();
+            if before {
+                cmd.args(quiet);
+            }
+            cmd.arg("anonymize");
+            if !before {
+                cmd.args(quiet);
+            }
+            let out = cmd
+                .arg(dir.path().join("job.toml"))
+                .arg("--output")
+                .arg(dir.path().join("out.csv"))
+                .arg("--report")
+                .arg(dir.path().join("report.json"))
+                .assert()
+                .success();
+            let output = out.get_output();
+            assert!(output.stdout.is_empty());
+            outputs.push(String::from_utf8(output.stderr.clone()).unwrap());
+        }
+    }
+    let report = dir.path().join("report.json").display().to_string();
+    for stderr in &outputs {
+        assert_eq!(stderr, &outputs[0]);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("levels {\"zip\":"), "{stderr}");
+        assert!(
+            stderr.ends_with(&format!("report in {report}\n")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains(['\r', '\u{1b}']), "{stderr:?}");
+    }
+    // the other commands take it too
+    cellsafe()
+        .args(["evaluate", "--quiet"])
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success()
+        .stderr("acceptable: 0 rows suppressed, at most 0 allowed\n");
+}

@@ -60,8 +60,20 @@ fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
 
 /// Tests transformation `levels`, listing at most `limit` unsafe persons.
 pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest> {
+    test_with_progress(problem, levels, limit, None)
+}
+
+/// [`test`], reporting the rows checked as a [`SAFETY`](crate::progress::SAFETY) stage.
+pub fn test_with_progress(
+    problem: &Problem,
+    levels: &[u8],
+    limit: usize,
+    progress: Option<&dyn crate::progress::Progress>,
+) -> Result<SafetyTest> {
     problem.check_levels(levels)?;
     let c = confidentiality(problem)?;
+    let rows = problem.data.rows() as u64;
+    let stage = crate::progress::Stage::start(progress, crate::progress::SAFETY, Some(rows));
     let offset = problem.data.profile_offset();
     let width = c.profiles.len();
     let hierarchies = problem.hierarchies();
@@ -79,6 +91,9 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
     if unsafe_classes > 0 {
         let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
         for (r, &k) in row_class.iter().enumerate() {
+            if r % 4096 == 0 {
+                stage.set(r as u64);
+            }
             if !unsafe_class[k as usize] {
                 continue;
             }
@@ -102,6 +117,8 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
             }
         }
     }
+    let sf = sf(c, offset, &classes, None, problem.data.rows());
+    stage.set(rows);
     Ok(SafetyTest {
         levels: levels_map(problem, levels),
         partitions: crate::report::partition_names(problem, levels),
@@ -110,7 +127,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
         unsafe_classes,
         unsafe_persons,
         exposures,
-        sf: sf(c, offset, &classes, None, problem.data.rows()),
+        sf,
         ql: problem.metric.ql(levels),
         warnings: c.warnings.clone(),
     })
