@@ -32,8 +32,9 @@ pub struct Failure {
     pub fraction: f64,
     /// Whether `rows` alone exceed the suppression limit.
     pub over_limit: bool,
-    /// The model's measure in its worst failing class (as `achieved` in `models`; null when
-    /// infinite or for the confidentiality models, whose failing classes all look alike).
+    /// The model's measure in its worst failing class (as `achieved` in `models`). Null when
+    /// infinite (recursive diversity, a class with fewer than l values) and for
+    /// `confidential`, whose failing classes all measure 0.
     pub worst: Option<f64>,
     /// The model's parameter `worst` is held against (k, l, c, t, δ or β).
     pub parameter: Option<f64>,
@@ -375,7 +376,10 @@ pub fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -
             continue;
         }
         let (n, fraction, over_limit) = tally(&failing);
-        let worst = worst(model, classes, &failing).map(positive_zero);
+        let worst = match model.spec {
+            ModelSpec::Confidential { .. } => None,
+            _ => worst(model, classes, &failing).map(positive_zero),
+        };
         let parameter = parameter(&model.spec);
         let (what, op, failing_are) = failure_terms(&model.spec);
         let mut message = format!("{}: ", model.spec.name());
