@@ -384,6 +384,9 @@ pub fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -
         let (what, op, failing_are) = failure_terms(&model.spec);
         let mut message = format!("{}: ", model.spec.name());
         match (worst, parameter) {
+            (Some(w), Some(_)) if w.is_infinite() => {
+                message += &format!("{what} {} (fewer than l values), ", number(w))
+            }
             (Some(w), Some(p)) => message += &format!("{what} {} {op} {}, ", number(w), number(p)),
             (Some(w), None) if !what.is_empty() => message += &format!("{what} {}, ", number(w)),
             _ => {}
