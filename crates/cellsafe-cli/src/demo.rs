@@ -58,7 +58,10 @@ pub fn adult_table() -> Result<Table> {
     )?)
 }
 
-pub fn run(dir: Option<PathBuf>) -> Result<ExitCode> {
+pub fn run(
+    dir: Option<PathBuf>,
+    progress: Option<&dyn cellsafe::progress::Progress>,
+) -> Result<ExitCode> {
     let dir = match dir {
         Some(d) => d,
         None => tempfile::Builder::new()
@@ -70,7 +73,13 @@ pub fn run(dir: Option<PathBuf>) -> Result<ExitCode> {
     let config = dir.join("adult.toml");
     let output = dir.join("adult.anonymized.csv");
     let report = dir.join("report.json");
-    let code = crate::anonymize(&config, Some(output.clone()), Some(report.clone()), None)?;
+    let code = crate::anonymize(
+        &config,
+        Some(output.clone()),
+        Some(report.clone()),
+        None,
+        progress,
+    )?;
     println!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");
     println!("released table: {}", output.display());
     println!("report:         {}", report.display());

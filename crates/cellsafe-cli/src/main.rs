@@ -1,6 +1,7 @@
 //! `cellsafe`: the command-line front end. It parses arguments, calls the library, prints
 //! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage or an output that
-//! would overwrite an input, 3 nothing found, 130 interrupted).
+//! would overwrite an input, 3 nothing found, not acceptable or unsafe, 130 interrupted).
+//! Long work shows progress bars on stderr when it is a terminal (see [`Bars`]).
 
 mod bench;
 mod bench_disclosure;
@@ -10,13 +11,17 @@ mod demo;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use cellsafe::config::Config;
 use cellsafe::job::{self, Outputs};
+use cellsafe::progress::{self, Progress};
 use clap::{Parser, Subcommand};
 
-/// Exit code when no transformation satisfies the privacy models.
+/// Exit code when no transformation satisfies the privacy models, the evaluated one is not
+/// acceptable, or the release is unsafe.
 const NOT_FOUND: u8 = 3;
 /// Exit code of bad arguments, including an output path that names an input.
 const USAGE: u8 = 2;
@@ -26,6 +31,9 @@ const INTERRUPTED: i32 = 130;
 #[derive(Parser)]
 #[command(name = "cellsafe", version, about = "Safe release of microdata")]
 struct Cli {
+    /// Show no progress bars (they are shown only when stderr is a terminal).
+    #[arg(long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -154,33 +162,46 @@ fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let bars = Bars::new(cli.quiet);
+    let progress = bars.as_ref().map(|b| b as &dyn Progress);
     match cli.command {
         Command::Anonymize {
             config,
             output,
             report,
             mapping,
-        } => anonymize(&config, output, report, mapping),
+        } => anonymize(&config, output, report, mapping, progress),
         Command::Disclose {
             config,
             strategy,
             report,
-        } => disclose(&config, strategy, report),
+        } => disclose(&config, strategy, report, progress),
         Command::Evaluate { config, levels } => {
             let config = Config::from_file(&config)?;
-            let problem = config.problem()?;
+            let problem = config.problem_with_progress(progress)?;
             problem.check_levels(&levels)?;
             let node = cellsafe::report::describe(&problem, &levels, true);
             println!("{}", serde_json::to_string_pretty(&node)?);
-            Ok(ExitCode::SUCCESS)
+            if node.acceptable {
+                eprintln!(
+                    "acceptable: {} rows suppressed, at most {} allowed",
+                    node.suppressed_rows, problem.max_suppressed
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!("not acceptable:");
+            for failure in &node.failures {
+                eprintln!("  {}", failure.message);
+            }
+            Ok(ExitCode::from(NOT_FOUND))
         }
         Command::Safety {
             config,
             levels,
             limit,
             report,
-        } => safety(&config, levels, limit, report),
-        Command::Demo { dir } => demo::run(dir),
+        } => safety(&config, levels, limit, report, progress),
+        Command::Demo { dir } => demo::run(dir, progress),
         Command::Synth {
             rows,
             seed,
@@ -221,6 +242,7 @@ pub(crate) fn anonymize(
     output: Option<PathBuf>,
     report: Option<PathBuf>,
     mapping: Option<PathBuf>,
+    progress: Option<&dyn Progress>,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     let table = output
@@ -232,17 +254,8 @@ pub(crate) fn anonymize(
         report: report_path.clone(),
         mapping,
     };
-    let bar = progress_bar();
-    let tick = |n: usize| {
-        if let Some(bar) = &bar {
-            bar.set_position(n as u64);
-        }
-    };
-    let result = job::anonymize(&config, &outputs, Some(&tick));
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    let report = result.with_context(|| format!("anonymizing with {}", config_path.display()))?;
+    let report = job::anonymize(&config, &outputs, progress)
+        .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else if let Some(levels) = &report.levels {
@@ -278,11 +291,12 @@ fn disclose(
     config_path: &Path,
     strategy: Option<StrategyArg>,
     report: Option<PathBuf>,
+    progress: Option<&dyn Progress>,
 ) -> Result<ExitCode> {
     use cellsafe::disclosure::{setup, Strategy};
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let (problem, options) = setup::from_config(&config)?;
+    let (problem, options) = setup::from_config_with_progress(&config, progress)?;
     let strategy = match strategy {
         Some(StrategyArg::Inclusive) => Strategy::Inclusive,
         Some(StrategyArg::Exclusive) => Strategy::Exclusive,
@@ -293,7 +307,7 @@ fn disclose(
             .unwrap_or(Strategy::Exclusive),
     };
     let decision = problem
-        .decide(strategy, &options)
+        .decide_with_progress(strategy, &options, progress)
         .with_context(|| format!("deciding with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &decision)?,
@@ -335,12 +349,13 @@ fn safety(
     levels: Option<Vec<u8>>,
     limit: usize,
     report: Option<PathBuf>,
+    progress: Option<&dyn Progress>,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let problem = config.problem()?;
+    let problem = config.problem_with_progress(progress)?;
     let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
-    let test = cellsafe::logic::level::test(&problem, &levels, limit)
+    let test = cellsafe::logic::level::test_with_progress(&problem, &levels, limit, progress)
         .with_context(|| format!("testing with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &test)?,
@@ -361,16 +376,76 @@ fn safety(
     }
 }
 
-fn progress_bar() -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
+/// The library's progress as indicatif bars on stderr: one bar per stage, with its
+/// position, total and ETA, cleared when the stage finishes.
+struct Bars {
+    bar: Mutex<Option<indicatif::ProgressBar>>,
+}
+
+impl Bars {
+    /// Bars, unless `quiet` or stderr is not a terminal (then nothing but the messages).
+    fn new(quiet: bool) -> Option<Bars> {
+        (!quiet && std::io::stderr().is_terminal()).then(|| Bars {
+            bar: Mutex::new(None),
+        })
     }
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {pos} transformations checked ({elapsed})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    Some(bar)
+
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<indicatif::ProgressBar>> {
+        self.bar.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a stage counts (see `cellsafe::progress`).
+fn unit(stage: &str) -> &'static str {
+    match stage {
+        progress::LOADING => "bytes",
+        progress::SEARCH | progress::OPTIMUM => "nodes",
+        progress::GENETIC => "generations",
+        progress::SET_BASED => "rounds",
+        progress::DISCLOSE => "generalizations",
+        progress::SAFETY => "rows",
+        _ => "",
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, stage: &str, total: Option<u64>) {
+        let (bar, template) = match total {
+            Some(total) if stage == progress::LOADING => (
+                indicatif::ProgressBar::new(total),
+                "{msg:>9} [{bar:30}] {bytes}/{total_bytes} ({eta})".to_owned(),
+            ),
+            Some(total) => (
+                indicatif::ProgressBar::new(total),
+                format!(
+                    "{{msg:>9}} [{{bar:30}}] {{pos}}/{{len}} {} ({{eta}})",
+                    unit(stage)
+                ),
+            ),
+            None => (
+                indicatif::ProgressBar::new_spinner(),
+                format!("{{spinner}} {{msg}} {{pos}} {} ({{elapsed}})", unit(stage)),
+            ),
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(stage.to_owned());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        if let Some(old) = self.bar().replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+
+    fn set(&self, position: u64) {
+        if let Some(bar) = self.bar().as_ref() {
+            bar.set_position(position);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar().take() {
+            bar.finish_and_clear();
+        }
+    }
 }

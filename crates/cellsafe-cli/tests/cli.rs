@@ -966,3 +966,217 @@ fn linking8_with_suppression_releases_no_illness() {
         );
     }
 }
+
+/// `safety` names persons by the `[safety] key` column, else by the input line their row
+/// starts on (here a quoted newline in bob's row puts cid's row on line 5, not 4).
+#[test]
+fn safety_names_persons_by_key_or_input_line() {
+    let data =
+        "name,zip,age,disease\nann,24126,34,flu\n\"bob\nsmith\",24129,35,cold\ncid,24133,36,flu\n";
+    let safety = "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n";
+    let persons = |text: &str| -> Vec<String> {
+        let dir = fixture(data, AGE, text);
+        let out = cellsafe()
+            .arg("safety")
+            .arg(dir.path().join("job.toml"))
+            .assert()
+            .code(3)
+            .get_output()
+            .stdout
+            .clone();
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        report["exposures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["person"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(persons(&config(safety)), ["line 2", "line 5"]);
+    let keyed = config(&format!("{safety}key = \"name\"\n"));
+    assert_eq!(persons(&keyed), ["ann", "cid"]);
+}
+
+/// One quantity, one name: `ql` is the quality (1 = original data) and the metric is
+/// `ql-loss` = 1 − ql, in the headline and in `all_metrics` alike; configs may say `ql`.
+#[test]
+fn evaluate_ql_and_ql_loss_are_complementary() {
+    let dir = fixture(
+        DATA,
+        AGE,
+        &config(&format!("{}[metric]\nname = \"ql\"\n", k(3))),
+    );
+    let out = cellsafe()
+        .arg("evaluate")
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success();
+    let node: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let all = node["all_metrics"].as_object().unwrap();
+    assert!(!all.contains_key("ql"), "{node}");
+    let ql = node["ql"].as_f64().unwrap();
+    let loss = all["ql-loss"].as_f64().unwrap();
+    assert!(ql > 0.0 && ql < 1.0, "{node}");
+    assert!((ql + loss - 1.0).abs() < 1e-12, "{node}");
+    assert_eq!(node["metric"], "ql-loss");
+    assert_eq!(node["score"], all["ql-loss"]);
+}
+
+/// Every number in `v`, recursively.
+fn numbers(v: &serde_json::Value, out: &mut Vec<f64>) {
+    match v {
+        serde_json::Value::Number(n) => out.push(n.as_f64().unwrap()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| numbers(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| numbers(x, out)),
+        _ => {}
+    }
+}
+
+/// Regression: ql of the top node (−Σ 1·ln 1) and the entropy of the original data were
+/// −0.0, printed as `-0.0` in JSON and `-0.0000` on stderr; ql of the original data was
+/// 0.9999999999999999. It is exactly 1 there and exactly 0 at the top.
+#[test]
+fn no_negative_zero_is_printed() {
+    let safety = "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n";
+    let dir = fixture(DATA, AGE, &config(safety));
+    for (command, levels, ql) in [
+        ("evaluate", "0,0", 1.0),
+        ("evaluate", "5,2", 0.0),
+        ("safety", "0,0", 1.0),
+        ("safety", "5,2", 0.0),
+    ] {
+        let out = cellsafe()
+            .arg(command)
+            .arg(dir.path().join("job.toml"))
+            .args(["--levels", levels])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("-0.0"), "{command} {levels}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut all = Vec::new();
+        numbers(&report, &mut all);
+        assert!(
+            all.iter().all(|x| !(*x == 0.0 && x.is_sign_negative())),
+            "{command} {levels}: {report}"
+        );
+        assert_eq!(
+            report["ql"].as_f64(),
+            Some(ql),
+            "{command} {levels}: {report}"
+        );
+    }
+}
+
+/// `evaluate` says why a transformation is not acceptable, model by model, and exits 3.
+/// By hand: levels 2,1 make classes {ann flu, bob cold, cid flu} and {dan cancer, eve flu,
+/// fay cold}; levels 1,1 make {ann, bob} and four singletons. At most 1 row (20%) may go.
+#[test]
+fn evaluate_names_failing_models_and_exits_3() {
+    let diverse = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 3\n";
+    let evaluate = |models: &str, levels: &str, code: i32| {
+        let text = config(models).replace("suppression_limit = 0.0", "suppression_limit = 0.2");
+        let dir = fixture(DATA, AGE, &text);
+        let out = cellsafe()
+            .arg("evaluate")
+            .arg(dir.path().join("job.toml"))
+            .args(["--levels", levels])
+            .assert()
+            .code(code);
+        let output = out.get_output();
+        let node: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (node, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (node, stderr) = evaluate(&format!("{}{diverse}", k(3)), "2,1", 3);
+    assert_eq!(node["acceptable"], false);
+    let failures = node["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{node}");
+    let f = &failures[0];
+    assert_eq!(f["model"], "distinct-3-diversity(disease)");
+    assert_eq!((&f["classes"], &f["rows"]), (&1.into(), &3.into()));
+    assert_eq!(
+        (f["fraction"].as_f64(), f["worst"].as_f64()),
+        (Some(0.5), Some(2.0))
+    );
+    assert_eq!(
+        (&f["parameter"], &f["over_limit"]),
+        (&3.0.into(), &true.into())
+    );
+    let message = "distinct-3-diversity(disease): fewest distinct values 2 < 3, 3 rows in 1 class with fewer than l values, 50% > limit 20%";
+    assert_eq!(f["message"], message);
+    assert!(stderr.contains(message), "{stderr}");
+
+    let (node, stderr) = evaluate(&format!("{}{diverse}", k(2)), "1,1", 3);
+    let messages: Vec<&str> = node["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "2-anonymity: smallest class 1 < 2, 4 rows in 4 classes below k, 67% > limit 20%",
+            "distinct-3-diversity(disease): fewest distinct values 1 < 3, 6 rows in 5 classes with fewer than l values, 100% > limit 20%",
+            "all models: 6 rows in 5 classes fail some model, 100% > limit 20%",
+        ]
+    );
+    for m in &messages {
+        assert!(stderr.contains(m), "{stderr}");
+    }
+
+    let (node, _) = evaluate(&k(3), "2,1", 0);
+    assert_eq!(node["acceptable"], true);
+    assert_eq!(node["failures"], serde_json::json!([]));
+}
+
+/// Progress bars go only to a terminal: with stderr piped, and with `--quiet` (a global
+/// flag, before or after the command), stderr holds the normal message and nothing else.
+#[test]
+fn no_progress_output_unless_stderr_is_a_terminal() {
+    let dir = fixture(DATA, AGE, &config(&k(3)));
+    let mut outputs = Vec::new();
+    for quiet in [&[][..], &["--quiet"][..]] {
+        for before in [true, false] {
+            let mut cmd = cellsafe();
+            if before {
+                cmd.args(quiet);
+            }
+            cmd.arg("anonymize");
+            if !before {
+                cmd.args(quiet);
+            }
+            let out = cmd
+                .arg(dir.path().join("job.toml"))
+                .arg("--output")
+                .arg(dir.path().join("out.csv"))
+                .arg("--report")
+                .arg(dir.path().join("report.json"))
+                .assert()
+                .success();
+            let output = out.get_output();
+            assert!(output.stdout.is_empty());
+            outputs.push(String::from_utf8(output.stderr.clone()).unwrap());
+        }
+    }
+    let report = dir.path().join("report.json").display().to_string();
+    for stderr in &outputs {
+        assert_eq!(stderr, &outputs[0]);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("levels {\"zip\":"), "{stderr}");
+        assert!(
+            stderr.ends_with(&format!("report in {report}\n")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains(['\r', '\u{1b}']), "{stderr:?}");
+    }
+    // the other commands take it too
+    cellsafe()
+        .args(["evaluate", "--quiet"])
+        .arg(dir.path().join("job.toml"))
+        .args(["--levels", "2,1"])
+        .assert()
+        .success()
+        .stderr("acceptable: 0 rows suppressed, at most 0 allowed\n");
+}

@@ -389,9 +389,18 @@ impl Config {
 
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
+        self.problem_with_progress(None)
+    }
+
+    /// [`problem`](Self::problem), reporting how much of the input has been read.
+    pub fn problem_with_progress(
+        &self,
+        progress: Option<&dyn crate::progress::Progress>,
+    ) -> Result<Problem> {
         self.check_parameters()?;
         let file = self.file_name();
-        let table = Table::read_csv(&self.resolve(&self.input.path), &self.csv_format()?)?;
+        let path = self.resolve(&self.input.path);
+        let table = Table::read_csv_with_progress(&path, &self.csv_format()?, progress)?;
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
             &file,

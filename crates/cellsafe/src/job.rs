@@ -93,16 +93,20 @@ fn anonymize_here(
     check_paths(&config.input_files(), &outputs.named())?;
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
-    let problem = config.problem()?;
+    let problem = config.problem_with_progress(progress)?;
     config.check_search(&problem)?;
     let algorithm = config.search.algorithm;
     let order = row_order(config);
     if algorithm == search::Algorithm::SetBased {
-        return set_based(config, &problem, outputs, tx, order, start);
+        return set_based(config, &problem, outputs, tx, order, start, progress);
     }
     let mut genetic = None;
     let outcome = if algorithm == search::Algorithm::Genetic {
-        let g = search::genetic::genetic_with_optimum(&problem, &config.search.genetic)?;
+        let g = search::genetic::genetic_with_optimum_and_progress(
+            &problem,
+            &config.search.genetic,
+            progress,
+        )?;
         let best = if g.outcome.acceptable {
             Some(problem.evaluate(&g.outcome.levels)?)
         } else {
@@ -125,7 +129,7 @@ fn anonymize_here(
         let (d, options, nodes) =
             setup::for_search(&problem, &found.levels, spec, &config.file_name())?;
         let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
-        let decision = d.decide(strategy, &options)?;
+        let decision = d.decide_with_progress(strategy, &options, progress)?;
         best = decision
             .released
             .map(|i| problem.evaluate(&nodes[i - 1]))
@@ -267,8 +271,10 @@ fn set_based(
     mut tx: Transaction,
     order: RowOrder,
     start: Instant,
+    progress: Option<Progress>,
 ) -> Result<Report> {
-    let (table, found) = crate::logic::setbased::run(problem, &config.search.set_based)?;
+    let (table, found) =
+        crate::logic::setbased::run_with_progress(problem, &config.search.set_based, progress)?;
     let mut report = Report::empty(problem, search::Algorithm::SetBased);
     report.found = found.search.safe;
     let layout = layout(config, problem, order, 0);

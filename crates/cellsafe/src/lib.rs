@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod microaggregation;
 pub mod privacy;
 pub mod problem;
+pub mod progress;
 pub mod search;
 pub mod table;
 

@@ -3,7 +3,9 @@
 //! The ARX metrics reproduce `metric.v2` exactly (same suppression handling, normalization,
 //! per-attribute rounding to 10 decimals, aggregate functions). The papers' measures are
 //! here too: the entropy quality `ql` of the AOG paper and Iyengar's general loss metric GLM.
-//! Every metric is "lower is better"; `ql` is optimized as `1 - ql`.
+//! Every metric is "lower is better", so the quality ql (1 = original data) is optimized as
+//! the loss `ql-loss` = 1 − ql; reports give ql itself under `ql` and the metric only under
+//! `ql-loss`, so that one name never stands for both.
 //!
 //! Each metric also gives a lower bound that never decreases under generalization and never
 //! exceeds the score of any generalization: the searches prune with it and stay exact.
@@ -41,7 +43,9 @@ pub enum MetricKind {
     DiscernibilityStar,
     /// Average equivalence class size.
     Aecs,
-    /// `1 - ql`, the entropy quality of the AOG paper (section 4.2).
+    /// `ql-loss` = 1 − ql, ql being the entropy quality of the AOG paper (section 4.2).
+    /// Configs may still say `ql`.
+    #[serde(rename = "ql-loss", alias = "ql")]
     Ql,
     /// Iyengar's general loss metric (paper 003).
     Glm,
@@ -137,6 +141,27 @@ impl Score {
             }
             _ => self.value.total_cmp(&other.value),
         }
+    }
+}
+
+/// `x`, with a negative zero made positive. IEEE arithmetic gives −0.0 for −(0·log 1),
+/// −0.0 · w and empty sums; reports should never show `-0`.
+pub fn positive_zero(x: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+impl Score {
+    /// The score with negative zeros made positive (see [`positive_zero`]).
+    fn positive_zero(mut self) -> Score {
+        self.value = positive_zero(self.value);
+        if let Some(rank) = &mut self.rank {
+            rank.iter_mut().for_each(|x| *x = positive_zero(*x));
+        }
+        self
     }
 }
 
@@ -248,11 +273,22 @@ impl Metric {
                             / (leaves - 1.0);
                     }
                 }
-                let hpi: f64 = s.iter().map(|&p| -p * p.ln()).sum();
-                qv.push(if leaves > 1.0 { hpi / leaves.ln() } else { 1.0 });
+                // h(π)/log|V| with h(π) = log|V| − Σ_g (|g|/|V|)·log|g|: exactly 1 for the
+                // original values and 0 for `*` (−Σ p·log p misses both by a rounding step)
+                let spread: f64 = h
+                    .group_sizes(level)
+                    .iter()
+                    .filter(|&&n| n > 0)
+                    .map(|&n| n as f64 / leaves * (n as f64).ln())
+                    .sum();
+                qv.push(if leaves > 1.0 {
+                    positive_zero(1.0 - spread / leaves.ln())
+                } else {
+                    1.0
+                });
                 sh.push(s);
                 ln.push(loss);
-                en.push(-ent);
+                en.push(positive_zero(-ent));
                 gl.push(glm);
             }
             share.push(sh);
@@ -353,6 +389,26 @@ impl Metric {
     /// The score of node `levels` whose classes are `classes`, with `suppressed[c]` marking
     /// suppressed classes holding `suppressed_rows` rows in all.
     pub fn score(
+        &self,
+        snapshot: &Snapshot,
+        levels: &[u8],
+        classes: &Classes,
+        suppressed: &[bool],
+        suppressed_rows: u64,
+        hierarchies: &[&Hierarchy],
+    ) -> Score {
+        self.raw_score(
+            snapshot,
+            levels,
+            classes,
+            suppressed,
+            suppressed_rows,
+            hierarchies,
+        )
+        .positive_zero()
+    }
+
+    fn raw_score(
         &self,
         snapshot: &Snapshot,
         levels: &[u8],
@@ -495,6 +551,10 @@ impl Metric {
     /// A lower bound on the score of `levels` and of every generalization of it, when it can
     /// be had without the classes.
     pub fn level_bound(&self, levels: &[u8]) -> Option<Score> {
+        self.raw_level_bound(levels).map(Score::positive_zero)
+    }
+
+    fn raw_level_bound(&self, levels: &[u8]) -> Option<Score> {
         let d = levels.len();
         let gf = self.g_factor;
         Some(match self.spec.name {
@@ -561,16 +621,18 @@ impl Metric {
         }
     }
 
-    /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1.
+    /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1, in
+    /// [0, 1] (rounding could otherwise put it a bit above 1, and 1 − ql below 0).
     pub fn ql(&self, levels: &[u8]) -> f64 {
         let total: f64 = self.weights.iter().sum();
         if total == 0.0 {
             return 0.0;
         }
-        levels
+        let ql: f64 = levels
             .iter()
             .enumerate()
             .map(|(j, &l)| self.weights[j] / total * self.ql[j][l as usize])
-            .sum()
+            .sum();
+        positive_zero(ql.clamp(0.0, 1.0))
     }
 }

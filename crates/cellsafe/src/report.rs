@@ -5,8 +5,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::audit::Audit;
-use crate::metrics::{Metric, MetricKind, MetricSpec, Score};
-use crate::problem::Problem;
+use crate::classes::Classes;
+use crate::metrics::{positive_zero, Metric, MetricKind, MetricSpec, Score};
+use crate::privacy::{Model, ModelSpec};
+use crate::problem::{Evaluation, Problem};
 use crate::search::Algorithm;
 
 /// A privacy model and the value the released classes achieve (k: smallest class,
@@ -16,6 +18,29 @@ use crate::search::Algorithm;
 pub struct ModelValue {
     pub model: String,
     pub achieved: Option<f64>,
+}
+
+/// Why a transformation is not acceptable: the classes that fail one model, or (model
+/// `all models`, when several fail) the classes that fail some model, i.e. those suppressed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The model as named in `models`, or `all models`.
+    pub model: String,
+    pub classes: usize,
+    pub rows: u64,
+    /// `rows` as a fraction of all rows, to hold against the suppression limit.
+    pub fraction: f64,
+    /// Whether `rows` alone exceed the suppression limit.
+    pub over_limit: bool,
+    /// The model's measure in its worst failing class (as `achieved` in `models`). Null when
+    /// infinite (recursive diversity, a class with fewer than l values) and for
+    /// `confidential`, whose failing classes all measure 0.
+    pub worst: Option<f64>,
+    /// The model's parameter `worst` is held against (k, l, c, t, δ or β).
+    pub parameter: Option<f64>,
+    /// All of the above in one line, e.g. `5-anonymity: smallest class 3 < 5, 412 rows in
+    /// 97 classes below k, 1.4% > limit 1%`.
+    pub message: String,
 }
 
 /// Facts about one transformation.
@@ -32,6 +57,9 @@ pub struct NodeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<Vec<f64>>,
     pub models: Vec<ModelValue>,
+    /// Why the transformation is not acceptable (empty when it is): each model some class
+    /// fails, then, if several do, the suppressed classes they fail together.
+    pub failures: Vec<Failure>,
     /// Entropy quality ql of the AOG paper (1 = original data).
     pub ql: f64,
     /// Iyengar's general loss metric (0 = original data).
@@ -229,7 +257,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
             };
             ModelValue {
                 model: m.spec.name(),
-                achieved,
+                achieved: achieved.map(positive_zero),
             }
         })
         .collect();
@@ -256,6 +284,11 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         min_class_size,
         metric: spec.name,
         score: evaluation.score.value,
+        failures: if evaluation.acceptable {
+            Vec::new()
+        } else {
+            failures(problem, &classes, &evaluation)
+        },
         rank: evaluation.score.rank,
         models,
         ql: problem.metric.ql(levels),
@@ -270,5 +303,227 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
             )
         }),
         all_metrics: all,
+    }
+}
+
+/// What a failing class lacks under `spec`: (the worst value's description, how it compares
+/// with the parameter, what the failing classes are), e.g. ("smallest class", "<", "below k").
+fn failure_terms(spec: &ModelSpec) -> (&'static str, &'static str, &'static str) {
+    match spec {
+        ModelSpec::KAnonymity { .. } => ("smallest class", "<", "below k"),
+        ModelSpec::DistinctLDiversity { .. } => {
+            ("fewest distinct values", "<", "with fewer than l values")
+        }
+        ModelSpec::EntropyLDiversity { .. } => {
+            ("smallest exp(entropy)", "<", "with exp(entropy) below l")
+        }
+        ModelSpec::RecursiveClDiversity { .. } => (
+            "largest r1/(r_l+...+r_m)",
+            ">=",
+            "with r1 >= c·(r_l+...+r_m)",
+        ),
+        ModelSpec::TCloseness { .. } => ("largest distance", ">", "farther than t"),
+        ModelSpec::DeltaDisclosure { .. } => ("largest |log2 ratio|", ">=", "at δ or beyond"),
+        ModelSpec::BetaLikeness {
+            enhanced: false, ..
+        } => ("largest relative gain", ">", "gaining more than β"),
+        ModelSpec::BetaLikeness { enhanced: true, .. } => (
+            "largest relative gain",
+            "vs β",
+            "gaining more than min(β, −ln p)",
+        ),
+        ModelSpec::Confidential { .. } => ("", "", "whose members all have a confidential value"),
+        ModelSpec::LogicalSafety => (
+            "most formulas learnt",
+            "",
+            "where some member's confidential formula holds of all",
+        ),
+    }
+}
+
+/// The parameter a model's measure is held against.
+fn parameter(spec: &ModelSpec) -> Option<f64> {
+    match spec {
+        ModelSpec::KAnonymity { k } => Some(*k as f64),
+        ModelSpec::DistinctLDiversity { l, .. } | ModelSpec::EntropyLDiversity { l, .. } => {
+            Some(*l)
+        }
+        ModelSpec::RecursiveClDiversity { c, .. } => Some(*c),
+        ModelSpec::TCloseness { t, .. } => Some(*t),
+        ModelSpec::DeltaDisclosure { delta, .. } => Some(*delta),
+        ModelSpec::BetaLikeness { beta, .. } => Some(*beta),
+        ModelSpec::Confidential { .. } | ModelSpec::LogicalSafety => None,
+    }
+}
+
+/// The worst measure of `model` over the classes in `failing`.
+fn worst(model: &Model, classes: &Classes, failing: &[usize]) -> Option<f64> {
+    let values = failing
+        .iter()
+        .map(|&c| model.measure(classes.counts[c], classes.histogram(c)));
+    if model.achieved_is_min() {
+        values.reduce(f64::min)
+    } else {
+        values.reduce(f64::max)
+    }
+}
+
+/// Why node `evaluation` (whose classes are `classes`) is not acceptable, model by model
+/// (see [`Failure`]); empty when no class fails any model.
+pub fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -> Vec<Failure> {
+    let rows = problem.data.rows().max(1) as f64;
+    let limit = problem.suppression_limit;
+    let tally = |failing: &[usize]| -> (u64, f64, bool) {
+        let n: u64 = failing.iter().map(|&c| classes.counts[c] as u64).sum();
+        (n, n as f64 / rows, n > problem.max_suppressed)
+    };
+    let mut out = Vec::new();
+    for model in &problem.models {
+        let failing: Vec<usize> = (0..classes.len())
+            .filter(|&c| !model.holds(classes.counts[c], classes.histogram(c)))
+            .collect();
+        if failing.is_empty() {
+            continue;
+        }
+        let (n, fraction, over_limit) = tally(&failing);
+        let worst = match model.spec {
+            ModelSpec::Confidential { .. } => None,
+            _ => worst(model, classes, &failing).map(positive_zero),
+        };
+        let parameter = parameter(&model.spec);
+        let (what, op, failing_are) = failure_terms(&model.spec);
+        let mut message = format!("{}: ", model.spec.name());
+        match (worst, parameter) {
+            (Some(w), Some(_)) if w.is_infinite() => {
+                message += &format!("{what} {} (fewer than l values), ", number(w))
+            }
+            (Some(w), Some(p)) => message += &format!("{what} {} {op} {}, ", number(w), number(p)),
+            (Some(w), None) if !what.is_empty() => message += &format!("{what} {}, ", number(w)),
+            _ => {}
+        }
+        message += &format!(
+            "{} in {} {failing_are}, {}",
+            plural(n as usize, "row"),
+            plural(failing.len(), "class"),
+            against_limit(fraction, limit, over_limit)
+        );
+        out.push(Failure {
+            model: model.spec.name(),
+            classes: failing.len(),
+            rows: n,
+            fraction,
+            over_limit,
+            worst: worst.filter(|w| w.is_finite()),
+            parameter,
+            message,
+        });
+    }
+    if out.len() > 1 {
+        let n = evaluation.suppressed_rows;
+        let fraction = n as f64 / rows;
+        let over_limit = n > problem.max_suppressed;
+        out.push(Failure {
+            model: "all models".into(),
+            classes: evaluation.suppressed_classes,
+            rows: n,
+            fraction,
+            over_limit,
+            worst: None,
+            parameter: None,
+            message: format!(
+                "all models: {} in {} fail some model, {}",
+                plural(n as usize, "row"),
+                plural(evaluation.suppressed_classes, "class"),
+                against_limit(fraction, limit, over_limit)
+            ),
+        });
+    }
+    out
+}
+
+fn plural(n: usize, what: &str) -> String {
+    match (n, what.ends_with('s')) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
+/// `1.4% > limit 1%`, with as many digits as it takes to tell a fraction over the limit
+/// from the limit.
+fn against_limit(fraction: f64, limit: f64, over: bool) -> String {
+    let mut digits = 2;
+    let (mut a, mut b) = (percent(fraction, digits), percent(limit, digits));
+    while a == b && fraction != limit && digits < 12 {
+        digits += 1;
+        (a, b) = (percent(fraction, digits), percent(limit, digits));
+    }
+    format!("{a} {} limit {b}", if over { ">" } else { "<=" })
+}
+
+/// `x` as a percentage with `digits` significant digits: `1.4%`, `0.0033%`, `67%`.
+fn percent(x: f64, digits: i32) -> String {
+    let p = x * 100.0;
+    if p == 0.0 {
+        return "0%".into();
+    }
+    let decimals = (digits - 1 - p.abs().log10().floor() as i32).max(0) as usize;
+    format!("{}%", trim(format!("{p:.decimals$}")))
+}
+
+/// A measure or parameter for people: `3`, `0.35`, `1.4142`, `∞`.
+fn number(x: f64) -> String {
+    if x.is_infinite() {
+        return if x > 0.0 { "∞".into() } else { "-∞".into() };
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{}", x as i64);
+    }
+    let text = trim(format!("{x:.4}"));
+    if text == "0" || text == "-0" {
+        format!("{x:.3e}")
+    } else {
+        text
+    }
+}
+
+/// Trailing zeros (and a trailing point) of a decimal removed.
+fn trim(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_tell_the_fraction_from_the_limit() {
+        assert_eq!(against_limit(0.014, 0.01, true), "1.4% > limit 1%");
+        assert_eq!(against_limit(2.0 / 3.0, 0.2, true), "67% > limit 20%");
+        assert_eq!(
+            against_limit(1.0 / 30162.0, 0.0, true),
+            "0.0033% > limit 0%"
+        );
+        assert_eq!(
+            against_limit(302.0 / 30162.0, 0.01, true),
+            "1.001% > limit 1%"
+        );
+        assert_eq!(against_limit(0.005, 0.01, false), "0.5% <= limit 1%");
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(number(3.0), "3");
+        assert_eq!(number(0.35), "0.35");
+        assert_eq!(number(2f64.sqrt()), "1.4142");
+        assert_eq!(number(f64::INFINITY), "∞");
+        assert_eq!(number(1e-7), "1.000e-7");
+        assert_eq!(plural(1, "class"), "1 class");
+        assert_eq!(plural(2, "class"), "2 classes");
+        assert_eq!(plural(2, "row"), "2 rows");
     }
 }

@@ -194,6 +194,20 @@ impl Table {
     pub fn value(&self, row: usize, column: usize) -> &str {
         self.dictionaries[column].value(self.columns[column][row])
     }
+
+    /// [`read_csv`](Self::read_csv), reporting the bytes read as a
+    /// [`LOADING`](crate::progress::LOADING) stage.
+    pub fn read_csv_with_progress(
+        path: &Path,
+        format: &CsvFormat,
+        progress: Option<&dyn crate::progress::Progress>,
+    ) -> Result<Table> {
+        use crate::progress::{Reader, Stage, LOADING};
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let size = file.metadata().ok().map(|m| m.len());
+        let stage = Stage::start(progress, LOADING, size);
+        Self::from_reader(Reader::new(file, &stage), path, format)
+    }
 }
 
 /// CSV records with the file line each starts on, read by the csv crate behind a

@@ -537,6 +537,19 @@ impl Disclosure {
 
     /// Runs a strategy on the original table.
     pub fn decide(&self, strategy: Strategy, options: &Options) -> Result<Decision> {
+        self.decide_with_progress(strategy, options, None)
+    }
+
+    /// [`decide`](Self::decide), reporting the generalizations decided as a
+    /// [`DISCLOSE`](crate::progress::DISCLOSE) stage.
+    pub fn decide_with_progress(
+        &self,
+        strategy: Strategy,
+        options: &Options,
+        progress: Option<&dyn crate::progress::Progress>,
+    ) -> Result<Decision> {
+        use crate::progress::{Stage, DISCLOSE};
+        let stage = Stage::start(progress, DISCLOSE, Some(self.chain.len() as u64));
         let mut steps = Vec::new();
         let mut released = None;
         let mut inclusive = enumerate::Inclusive::new(self, options.budget);
@@ -568,10 +581,12 @@ impl Disclosure {
                 per_holds,
                 disclosure,
             });
+            stage.set(i as u64 + 1);
             if stop {
                 break;
             }
         }
+        drop(stage);
         let decisive_step = steps.iter().rev().find(|s| s.disclosure.is_some());
         Ok(Decision {
             strategy,

@@ -103,6 +103,14 @@ impl DiscloseSpec {
 
 /// Builds the disclosure problem and options described by `config`'s `[disclose]` section.
 pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
+    from_config_with_progress(config, None)
+}
+
+/// [`from_config`], reporting how much of the input has been read.
+pub fn from_config_with_progress(
+    config: &Config,
+    progress: Option<&dyn crate::progress::Progress>,
+) -> Result<(Disclosure, Options)> {
     let file = config.file_name();
     let spec = config
         .disclose
@@ -110,7 +118,8 @@ pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
         .ok_or_else(|| Error::config(&file, "disclose", "the config has no [disclose] section"))?;
     let check = Check::bind(&spec.check).map_err(|e| Error::config(&file, "disclose.check", e))?;
     let options = spec.options(&file)?;
-    let table = Table::read_csv(&config.resolve(&config.input.path), &config.csv_format()?)?;
+    let path = config.resolve(&config.input.path);
+    let table = Table::read_csv_with_progress(&path, &config.csv_format()?, progress)?;
     let role_of = |column: usize| {
         config
             .attributes
@@ -191,7 +200,7 @@ pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
             }
             (None, None, Some(levels)) => {
                 if problem.is_none() {
-                    problem = Some(config.problem()?);
+                    problem = Some(config.problem_with_progress(progress)?);
                 }
                 let p = problem.as_ref().expect("just built");
                 p.check_levels(levels)

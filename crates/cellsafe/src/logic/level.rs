@@ -17,9 +17,13 @@ use crate::report::levels_map;
 /// A person the recipient learns something confidential about.
 #[derive(Debug, Clone, Serialize)]
 pub struct Exposure {
+    /// The key column's value (`[safety] key`), else `line N` (see
+    /// [`Confidentiality::person`]).
     pub person: String,
     /// 1-based data row.
     pub row: usize,
+    /// 1-based line of the input file where the row starts.
+    pub line: u64,
     /// Ids of the formulas of CON(u) that hold of every record `u` cannot be told apart from.
     pub formulas: Vec<String>,
     /// Size of `u`'s equivalence class.
@@ -56,8 +60,20 @@ fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
 
 /// Tests transformation `levels`, listing at most `limit` unsafe persons.
 pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest> {
+    test_with_progress(problem, levels, limit, None)
+}
+
+/// [`test`], reporting the rows checked as a [`SAFETY`](crate::progress::SAFETY) stage.
+pub fn test_with_progress(
+    problem: &Problem,
+    levels: &[u8],
+    limit: usize,
+    progress: Option<&dyn crate::progress::Progress>,
+) -> Result<SafetyTest> {
     problem.check_levels(levels)?;
     let c = confidentiality(problem)?;
+    let rows = problem.data.rows() as u64;
+    let stage = crate::progress::Stage::start(progress, crate::progress::SAFETY, Some(rows));
     let offset = problem.data.profile_offset();
     let width = c.profiles.len();
     let hierarchies = problem.hierarchies();
@@ -75,6 +91,9 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
     if unsafe_classes > 0 {
         let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
         for (r, &k) in row_class.iter().enumerate() {
+            if r % 4096 == 0 {
+                stage.set(r as u64);
+            }
             if !unsafe_class[k as usize] {
                 continue;
             }
@@ -91,12 +110,15 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
                 exposures.push(Exposure {
                     person: c.person(&problem.data.table, r),
                     row: r + 1,
+                    line: problem.data.table.line(r),
                     formulas,
                     class_size: classes.counts[k as usize],
                 });
             }
         }
     }
+    let sf = sf(c, offset, &classes, None, problem.data.rows());
+    stage.set(rows);
     Ok(SafetyTest {
         levels: levels_map(problem, levels),
         partitions: crate::report::partition_names(problem, levels),
@@ -105,14 +127,14 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
         unsafe_classes,
         unsafe_persons,
         exposures,
-        sf: sf(c, offset, &classes, None, problem.data.rows()),
+        sf,
         ql: problem.metric.ql(levels),
         warnings: c.warnings.clone(),
     })
 }
 
 /// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
-/// suppressed classes (released as nothing) carry no risk.
+/// suppressed classes (released as nothing) carry no risk. In [0, 1].
 pub fn sf(
     c: &Confidentiality,
     offset: usize,
@@ -130,5 +152,6 @@ pub fn sf(
             )
         })
         .sum();
-    1.0 - risk / rows.max(1) as f64
+    // at most 1 per person, but rounding may carry the mean a bit past 1
+    (1.0 - risk / rows.max(1) as f64).max(0.0)
 }

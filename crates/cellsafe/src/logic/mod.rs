@@ -53,7 +53,8 @@ pub struct Confidentiality {
     /// Distinct CON sets: (formula, damage normalized so the set sums to 1), by formula.
     pub con_sets: Vec<Vec<(u32, f64)>>,
     pub con_of_row: Vec<u32>,
-    /// Column naming persons in reports (else rows are named by number).
+    /// Column naming persons in reports (`[safety] key`; else persons are named by the
+    /// input line their row starts on).
     pub person_column: Option<usize>,
     pub profiles: Profiles,
     /// Things worth a user's attention that are not errors (values no record has).
@@ -278,11 +279,13 @@ impl Confidentiality {
         out
     }
 
-    /// How person (row) `r` is named in reports.
+    /// How person (row) `r` is named in reports: by the key column, else as `line N`, the
+    /// 1-based line of the input file where the row starts (what a user can look up; data
+    /// row numbers are off by the header and by quoted newlines).
     pub fn person(&self, table: &Table, r: usize) -> String {
         match self.person_column {
             Some(c) => table.value(r, c).to_string(),
-            None => format!("row {}", r + 1),
+            None => format!("line {}", table.line(r)),
         }
     }
 

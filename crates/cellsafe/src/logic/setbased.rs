@@ -744,9 +744,19 @@ pub fn run<'a>(
     problem: &'a Problem,
     spec: &SetBasedSpec,
 ) -> Result<(SetTable<'a>, SetBasedReport)> {
+    run_with_progress(problem, spec, None)
+}
+
+/// [`run`], reporting a [`SET_BASED`](crate::progress::SET_BASED) stage, then the minimal
+/// search's.
+pub fn run_with_progress<'a>(
+    problem: &'a Problem,
+    spec: &SetBasedSpec,
+    progress: Option<crate::search::Progress>,
+) -> Result<(SetTable<'a>, SetBasedReport)> {
     let mut table = SetTable::new(problem, &spec.families())?;
-    let search = goal_directed(&mut table, spec.max_rounds)?;
-    let level_based = crate::search::minimal(problem, None)
+    let search = goal_directed_with_progress(&mut table, spec.max_rounds, progress)?;
+    let level_based = crate::search::minimal(problem, progress)
         .minimal
         .iter()
         .map(|e| (level_based_cells(problem, &e.levels), e.levels.clone()))
@@ -797,6 +807,18 @@ pub const NEIGHBOURHOOD: usize = 256;
 /// The goal-directed search of section 4.3 (see the module docs). Neighbours are sought
 /// among the [`NEIGHBOURHOOD`] records on either side in the order of public tuples.
 pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDirected> {
+    goal_directed_with_progress(table, max_rounds, None)
+}
+
+/// [`goal_directed`], reporting the rounds done as a [`SET_BASED`](crate::progress::SET_BASED)
+/// stage.
+pub fn goal_directed_with_progress(
+    table: &mut SetTable,
+    max_rounds: usize,
+    progress: Option<crate::search::Progress>,
+) -> Result<GoalDirected> {
+    use crate::progress::{Stage, SET_BASED};
+    let stage = Stage::start(progress, SET_BASED, Some(max_rounds as u64));
     let c = table.confidentiality();
     let n = table.rows();
     let m1 = table.problem.data.quasi.len();
@@ -808,6 +830,7 @@ pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDire
     }
     let (mut merges, mut widenings) = (0, 0);
     for round in 0..max_rounds {
+        stage.set(round as u64);
         let verdict = table.safety(usize::MAX);
         if verdict.safe {
             return Ok(GoalDirected {

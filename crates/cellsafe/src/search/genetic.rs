@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::metrics::{Metric, MetricKind, MetricSpec};
 use crate::problem::Problem;
+use crate::progress::{Stage, GENETIC, OPTIMUM};
+use crate::search::Progress;
 
 /// Which crossover to apply to a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,7 +239,16 @@ pub const MAX_COMPARED: usize = 200_000;
 
 /// Runs [`genetic`] and, on lattices up to [`MAX_COMPARED`] nodes, the exhaustive optimum.
 pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticReport> {
-    let outcome = genetic(problem, spec)?;
+    genetic_with_optimum_and_progress(problem, spec, None)
+}
+
+/// [`genetic_with_optimum`], reporting a [`GENETIC`] stage, then an [`OPTIMUM`] one.
+pub fn genetic_with_optimum_and_progress(
+    problem: &Problem,
+    spec: &GeneticSpec,
+    progress: Option<Progress>,
+) -> Result<GeneticReport> {
+    let outcome = genetic_with_progress(problem, spec, progress)?;
     let lattice = &problem.lattice;
     if lattice.size() > MAX_COMPARED {
         return Ok(GeneticReport {
@@ -248,14 +259,17 @@ pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<Gen
         });
     }
     let fitness = Fitness::new(problem)?;
+    let stage = Stage::start(progress, OPTIMUM, Some(lattice.size() as u64));
     let scored: Vec<(Vec<u8>, (f64, bool))> = (0..lattice.size())
         .into_par_iter()
         .map(|i| {
             let l = lattice.levels(i);
             let f = fitness.of(&l);
+            stage.add(1);
             (l, f)
         })
         .collect();
+    drop(stage);
     let best = scored.iter().filter(|(_, (_, ok))| *ok).max_by(|a, b| {
         a.1 .0
             .total_cmp(&b.1 .0)
@@ -272,6 +286,15 @@ pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<Gen
 
 /// Runs the genetic algorithm on `problem`.
 pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> {
+    genetic_with_progress(problem, spec, None)
+}
+
+/// [`genetic`], reporting the generations done as a [`GENETIC`] stage.
+pub fn genetic_with_progress(
+    problem: &Problem,
+    spec: &GeneticSpec,
+    progress: Option<Progress>,
+) -> Result<GeneticOutcome> {
     spec.validate()
         .map_err(|(name, message)| Error::Invalid(format!("{name} {message}")))?;
     let fitness = Fitness::new(problem)?;
@@ -282,6 +305,11 @@ pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> 
         .map(|&m| m as u32 + 1)
         .collect();
     let encoding = Encoding::new(sizes.clone());
+    let stage = Stage::start(
+        progress,
+        GENETIC,
+        Some((spec.generations as u64).saturating_add(1)),
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let mut memo: FxHashMap<Vec<u8>, (f64, bool)> = FxHashMap::default();
     let evaluate = |population: &[Vec<bool>], memo: &mut FxHashMap<Vec<u8>, (f64, bool)>| {
@@ -315,6 +343,7 @@ pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> 
     let n_genes = encoding.len();
     for generation in 0..=spec.generations {
         let scores = evaluate(&population, &mut memo);
+        stage.set(generation as u64 + 1);
         for (g, &(f, ok)) in population.iter().zip(&scores) {
             let better = match &best {
                 None => true,

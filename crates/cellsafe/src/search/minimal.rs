@@ -25,11 +25,12 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{pick_best, Outcome, Progress, Status};
+use super::{pick_best, search_stage, settle, Outcome, Progress, Status};
 use crate::classes::Classes;
 use crate::hierarchy::Hierarchy;
 use crate::lattice::level_sum;
 use crate::problem::{Evaluation, Problem};
+use crate::progress::Stage;
 
 /// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
 ///
@@ -41,6 +42,7 @@ use crate::problem::{Evaluation, Problem};
 /// output is exactly the set of minimal acceptable nodes whether or not the models are
 /// monotonic. Each node's classes are rolled up from the direct predecessor that queued it.
 pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
+    let stage = search_stage(problem, progress);
     let lattice = &problem.lattice;
     let hierarchies = problem.hierarchies();
     let mut done = vec![false; lattice.size()];
@@ -81,13 +83,13 @@ pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
             }
         }
         evaluated += results.len();
-        if let Some(progress) = progress {
-            progress(evaluated);
-        }
+        let mut settled = 0;
         for (i, evaluation, classes) in results {
+            settled += !done[i] as u64;
             done[i] = true;
             if evaluation.acceptable {
                 for g in lattice.generalizations_of(&evaluation.levels) {
+                    settled += !done[g] as u64;
                     done[g] = true;
                 }
                 found.push(evaluation);
@@ -109,6 +111,7 @@ pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
                 }
             }
         }
+        stage.add(settled);
     }
     found.sort_by_key(|e| lattice.index(&e.levels));
     let best = pick_best(&found);
@@ -129,7 +132,7 @@ struct Settler<'a> {
     cached: usize,
     budget: usize,
     evaluated: usize,
-    progress: Option<Progress<'a>>,
+    stage: Stage<'a>,
 }
 
 /// Cached class sets scanned per evaluation, at most.
@@ -145,7 +148,7 @@ impl<'a> Settler<'a> {
             cached: 0,
             budget: 4 * problem.snapshot.base().len() + 1_000_000,
             evaluated: 0,
-            progress,
+            stage: search_stage(problem, progress),
         }
     }
 
@@ -174,18 +177,12 @@ impl<'a> Settler<'a> {
             self.cache.push((levels.to_vec(), classes));
         }
         self.evaluated += 1;
-        if let Some(progress) = self.progress {
-            progress(self.evaluated);
-        }
-        if evaluation.acceptable {
-            for g in lattice.generalizations_of(levels) {
-                self.status[g] = Status::Acceptable;
-            }
+        let (tagged, tag) = if evaluation.acceptable {
+            (lattice.generalizations_of(levels), Status::Acceptable)
         } else {
-            for s in lattice.specializations_of(levels) {
-                self.status[s] = Status::Unacceptable;
-            }
-        }
+            (lattice.specializations_of(levels), Status::Unacceptable)
+        };
+        self.stage.add(settle(&mut self.status, tagged, tag));
         evaluation
     }
 

@@ -28,6 +28,7 @@ use crate::hierarchy::Hierarchy;
 use crate::lattice::{is_generalization, tie_order};
 use crate::metrics::Score;
 use crate::problem::{Evaluation, Problem};
+use crate::progress::{Stage, SEARCH};
 
 /// Which search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -59,8 +60,14 @@ pub struct Outcome {
     pub nodes_evaluated: usize,
 }
 
-/// Called with the running count of evaluated nodes.
-pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
+/// Where a search reports how far it has got: one [`SEARCH`] stage of the lattice's size
+/// (see [`crate::progress`]). `None` reports nothing.
+pub type Progress<'a> = &'a dyn crate::progress::Progress;
+
+/// The [`SEARCH`] stage of a search of `problem`.
+fn search_stage<'a>(problem: &Problem, progress: Option<Progress<'a>>) -> Stage<'a> {
+    Stage::start(progress, SEARCH, Some(problem.lattice.size() as u64))
+}
 
 /// `a` beats `b`: better score, or equal score and earlier in the tie order. Scores within
 /// rounding of each other count as equal (see [`score_order`]), so that two nodes whose
@@ -118,16 +125,14 @@ struct Walk<'a> {
     best: Mutex<Option<Evaluation>>,
     all: Option<Mutex<Vec<Evaluation>>>,
     evaluated: AtomicUsize,
-    progress: Option<Progress<'a>>,
+    stage: Stage<'a>,
 }
 
 impl Walk<'_> {
     fn visit(&self, levels: &[u8], classes: &Classes) {
         let (evaluation, _) = self.problem.assess(levels, classes);
-        let n = self.evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
-        if let Some(progress) = self.progress {
-            progress(n);
-        }
+        self.evaluated.fetch_add(1, AtomicOrdering::Relaxed);
+        self.stage.add(1);
         if evaluation.acceptable {
             let mut best = self.best.lock().expect("search lock");
             if best.as_ref().is_none_or(|b| better(&evaluation, b)) {
@@ -212,7 +217,7 @@ fn walk<'a>(
         best: Mutex::new(None),
         all: keep_all.then(|| Mutex::new(Vec::new())),
         evaluated: AtomicUsize::new(0),
-        progress,
+        stage: search_stage(problem, progress),
     };
     let bottom = problem.lattice.bottom();
     w.visit(&bottom, problem.snapshot.base());
@@ -228,16 +233,13 @@ pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Ve
         all
     } else {
         // partitions that do not nest: every node's classes come from the base
-        let evaluated = AtomicUsize::new(0);
+        let stage = search_stage(problem, progress);
         (0..problem.lattice.size())
             .into_par_iter()
             .map(|i| {
                 let levels = problem.lattice.levels(i);
                 let evaluation = problem.assess(&levels, &problem.classes(&levels)).0;
-                let n = evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
-                if let Some(progress) = progress {
-                    progress(n);
-                }
+                stage.add(1);
                 evaluation
             })
             .collect()
@@ -300,6 +302,20 @@ pub(crate) enum Status {
     Unacceptable,
 }
 
+/// Gives `nodes` status `tag`; returns how many were unknown (for progress).
+pub(crate) fn settle(
+    status: &mut [Status],
+    nodes: impl IntoIterator<Item = usize>,
+    tag: Status,
+) -> u64 {
+    let mut settled = 0;
+    for i in nodes {
+        settled += (status[i] == Status::Unknown) as u64;
+        status[i] = tag;
+    }
+    settled
+}
+
 /// Best-first search by class-free lower bound (see [`optimal`]). Its tagging is sound only
 /// for monotonic models, and it needs a class-free bound: otherwise it runs
 /// [`optimal_walk`].
@@ -315,6 +331,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
     {
         return optimal_walk(problem, progress);
     }
+    let stage = search_stage(problem, progress);
     let lattice = &problem.lattice;
     let metric = &problem.metric;
     let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())
@@ -348,18 +365,12 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
             cache.push((levels.to_vec(), classes));
         }
         evaluated += 1;
-        if let Some(progress) = progress {
-            progress(evaluated);
-        }
-        if evaluation.acceptable {
-            for g in lattice.generalizations_of(levels) {
-                status[g] = Status::Acceptable;
-            }
+        let (tagged, tag) = if evaluation.acceptable {
+            (lattice.generalizations_of(levels), Status::Acceptable)
         } else {
-            for s in lattice.specializations_of(levels) {
-                status[s] = Status::Unacceptable;
-            }
-        }
+            (lattice.specializations_of(levels), Status::Unacceptable)
+        };
+        stage.add(settle(status, tagged, tag));
         evaluation
     };
     let top = lattice.top();
