@@ -108,43 +108,41 @@ pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Aud
         if let ModelSpec::LogicalSafety = model {
             match expected.safety {
                 Some(c) => {
+                    // every group, then the pool: (persons, records they own, description)
                     let mut keys: Vec<&Vec<&str>> = groups.keys().collect();
                     keys.sort();
-                    for key in keys {
-                        let rows = &groups[key];
-                        let persons: Vec<usize> = rows.iter().map(|&r| expected.rows[r]).collect();
-                        let what = format!("the {} rows with {key:?}", rows.len());
-                        let records: Vec<Record> = rows.iter().map(|&r| Record::Row(r)).collect();
-                        logical(
-                            &released,
-                            expected,
-                            c,
-                            &persons,
-                            &records,
-                            &what,
-                            &mut violate,
-                            &mut unchecked,
-                        )?;
-                    }
+                    let mut parts: Vec<(Vec<usize>, Vec<Record>, String)> = keys
+                        .into_iter()
+                        .map(|key| {
+                            let rows = &groups[key];
+                            (
+                                rows.iter().map(|&r| expected.rows[r]).collect(),
+                                rows.iter().map(|&r| Record::Row(r)).collect(),
+                                format!("the {} rows with {key:?}", rows.len()),
+                            )
+                        })
+                        .collect();
                     if !pool.is_empty() || !dropped.is_empty() {
-                        let persons: Vec<usize> = pool
-                            .iter()
-                            .map(|&r| expected.rows[r])
-                            .chain(dropped.iter().copied())
-                            .collect();
-                        let records: Vec<Record> = pool
-                            .iter()
-                            .map(|&r| Record::Row(r))
-                            .chain(dropped.iter().map(|_| Record::Hidden))
-                            .collect();
-                        let what = format!("the {} suppressed rows", persons.len());
+                        parts.push((
+                            pool.iter()
+                                .map(|&r| expected.rows[r])
+                                .chain(dropped.iter().copied())
+                                .collect(),
+                            pool.iter()
+                                .map(|&r| Record::Row(r))
+                                .chain(dropped.iter().map(|_| Record::Hidden))
+                                .collect(),
+                            format!("the {} suppressed rows", pool.len() + dropped.len()),
+                        ));
+                    }
+                    for (persons, records, what) in &parts {
                         logical(
                             &released,
                             expected,
                             c,
-                            &persons,
-                            &records,
-                            &what,
+                            persons,
+                            records,
+                            what,
                             &mut violate,
                             &mut unchecked,
                         )?;
