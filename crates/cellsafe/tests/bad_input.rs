@@ -318,3 +318,29 @@ fn hierarchy_file_errors_have_lines_in_crlf_files() {
         "{err}"
     );
 }
+
+#[test]
+fn impossible_dates_name_line_and_column() {
+    let data = "name,birth,disease\nann,24/09/56,flu\nbob,29/02/56,cold\ncid,31/02/56,flu\ndan,31/02/56,flu\n";
+    let text = "[input]\npath = \"data.csv\"\n[attributes.name]\nrole = \"identifying\"\n[attributes.birth]\nrole = \"quasi-identifying\"\nhierarchy = { kind = \"date\", format = \"%d/%m/%y\" }\n[attributes.disease]\nrole = \"sensitive\"\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+    let f = Fixture::new(data, AGE, text);
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:4:2: ", f.path("data.csv"))),
+        "{err}"
+    );
+    assert!(
+        err.contains("`31/02/56` is not a calendar date") && err.contains("attributes.birth"),
+        "{err}"
+    );
+    // in a CRLF file too
+    let f = Fixture::new(&data.replace('\n', "\r\n"), AGE, text);
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:4:2: ", f.path("data.csv"))),
+        "{err}"
+    );
+    // a leap day is fine
+    let f = Fixture::new(&data.replace("31/02", "28/02"), AGE, text);
+    assert!(f.anonymize().unwrap().found);
+}
