@@ -123,9 +123,9 @@ impl Hierarchy {
         lines: Option<&[u64]>,
     ) -> Result<Hierarchy> {
         let line_of = |i: usize| lines.map_or(i as u64 + 1, |l| l[i]);
-        let first = rows
-            .first()
-            .ok_or_else(|| Error::data(Location::file(source), "the hierarchy has no rows"))?;
+        let first = rows.first().ok_or_else(|| {
+            Error::data(Location::at(source, 1, None), "the hierarchy has no rows")
+        })?;
         let width = first.len();
         if width == 0 {
             return Err(Error::data(

@@ -344,3 +344,13 @@ fn impossible_dates_name_line_and_column() {
     let f = Fixture::new(&data.replace("31/02", "28/02"), AGE, text);
     assert!(f.anonymize().unwrap().found);
 }
+
+#[test]
+fn empty_hierarchy_file_names_its_first_line() {
+    let f = Fixture::new(DATA, "", &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!("{}:1: the hierarchy has no rows", f.path("age.csv"))
+    );
+}
