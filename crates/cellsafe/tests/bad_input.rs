@@ -354,3 +354,19 @@ fn empty_hierarchy_file_names_its_first_line() {
         format!("{}:1: the hierarchy has no rows", f.path("age.csv"))
     );
 }
+
+#[test]
+fn disclosure_sizes_are_bounded() {
+    for (line, key) in [
+        ("samples = 4294967296000", "disclose.samples"),
+        ("samples = 0", "disclose.samples"),
+        ("budget = 18446744073709551615", "disclose.budget"),
+    ] {
+        let text = config(&format!(
+            "[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\n{line}\n"
+        ));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = cellsafe::disclosure::setup::from_config(&f.config().unwrap()).unwrap_err();
+        assert_eq!(config_key(&err), key, "{err}");
+    }
+}

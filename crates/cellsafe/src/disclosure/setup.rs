@@ -73,6 +73,12 @@ pub struct GeneralizationSpec {
     pub levels: Option<Vec<u8>>,
 }
 
+/// Most estimator draws `disclose.samples` may ask for.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+/// Largest enumeration budget `disclose.budget` may set (the inclusive strategy memoizes
+/// what it visits).
+pub const MAX_BUDGET: u64 = 100_000_000;
+
 impl DiscloseSpec {
     /// The options this section sets; errors name the key.
     pub fn options(&self, file: &str) -> Result<Options> {
@@ -83,11 +89,18 @@ impl DiscloseSpec {
                 "must lie in (0, 1)",
             ));
         }
-        if self.samples == 0 {
+        if !(1..=MAX_SAMPLES).contains(&self.samples) {
             return Err(Error::config(
                 file,
                 "disclose.samples",
-                "must be at least 1",
+                format!("must be between 1 and {MAX_SAMPLES}, got {}", self.samples),
+            ));
+        }
+        if self.budget > MAX_BUDGET {
+            return Err(Error::config(
+                file,
+                "disclose.budget",
+                format!("must be at most {MAX_BUDGET}, got {}", self.budget),
             ));
         }
         Ok(Options {
