@@ -875,7 +875,10 @@ fn partition_hierarchy(
         }
         names.push(name.clone());
     }
-    Hierarchy::from_partitions(&rows, &names, Path::new(&format!("{file} ({key})")))
+    Hierarchy::from_partitions(&rows, &names, Path::new(file)).map_err(|e| match e {
+        Error::Data { message, .. } => Error::config(file, format!("{key}.partitions"), message),
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -947,7 +950,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("`p` and `q` group the values identically"),
+            err.starts_with("c.toml: config key `k.partitions`: ")
+                && err.contains("`p` and `q` group the values identically"),
             "{err}"
         );
         // nested partitions make a chain

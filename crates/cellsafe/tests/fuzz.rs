@@ -126,24 +126,81 @@ static LAST_CASE: Mutex<String> = Mutex::new(String::new());
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const DATA: &str = "\
-name,zip,age,birth,height,disease
-ann,24126,34,24/09/56,160,flu
-bob,24129,35,06/09/56,167,cold
-cid,24133,36,12/10/57,175,flu
-dan,10427,51,01/01/60,181,cancer
-eve,10431,52,29/02/60,158,flu
-fay,10466,53,31/12/59,172,cold
-gus,24126,34,24/09/56,165,cancer
-hal,10427,?,06/09/56,170,flu
+name,zip,age,birth,height,blood,disease
+ann,24126,34,24/09/56,160,A,flu
+bob,24129,35,06/09/56,167,B,cold
+cid,24133,36,12/10/57,175,O,flu
+dan,10427,51,01/01/60,181,AB,cancer
+eve,10431,52,29/02/60,158,A,flu
+fay,10466,53,31/12/59,172,O,cold
+gus,24126,34,24/09/56,165,B,cancer
+hal,10427,?,06/09/56,170,AB,flu
 ";
+
+/// Per-person confidential formulas (`[safety] file`).
+const CON: &str = "name,formula,damage\nann,ill,2\ndan,ill,1\n";
+
+const ALGORITHMS: &[&str] = &[
+    "optimal",
+    "exhaustive",
+    "minimal",
+    "minimal-bfs",
+    "minimal-inference",
+    "genetic",
+    "set-based",
+];
 
 const AGE: &str = "34;30-39;*\n35;30-39;*\n36;30-39;*\n51;50-59;*\n52;50-59;*\n53;50-59;*\n";
 
-/// The valid job as sections of lines; mutations work on this structure first.
-fn sections() -> Vec<(String, Vec<String>)> {
+/// A valid job as sections of lines; mutations work on this structure first. The bits of
+/// `variant` pick CON sets from a file, a partitions hierarchy, microaggregated output,
+/// logical safety with sf·ql, and (above them) the search algorithm.
+fn sections(variant: usize) -> Vec<(String, Vec<String>)> {
     let s = |h: &str, lines: &[&str]| -> (String, Vec<String>) {
         (h.to_owned(), lines.iter().map(|l| l.to_string()).collect())
     };
+    let mut out = base_sections(s);
+    let find = |out: &Vec<(String, Vec<String>)>, h: &str| {
+        out.iter().position(|x| x.0 == h).expect("a base section")
+    };
+    if variant & 1 != 0 {
+        let i = find(&out, "[safety]");
+        out[i]
+            .1
+            .extend(["file = \"con.csv\"".into(), "key = \"name\"".into()]);
+    }
+    if variant & 2 != 0 {
+        out.insert(
+            2,
+            s(
+                "[attributes.blood]",
+                &[
+                    "role = \"quasi-identifying\"",
+                    "hierarchy = { kind = \"partitions\", partitions = { ab = { \"A|B\" = [\"A\", \"B\"], \"O|AB\" = [\"O\", \"AB\"] }, ao = { \"A|O\" = [\"A\", \"O\"], \"B|AB\" = [\"B\", \"AB\"] } } }",
+                ],
+            ),
+        );
+    }
+    if variant & 4 != 0 {
+        let i = find(&out, "[output]");
+        out[i].1 = vec!["values = \"microaggregation\"".into()];
+    }
+    if variant & 8 != 0 {
+        let i = find(&out, "[metric]");
+        out[i].1 = vec!["name = \"sf-ql\"".into()];
+        out.push(s("[[privacy]]", &["model = \"logical-safety\""]));
+    }
+    let i = find(&out, "[search]");
+    out[i].1[0] = format!(
+        "algorithm = \"{}\"",
+        ALGORITHMS[(variant >> 4) % ALGORITHMS.len()]
+    );
+    out
+}
+
+type Section = (String, Vec<String>);
+
+fn base_sections(s: impl Fn(&str, &[&str]) -> Section) -> Vec<Section> {
     vec![
         s("", &["suppression_limit = 0.25"]),
         s(
@@ -374,6 +431,8 @@ const EXTRA_SECTIONS: &[&str] = &[
     "[[privacy]]\nmodel = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = 1.5\n",
     "[[privacy]]\nmodel = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = 2.0\n",
     "[search.set_based]\nmax_rounds = 4294967296\n",
+    "[search.set_based]\nfamilies = { zip = \"subsets\", height = \"intervals\", birth = \"levels\" }\n",
+    "[disclose]\ncheck = { type = \"distinct-l\", l = 2 }\n[[disclose.generalizations]]\nlevels = [1, 1, 1, 1]\n",
     "[attributes.ghost]\nrole = \"sensitive\"\n",
 ];
 
@@ -466,10 +525,12 @@ fn text_op() -> impl Strategy<Value = TextOp> {
 
 #[derive(Debug, Clone)]
 struct Case {
+    variant: usize,
     config: Vec<ConfigOp>,
     config_bytes: Vec<TextOp>,
     data: Vec<TextOp>,
     hierarchy: Vec<TextOp>,
+    con: Vec<TextOp>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -486,17 +547,23 @@ fn case() -> impl Strategy<Value = Case> {
         ),
         prop::collection::vec(text_op(), 0..2),
         prop::option::weighted(0.3, text_op()),
+        0usize..(16 * ALGORITHMS.len()),
+        prop::option::weighted(0.2, text_op()),
     )
-        .prop_map(|(config, config_bytes, data, hierarchy)| Case {
-            config,
-            config_bytes: config_bytes.into_iter().collect(),
-            data,
-            hierarchy: hierarchy.into_iter().collect(),
-        })
+        .prop_map(
+            |(config, config_bytes, data, hierarchy, variant, con)| Case {
+                variant,
+                config,
+                config_bytes: config_bytes.into_iter().collect(),
+                data,
+                hierarchy: hierarchy.into_iter().collect(),
+                con: con.into_iter().collect(),
+            },
+        )
 }
 
-fn mutate_config(ops: &[ConfigOp]) -> String {
-    let mut s = sections();
+fn mutate_config(variant: usize, ops: &[ConfigOp]) -> String {
+    let mut s = sections(variant);
     let mut extra = String::new();
     for op in ops {
         let n = s.len();
@@ -688,7 +755,7 @@ fn exercise(dir: &Path, config_text: &str) -> (Vec<Error>, Option<String>) {
 fn run_case(case: &Case) -> Result<(), TestCaseError> {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     start_watchdog();
-    let mut config_text = mutate_config(&case.config).into_bytes();
+    let mut config_text = mutate_config(case.variant, &case.config).into_bytes();
     config_text = {
         let text = String::from_utf8_lossy(&config_text).into_owned();
         mutate_text(&text, &case.config_bytes, b'\n')
@@ -696,10 +763,12 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
     let config_text = String::from_utf8_lossy(&config_text).into_owned();
     let data = mutate_text(DATA, &case.data, b',');
     let hierarchy = mutate_text(AGE, &case.hierarchy, b';');
+    let con = mutate_text(CON, &case.con, b',');
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("data.csv"), &data).expect("write");
     std::fs::write(dir.path().join("age.csv"), &hierarchy).expect("write");
     std::fs::write(dir.path().join("job.toml"), &config_text).expect("write");
+    std::fs::write(dir.path().join("con.csv"), &con).expect("write");
     *LAST_CASE.lock().unwrap_or_else(|e| e.into_inner()) = format!(
         "config:\n{config_text}\ndata:\n{}\nhierarchy:\n{}",
         String::from_utf8_lossy(&data[..data.len().min(2000)]),
@@ -746,23 +815,20 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Every unmutated variant is a valid job, so mutations start from working input.
 #[test]
-fn the_valid_job_runs() {
-    let case = Case {
-        config: vec![],
-        config_bytes: vec![],
-        data: vec![],
-        hierarchy: vec![],
-    };
+fn the_valid_jobs_run() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("data.csv"), DATA).unwrap();
-    std::fs::write(dir.path().join("age.csv"), AGE).unwrap();
-    let text = mutate_config(&case.config);
-    let (errors, audit) = exercise(dir.path(), &text);
-    assert!(errors.is_empty(), "{errors:?}");
-    assert!(audit.is_none());
-    assert!(dir.path().join("out.csv").exists());
+    for variant in 0..16 * ALGORITHMS.len() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.csv"), DATA).unwrap();
+        std::fs::write(dir.path().join("age.csv"), AGE).unwrap();
+        std::fs::write(dir.path().join("con.csv"), CON).unwrap();
+        let text = mutate_config(variant, &[]);
+        let (errors, audit) = exercise(dir.path(), &text);
+        assert!(errors.is_empty(), "variant {variant}: {errors:?}\n{text}");
+        assert!(audit.is_none(), "variant {variant}: {audit:?}");
+    }
 }
 
 /// Cases per run: 1500, or `FUZZ_CASES` for a longer search.
