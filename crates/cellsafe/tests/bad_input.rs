@@ -370,3 +370,13 @@ fn disclosure_sizes_are_bounded() {
         assert_eq!(config_key(&err), key, "{err}");
     }
 }
+
+#[test]
+fn public_search_refuses_logical_safety() {
+    // regression (fuzz): the release test indexed past the sensitive histogram and panicked
+    let text = config(&format!(
+        "{K2}[[privacy]]\nmodel = \"logical-safety\"\n[safety]\neach_value = [\"disease\"]\ndefault = []\n[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\n"
+    ));
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "privacy[1]", "{err}");
+}

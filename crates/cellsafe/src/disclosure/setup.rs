@@ -301,6 +301,19 @@ pub fn for_search(
              depend on the sensitive values",
         ));
     }
+    // the release test sees only the sensitive attribute's histogram
+    if let Some(i) = problem
+        .models
+        .iter()
+        .position(|m| matches!(m.spec, ModelSpec::LogicalSafety))
+    {
+        return Err(Error::config(
+            file,
+            format!("privacy[{i}]"),
+            "logical safety cannot be the release test of a public search ([disclose]): \
+             the disclosure sets know only the sensitive attribute",
+        ));
+    }
     if !spec.generalizations.is_empty() {
         return Err(Error::config(
             file,
