@@ -387,6 +387,18 @@ const VALUES: &[&str] = &[
     "[\"*\"]",
     "{ type = \"distinct-l\", l = 2 }",
     "{ type = \"max-probability\", p = 1e308 }",
+    "\"continuous\"",
+    "\"ordinal\"",
+    "\"enumeration\"",
+    "\"counting\"",
+    "\"estimate\"",
+    "{ zip = 1e308, age = -1 }",
+    "{ ill = \"disease in {flu, cold} and not height > 1e308\" }",
+    "{ ill = \"((((\" }",
+    "{ height = [\"158\", \"181\"] }",
+    "{ ill = 1e308 }",
+    "[\"\", \"?\"]",
+    "[\"disease\", \"blood\", \"zip\"]",
 ];
 
 /// Keys to add to a section.
@@ -420,6 +432,17 @@ const KEYS: &[&str] = &[
     "budget",
     "max_rounds",
     "weights",
+    "method",
+    "samples",
+    "order",
+    "domain",
+    "damage",
+    "each_value",
+    "formulas",
+    "default_role",
+    "aggregate",
+    "name",
+    "confidence",
 ];
 
 /// Whole sections to add.
@@ -431,6 +454,8 @@ const EXTRA_SECTIONS: &[&str] = &[
     "[[privacy]]\nmodel = \"entropy-l-diversity\"\nattribute = \"disease\"\nl = 1.5\n",
     "[[privacy]]\nmodel = \"delta-disclosure\"\nattribute = \"disease\"\ndelta = 2.0\n",
     "[search.set_based]\nmax_rounds = 4294967296\n",
+    "[disclose]\ncheck = { type = \"max-probability\", p = 0.5 }\nmethod = \"estimate\"\nsamples = 1000\n",
+    "[disclose]\ncheck = { type = \"distinct-l\", l = 2 }\nmethod = \"counting\"\n",
     "[search.set_based]\nfamilies = { zip = \"subsets\", height = \"intervals\", birth = \"levels\" }\n",
     "[disclose]\ncheck = { type = \"distinct-l\", l = 2 }\n[[disclose.generalizations]]\nlevels = [1, 1, 1, 1]\n",
     "[attributes.ghost]\nrole = \"sensitive\"\n",
