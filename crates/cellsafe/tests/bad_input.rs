@@ -380,3 +380,56 @@ fn public_search_refuses_logical_safety() {
     let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
     assert_eq!(config_key(&err), "privacy[1]", "{err}");
 }
+
+#[test]
+fn interval_values_must_be_finite_numbers() {
+    let text = config(K2).replace(
+        "hierarchy = { kind = \"mask\" }",
+        "hierarchy = { kind = \"intervals\", widths = [10] }",
+    );
+    for bad in ["inf", "NaN", "x"] {
+        let data = DATA.replace("10431", bad);
+        let f = Fixture::new(&data, AGE, &text);
+        let err = f.anonymize().unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}:6:2: ", f.path("data.csv")))
+                && err.contains("not a finite number"),
+            "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn con_file_errors_are_located() {
+    let safety = |file: &str, names: &str| {
+        let data = DATA.replace("eve,", names);
+        (
+            data,
+            config(&format!(
+                "{K2}[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = {{ ill = \"disease = flu\" }}\nkey = \"name\"\nfile = \"{file}\"\n"
+            )),
+        )
+    };
+    // an identifier on two rows: named at the second row's line and the key column
+    let (data, text) = safety("con.csv", "ann,");
+    let f = Fixture::new(&data, AGE, &text);
+    std::fs::write(f.dir.path().join("con.csv"), "name,formula\r\nann,ill\r\n").unwrap();
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:6:1: ", f.path("data.csv"))),
+        "{err}"
+    );
+    // an unterminated quote in a CRLF CON file names where it began
+    let (data, text) = safety("con.csv", "eve,");
+    let f = Fixture::new(&data, AGE, &text);
+    std::fs::write(
+        f.dir.path().join("con.csv"),
+        "name,formula\r\nann,ill\r\nbob,\"ill\r\n",
+    )
+    .unwrap();
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:3:2: ", f.path("con.csv"))) && err.contains("never closed"),
+        "{err}"
+    );
+}
