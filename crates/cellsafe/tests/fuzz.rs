@@ -856,12 +856,12 @@ fn the_valid_jobs_run() {
     }
 }
 
-/// Cases per run: 1500, or `FUZZ_CASES` for a longer search.
+/// Cases per run: 4000, or `FUZZ_CASES` for a longer search.
 fn cases() -> u32 {
     std::env::var("FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(1500)
+        .unwrap_or(4000)
 }
 
 proptest! {
