@@ -195,7 +195,8 @@ impl Config {
             let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
             Error::ConfigSyntax {
                 at: Location::at(path, line, Some(column)),
-                message: e.message().trim().to_owned(),
+                // the parser quotes offending values whole
+                message: crate::error::cut(e.message().trim(), 300).into_owned(),
             }
         })?;
         config.file = path.to_owned();
@@ -435,6 +436,23 @@ impl Config {
                             .filter(|v| !missing.contains(v))
                             .cloned()
                             .collect();
+                        let dictionary = table.dictionary(column);
+                        // a value the builder cannot place is named by its line and column
+                        for (code, v) in values.iter().enumerate() {
+                            if missing.contains(v) {
+                                continue;
+                            }
+                            if let Err(e) = b.check_value(v) {
+                                return Err(Error::data(
+                                    Location::at(
+                                        table.source(),
+                                        dictionary.first_line(code as u32),
+                                        Some(column as u64 + 1),
+                                    ),
+                                    format!("{e} ({key})"),
+                                ));
+                            }
+                        }
                         let built = if present.is_empty() {
                             Builder::Suppress {}.build(&missing, &file, &key)?
                         } else {
@@ -542,6 +560,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("c.toml:1:"), "{err}");
+    }
+
+    #[test]
+    fn syntax_errors_quote_long_values_briefly() {
+        let long = "x".repeat(1_000_000);
+        let text = format!("[input]\npath = \"a.csv\"\ndefault_role = \"{long}\"\n[attributes]\n");
+        let err = Config::parse(&text, Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("c.toml:3:") && err.len() < 400,
+            "{}",
+            err.len()
+        );
     }
 
     #[test]

@@ -168,9 +168,14 @@ pub const EXCERPT_CHARS: usize = 40;
 /// `value` cut to [`EXCERPT_CHARS`] characters (then `…`), for echoing user data into an
 /// error message: a value can be megabytes long.
 pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
-    match value.char_indices().nth(EXCERPT_CHARS) {
-        None => value.into(),
-        Some((cut, _)) => format!("{}…", &value[..cut]).into(),
+    cut(value, EXCERPT_CHARS)
+}
+
+/// `text` cut to `chars` characters (then `…`), on a char boundary.
+pub(crate) fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        None => text.into(),
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
     }
 }
 

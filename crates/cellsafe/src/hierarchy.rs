@@ -123,9 +123,9 @@ impl Hierarchy {
         lines: Option<&[u64]>,
     ) -> Result<Hierarchy> {
         let line_of = |i: usize| lines.map_or(i as u64 + 1, |l| l[i]);
-        let first = rows
-            .first()
-            .ok_or_else(|| Error::data(Location::file(source), "the hierarchy has no rows"))?;
+        let first = rows.first().ok_or_else(|| {
+            Error::data(Location::at(source, 1, None), "the hierarchy has no rows")
+        })?;
         let width = first.len();
         if width == 0 {
             return Err(Error::data(
@@ -561,6 +561,35 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// Whether the builder can place `value`: a date builder needs a calendar date in its
+    /// format, an interval builder a number. Front ends check each value with this first
+    /// to name the line and column of a bad one; [`Builder::build`] refuses it too.
+    pub fn check_value(&self, value: &str) -> std::result::Result<(), String> {
+        match self {
+            Builder::Date { format } => match date_fields(format) {
+                // a bad format is the config key's error, reported by `build`
+                Err(_) => Ok(()),
+                Ok((fields, _)) => date_parts(value, &fields).map(|_| ()).map_err(|e| {
+                    if e.ends_with("format") {
+                        format!("{e} `{format}`")
+                    } else {
+                        e
+                    }
+                }),
+            },
+            Builder::Intervals { .. } => match value.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(()),
+                _ => Err(format!(
+                    "value `{}` is not a finite number, so interval levels cannot be built",
+                    excerpt(value)
+                )),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Adds a final `*` level when `always`, or when the last level has more than one group.
 fn with_top(mut rows: Vec<Vec<String>>, always: bool) -> Vec<Vec<String>> {
     let last = rows[0].len() - 1;
@@ -610,16 +639,21 @@ fn interval_rows(
     }
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
-        let x: f64 = v.trim().parse().map_err(|_| {
-            Error::config(
-                file,
-                key,
-                format!(
-                    "value `{}` is not a number, so interval levels cannot be built",
-                    excerpt(v)
-                ),
-            )
-        })?;
+        let x = v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| {
+                Error::config(
+                    file,
+                    key,
+                    format!(
+                        "value `{}` is not a finite number, so interval levels cannot be built",
+                        excerpt(v)
+                    ),
+                )
+            })?;
         let mut row = vec![v.clone()];
         for &w in widths {
             let lo = (x / w).floor() * w;
@@ -692,33 +726,61 @@ fn date_fields(format: &str) -> std::result::Result<(Vec<char>, char), String> {
     Ok((fields, sep.unwrap_or('/')))
 }
 
-/// Day, month and year digits of `value` read with `fields`, or None when it does not match.
-fn date_parts<'v>(value: &'v str, fields: &[char]) -> Option<(u32, u32, &'v str)> {
+/// Day, month and year digits of `value` read with `fields`. An error says why it is not
+/// a date: it does not match the format, or names no day of the calendar (31/02).
+fn date_parts<'v>(
+    value: &'v str,
+    fields: &[char],
+) -> std::result::Result<(u32, u32, &'v str), String> {
     let parts: Vec<&str> = value
         .split(|c: char| !c.is_ascii_digit())
         .filter(|p| !p.is_empty())
         .collect();
+    let no_match = || format!("value `{}` does not match the date format", excerpt(value));
     if parts.len() != fields.len() {
-        return None;
+        return Err(no_match());
     }
-    let (mut day, mut month, mut year) = ("", "", "");
+    let (mut day, mut month, mut year, mut two_digit) = ("", "", "", false);
     for (f, p) in fields.iter().zip(&parts) {
         match f {
             'd' => day = p,
             'm' => month = p,
-            _ => year = p,
+            f => {
+                year = p;
+                two_digit = *f == 'y' && p.len() <= 2;
+            }
         }
     }
-    let d: u32 = day.parse().ok()?;
-    let m: u32 = month.parse().ok()?;
-    ((1..=31).contains(&d) && (1..=12).contains(&m)).then_some((d, m, year))
+    let (Ok(d), Ok(m), Ok(y)) = (
+        day.parse::<u32>(),
+        month.parse::<u32>(),
+        year.parse::<i16>(),
+    ) else {
+        return Err(no_match());
+    };
+    // two-digit years name 1969-2068, as strftime's %y does
+    let full_year = match (two_digit, y) {
+        (true, 0..=68) => 2000 + y,
+        (true, _) => 1900 + y,
+        (false, _) => y,
+    };
+    let (Ok(d8), Ok(m8)) = (i8::try_from(d), i8::try_from(m)) else {
+        return Err(no_match());
+    };
+    if jiff::civil::Date::new(full_year, m8, d8).is_err() {
+        return Err(format!(
+            "`{}` is not a calendar date (day {d} of month {m} of {full_year})",
+            excerpt(value)
+        ));
+    }
+    Ok((d, m, year))
 }
 
 /// A chronological sort key of `value` in date `format` (year as written, so two-digit
 /// years order within one century), or None when the format or value is not a date.
 pub fn date_key(value: &str, format: &str) -> Option<u64> {
     let (fields, _) = date_fields(format).ok()?;
-    let (d, m, year) = date_parts(value, &fields)?;
+    let (d, m, year) = date_parts(value, &fields).ok()?;
     let y: u64 = year.parse().ok()?;
     Some(y * 10_000 + m as u64 * 100 + d as u64)
 }
@@ -728,16 +790,8 @@ fn date_rows(values: &[String], format: &str, file: &str, key: &str) -> Result<V
         date_fields(format).map_err(|e| Error::config(file, format!("{key}.format"), e))?;
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
-        let (_, m, year) = date_parts(v, &fields).ok_or_else(|| {
-            Error::config(
-                file,
-                key,
-                format!(
-                    "value `{}` does not match date format `{format}`",
-                    excerpt(v)
-                ),
-            )
-        })?;
+        let (_, m, year) = date_parts(v, &fields)
+            .map_err(|e| Error::config(file, key, format!("{e} `{format}`")))?;
         rows.push(vec![
             v.clone(),
             format!("{m:02}{sep}{year}"),
@@ -821,7 +875,10 @@ fn partition_hierarchy(
         }
         names.push(name.clone());
     }
-    Hierarchy::from_partitions(&rows, &names, Path::new(&format!("{file} ({key})")))
+    Hierarchy::from_partitions(&rows, &names, Path::new(file)).map_err(|e| match e {
+        Error::Data { message, .. } => Error::config(file, format!("{key}.partitions"), message),
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -893,7 +950,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("`p` and `q` group the values identically"),
+            err.starts_with("c.toml: config key `k.partitions`: ")
+                && err.contains("`p` and `q` group the values identically"),
             "{err}"
         );
         // nested partitions make a chain
@@ -985,6 +1043,40 @@ mod tests {
         }
         .build(&strings(&["31/13/56"]), "c", "d")
         .is_err());
+    }
+
+    #[test]
+    fn impossible_dates_are_refused() {
+        let short = Builder::Date {
+            format: "%d/%m/%y".into(),
+        };
+        let long = Builder::Date {
+            format: "%d.%m.%Y".into(),
+        };
+        for ok in ["29/02/56", "29/02/00", "31/12/99", "1/1/70"] {
+            assert_eq!(short.check_value(ok), Ok(()), "{ok}");
+        }
+        for bad in ["31/02/56", "29/02/57", "31/04/20", "00/01/20", "32/01/20"] {
+            let err = short.check_value(bad).unwrap_err();
+            assert!(err.contains("not a calendar date"), "{bad}: {err}");
+            assert!(short.build(&strings(&[bad]), "c", "d").is_err(), "{bad}");
+        }
+        assert!(long.check_value("29.02.2000").is_ok());
+        assert!(long.check_value("29.02.1900").is_err());
+        assert!(long.check_value("01.01.99999").is_err());
+        let err = short.check_value("someday").unwrap_err();
+        assert!(
+            err.contains("does not match the date format `%d/%m/%y`"),
+            "{err}"
+        );
+        // labels are unchanged for valid dates
+        let h = short
+            .build(&strings(&["29/02/56", "01/03/56"]), "c", "d")
+            .unwrap();
+        assert_eq!(h.label(1, h.code(1, 0)), "02/56");
+        assert_eq!(h.label(2, h.code(2, 1)), "56");
+        assert_eq!(date_key("29/02/56", "%d/%m/%y"), Some(560229));
+        assert_eq!(date_key("30/02/56", "%d/%m/%y"), None);
     }
 
     #[test]

@@ -130,8 +130,8 @@ impl Table {
             }
             lines.push(line);
         }
-        let header =
-            header.ok_or_else(|| Error::data(Location::file(source), "the file is empty"))?;
+        let header = header
+            .ok_or_else(|| Error::data(Location::at(source, 1, None), "the file is empty"))?;
         Ok(Table {
             source: source.to_owned(),
             header,
@@ -259,7 +259,7 @@ impl<R: Read> Records<R> {
 fn csv_error(source: &Path, line: Option<u64>, e: csv::Error) -> Error {
     use csv::ErrorKind;
     let mut column = None;
-    let message = match e.kind() {
+    let message = match e.into_kind() {
         ErrorKind::UnequalLengths {
             expected_len, len, ..
         } => {
@@ -269,8 +269,9 @@ fn csv_error(source: &Path, line: Option<u64>, e: csv::Error) -> Error {
             column = Some(err.field() as u64 + 1);
             format!("invalid UTF-8 in field {}", err.field() + 1)
         }
-        ErrorKind::Io(err) => format!("read error: {err}"),
-        _ => e.to_string(),
+        // the file cannot be read (a directory, a failing disk): no line to name
+        ErrorKind::Io(err) => return Error::io(source, err),
+        other => format!("{other:?}"),
     };
     let at = match line {
         Some(line) => Location::at(source, line, column),
@@ -424,8 +425,18 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_is_an_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Table::read_csv(dir.path(), &CsvFormat::default()).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+    }
+
+    #[test]
     fn empty_file_is_error() {
-        assert!(read("", &CsvFormat::default()).is_err());
+        for text in ["", "\n\r\n"] {
+            let err = read(text, &CsvFormat::default()).unwrap_err().to_string();
+            assert_eq!(err, "t.csv:1: the file is empty");
+        }
     }
 
     #[test]

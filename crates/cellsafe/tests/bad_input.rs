@@ -319,3 +319,118 @@ fn hierarchy_file_errors_have_lines_in_crlf_files() {
         "{err}"
     );
 }
+
+#[test]
+fn impossible_dates_name_line_and_column() {
+    let data = "name,birth,disease\nann,24/09/56,flu\nbob,29/02/56,cold\ncid,31/02/56,flu\ndan,31/02/56,flu\n";
+    let text = "[input]\npath = \"data.csv\"\n[attributes.name]\nrole = \"identifying\"\n[attributes.birth]\nrole = \"quasi-identifying\"\nhierarchy = { kind = \"date\", format = \"%d/%m/%y\" }\n[attributes.disease]\nrole = \"sensitive\"\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+    let f = Fixture::new(data, AGE, text);
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:4:2: ", f.path("data.csv"))),
+        "{err}"
+    );
+    assert!(
+        err.contains("`31/02/56` is not a calendar date") && err.contains("attributes.birth"),
+        "{err}"
+    );
+    // in a CRLF file too
+    let f = Fixture::new(&data.replace('\n', "\r\n"), AGE, text);
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:4:2: ", f.path("data.csv"))),
+        "{err}"
+    );
+    // a leap day is fine
+    let f = Fixture::new(&data.replace("31/02", "28/02"), AGE, text);
+    assert!(f.anonymize().unwrap().found);
+}
+
+#[test]
+fn empty_hierarchy_file_names_its_first_line() {
+    let f = Fixture::new(DATA, "", &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!("{}:1: the hierarchy has no rows", f.path("age.csv"))
+    );
+}
+
+#[test]
+fn disclosure_sizes_are_bounded() {
+    for (line, key) in [
+        ("samples = 4294967296000", "disclose.samples"),
+        ("samples = 0", "disclose.samples"),
+        ("budget = 18446744073709551615", "disclose.budget"),
+    ] {
+        let text = config(&format!(
+            "[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\n{line}\n"
+        ));
+        let f = Fixture::new(DATA, AGE, &text);
+        let err = cellsafe::disclosure::setup::from_config(&f.config().unwrap()).unwrap_err();
+        assert_eq!(config_key(&err), key, "{err}");
+    }
+}
+
+#[test]
+fn public_search_refuses_logical_safety() {
+    // regression (fuzz): the release test indexed past the sensitive histogram and panicked
+    let text = config(&format!(
+        "{K2}[[privacy]]\nmodel = \"logical-safety\"\n[safety]\neach_value = [\"disease\"]\ndefault = []\n[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\n"
+    ));
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "privacy[1]", "{err}");
+}
+
+#[test]
+fn interval_values_must_be_finite_numbers() {
+    let text = config(K2).replace(
+        "hierarchy = { kind = \"mask\" }",
+        "hierarchy = { kind = \"intervals\", widths = [10] }",
+    );
+    for bad in ["inf", "NaN", "x"] {
+        let data = DATA.replace("10431", bad);
+        let f = Fixture::new(&data, AGE, &text);
+        let err = f.anonymize().unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}:6:2: ", f.path("data.csv")))
+                && err.contains("not a finite number"),
+            "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn con_file_errors_are_located() {
+    let safety = |file: &str, names: &str| {
+        let data = DATA.replace("eve,", names);
+        (
+            data,
+            config(&format!(
+                "{K2}[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = {{ ill = \"disease = flu\" }}\nkey = \"name\"\nfile = \"{file}\"\n"
+            )),
+        )
+    };
+    // an identifier on two rows: named at the second row's line and the key column
+    let (data, text) = safety("con.csv", "ann,");
+    let f = Fixture::new(&data, AGE, &text);
+    std::fs::write(f.dir.path().join("con.csv"), "name,formula\r\nann,ill\r\n").unwrap();
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:6:1: ", f.path("data.csv"))),
+        "{err}"
+    );
+    // an unterminated quote in a CRLF CON file names where it began
+    let (data, text) = safety("con.csv", "eve,");
+    let f = Fixture::new(&data, AGE, &text);
+    std::fs::write(
+        f.dir.path().join("con.csv"),
+        "name,formula\r\nann,ill\r\nbob,\"ill\r\n",
+    )
+    .unwrap();
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}:3:2: ", f.path("con.csv"))) && err.contains("never closed"),
+        "{err}"
+    );
+}

@@ -73,6 +73,12 @@ pub struct GeneralizationSpec {
     pub levels: Option<Vec<u8>>,
 }
 
+/// Most estimator draws `disclose.samples` may ask for.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+/// Largest enumeration budget `disclose.budget` may set (the inclusive strategy memoizes
+/// what it visits).
+pub const MAX_BUDGET: u64 = 100_000_000;
+
 impl DiscloseSpec {
     /// The options this section sets; errors name the key.
     pub fn options(&self, file: &str) -> Result<Options> {
@@ -83,11 +89,18 @@ impl DiscloseSpec {
                 "must lie in (0, 1)",
             ));
         }
-        if self.samples == 0 {
+        if !(1..=MAX_SAMPLES).contains(&self.samples) {
             return Err(Error::config(
                 file,
                 "disclose.samples",
-                "must be at least 1",
+                format!("must be between 1 and {MAX_SAMPLES}, got {}", self.samples),
+            ));
+        }
+        if self.budget > MAX_BUDGET {
+            return Err(Error::config(
+                file,
+                "disclose.budget",
+                format!("must be at most {MAX_BUDGET}, got {}", self.budget),
             ));
         }
         Ok(Options {
@@ -295,6 +308,19 @@ pub fn for_search(
             "disclose",
             "a public search needs suppression_limit = 0: which rows are suppressed would \
              depend on the sensitive values",
+        ));
+    }
+    // the release test sees only the sensitive attribute's histogram
+    if let Some(i) = problem
+        .models
+        .iter()
+        .position(|m| matches!(m.spec, ModelSpec::LogicalSafety))
+    {
+        return Err(Error::config(
+            file,
+            format!("privacy[{i}]"),
+            "logical safety cannot be the release test of a public search ([disclose]): \
+             the disclosure sets know only the sensitive attribute",
         ));
     }
     if !spec.generalizations.is_empty() {
