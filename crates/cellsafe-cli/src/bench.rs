@@ -151,13 +151,20 @@ pub fn run(
         pool.install(|| crate::bench_safety::run(runs, &config, synthetic_rows))?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "cellsafe bench: Adult, {} threads, median of {runs} runs (search only, data loaded)",
         pool.current_num_threads()
     );
-    println!(
+    outln!(
         "{:<22} {:>7} {:>10} {:>9} {:>14} {:>9} {:>10} {:>9}",
-        "scenario", "lattice", "evaluated", "optimal", "exhaustive", "speedup", "ARX", "vs ARX"
+        "scenario",
+        "lattice",
+        "evaluated",
+        "optimal",
+        "exhaustive",
+        "speedup",
+        "ARX",
+        "vs ARX"
     );
     pool.install(|| -> Result<()> {
         for s in scenarios() {
@@ -169,7 +176,7 @@ pub fn run(
             });
             let arx = s.arx_ms.map_or("-".to_string(), |a| format!("{a:.0} ms"));
             let vs = s.arx_ms.map_or("-".to_string(), |a| format!("{:.1}x", a / optimal));
-            println!(
+            outln!(
                 "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x {:>10} {:>9}",
                 s.name,
                 p.lattice.size(),
@@ -193,7 +200,7 @@ pub fn run(
             let t = Instant::now();
             let outcome = search::optimal(&p, None);
             let search_s = t.elapsed().as_secs_f64();
-            println!(
+            outln!(
                 "synthetic {rows} rows, k=5 1% Loss: load {load:.2} s, search {search_s:.2} s, total {:.2} s, {} nodes, {} base tuples, peak RSS {:.0} MB, levels {:?}",
                 load + search_s,
                 outcome.nodes_evaluated,

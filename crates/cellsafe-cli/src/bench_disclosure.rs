@@ -34,7 +34,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
         anyhow::ensure!(a == b, "counting disagrees with enumeration");
     }
     let (enumerate, count) = (median(times.0), median(times.1));
-    println!(
+    outln!(
         "nested 20 rows, 2 values, |PER| = {}: enumeration {enumerate:.1} ms, counting {count:.2} ms ({:.0}x), same counts",
         per_small.unwrap_or(0),
         enumerate / count
@@ -53,7 +53,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     }
     let tally = last.expect("at least one run");
     let max = tally.counts.iter().max().copied().unwrap_or(0);
-    println!(
+    outln!(
         "nested 60 rows, 4 values, |PER(G3)| = {} (10^{per_log10:.1}): counting DS_e,3 in {:.1} ms; |DS| = {} ({:.3} of PER), largest fraction {:.4}",
         per_big.map_or("> 2^128".into(), |p| p.to_string()),
         median(times),
@@ -63,7 +63,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     );
     let t = Instant::now();
     let decision = big.decide(Strategy::Exclusive, &options)?;
-    println!(
+    outln!(
         "  exclusive strategy on it: released {:?} in {:.1} ms (method {:?})",
         decision.released,
         ms(t),
@@ -97,7 +97,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     });
     let (d, estimate_options) = setup::from_config(&adult)?;
     for (i, p) in d.chain.iter().enumerate() {
-        println!(
+        outln!(
             "  Adult G{}: {} ({} groups), PER passes: {}",
             i + 1,
             p.name,
@@ -115,7 +115,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     let Some(s) = a.estimate.clone() else {
         anyhow::bail!("the estimator was not used");
     };
-    println!(
+    outln!(
         "Adult 30,162 rows, chain of 4, exclusive strategy by estimator ({} draws, seed {}): {seconds:.2} s; released {:?}; DS_e,{} share of PER {:.4} in [{:.4}, {:.4}]; largest fraction {:.4} in [{:.4}, {:.4}] at {:.0}% ({} has {})",
         s.samples,
         s.seed,
@@ -133,7 +133,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     );
     let exact = d.decide(Strategy::Exclusive, &Options::default())?;
     let e = exact.decisive.expect("assessed");
-    println!(
+    outln!(
         "  the same by {:?} (exact): released {:?}; largest fraction {} = {:.4}",
         e.method,
         exact.released,
@@ -143,7 +143,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     let t = Instant::now();
     let last = d.assess_exclusive(d.chain.len() - 1, &estimate_options)?;
     let s = last.estimate.expect("estimate");
-    println!(
+    outln!(
         "  DS_e,4 by estimator: {:.2} s; share of PER {:.4}; largest fraction {:.4} in [{:.4}, {:.4}]",
         t.elapsed().as_secs_f64(),
         s.disclosure_set_share,

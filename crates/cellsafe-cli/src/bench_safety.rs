@@ -32,7 +32,7 @@ fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) {
         let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
         let same = answer.get_or_insert_with(|| found.clone()) == &found;
         let base = *base.get_or_insert(ms);
-        println!(
+        outln!(
             "  {name:<16} {:>6} nodes evaluated {:>10.1} ms {:>8.1}x  {} minimal nodes{}",
             outcome.nodes_evaluated,
             ms,
@@ -44,7 +44,7 @@ fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) {
 }
 
 fn describe(label: &str, p: &Problem) {
-    println!(
+    outln!(
         "{label}: {} rows, {} base tuples, lattice {}",
         p.data.rows(),
         p.snapshot.base().len(),
@@ -74,7 +74,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
     let mut verdict = None;
     let ms = median_ms(runs, || verdict = Some(original.safety(10)));
     let v = verdict.expect("ran");
-    println!(
+    outln!(
         "set-based safety, original table: {:.1} ms ({} person types, {} record types, |R| = {}, |R reduced| = {}, {} unsafe persons)",
         ms, v.person_types, v.record_types, v.links, v.reduced_links, v.unsafe_persons
     );
@@ -89,7 +89,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
         let mut verdict = None;
         let ms = median_ms(runs, || verdict = Some(t.safety(10)));
         let v = verdict.expect("ran");
-        println!(
+        outln!(
             "set-based safety at levels {levels:?} ({cells} cells generalized): {:.1} ms (|R| = {}, |R reduced| = {}, safe: {})",
             ms, v.links, v.reduced_links, v.safe
         );
@@ -104,7 +104,7 @@ fn goal_directed(config: &Config, rows: usize) -> Result<()> {
     let p = sample.problem()?;
     let t = Instant::now();
     let (_, report) = cellsafe::logic::setbased::run(&p, &Default::default())?;
-    println!(
+    outln!(
         "goal-directed set-based search, synthetic {rows} rows (seed 2): {:.2} s, safe {}, {} rounds, {} cells generalized ({} merges, {} widenings); best minimal level-based node {:?} generalizes {} cells",
         t.elapsed().as_secs_f64(),
         report.search.safe,
@@ -173,7 +173,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         .ok_or_else(|| anyhow::anyhow!("Adult has no marital-status"))?
         .hierarchy = Some(HierarchySpec::Builder(builder));
     let p = config.problem()?;
-    println!(
+    outln!(
         "partial-order granulation, Adult with marital-status as 5 partitions (not a chain): lattice {}",
         p.lattice.size()
     );
@@ -194,7 +194,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         })
         .map(|a| (*a).clone())
         .collect();
-    println!(
+    outln!(
         "  every node       {:>6} nodes evaluated {:>10.1} ms      1.0x  {} minimal nodes",
         all.len(),
         exhaustive_ms,
@@ -214,13 +214,13 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     config.safety = safety.safety.clone();
     config.suppression_limit = 0.0;
     config.metric = safety.metric.clone();
-    println!(
+    outln!(
         "cellsafe bench --safety: minimal safe generalizations, {} threads, median of {runs} runs (search only, data loaded)",
         rayon::current_num_threads()
     );
     let t = Instant::now();
     let p = config.problem()?;
-    println!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
+    outln!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
     describe("Adult", &p);
     compare(&p, runs, None);
     partial_order(&config, runs)?;
@@ -229,7 +229,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
         let (_dir, synthetic) = synthetic(&config, rows, 1)?;
         let t = Instant::now();
         let p = synthetic.problem()?;
-        println!(
+        outln!(
             "synthetic (seed 1) loaded in {:.2} s",
             t.elapsed().as_secs_f64()
         );

@@ -80,8 +80,8 @@ pub fn run(
         None,
         progress,
     )?;
-    println!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");
-    println!("released table: {}", output.display());
-    println!("report:         {}", report.display());
+    outln!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");
+    outln!("released table: {}", output.display());
+    outln!("report:         {}", report.display());
     Ok(code)
 }

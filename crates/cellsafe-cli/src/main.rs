@@ -3,6 +3,17 @@
 //! would overwrite an input, 3 nothing found, not acceptable or unsafe, 130 interrupted).
 //! Long work shows progress bars on stderr when it is a terminal (see [`Bars`]).
 
+/// Prints a line on stdout. A reader that went away (`cellsafe evaluate ... | head`) ends
+/// the process quietly instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
 mod bench;
 mod bench_disclosure;
 mod bench_safety;
@@ -150,6 +161,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Ends the process after a failed write to stdout: quietly (exit 0) when the reader closed
+/// the pipe, else with the error (exit 1).
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing to stdout: {e}");
+    std::process::exit(1);
+}
+
 /// Refuses a `--report` that would overwrite one of the config's inputs.
 fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
     if let Some(path) = report {
@@ -181,7 +202,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let problem = config.problem_with_progress(progress)?;
             problem.check_levels(&levels)?;
             let node = cellsafe::report::describe(&problem, &levels, true);
-            println!("{}", serde_json::to_string_pretty(&node)?);
+            outln!("{}", serde_json::to_string_pretty(&node)?);
             if node.acceptable {
                 eprintln!(
                     "acceptable: {} rows suppressed, at most {} allowed",
@@ -257,7 +278,7 @@ pub(crate) fn anonymize(
     let report = job::anonymize(&config, &outputs, progress)
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else if let Some(levels) = &report.levels {
         eprintln!(
             "levels {}; {} rows suppressed; {} = {}; report in {}",
@@ -311,7 +332,7 @@ fn disclose(
         .with_context(|| format!("deciding with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &decision)?,
-        None => println!("{}", serde_json::to_string_pretty(&decision)?),
+        None => outln!("{}", serde_json::to_string_pretty(&decision)?),
     }
     let what = match (&decision.released, &decision.released_name) {
         (Some(i), Some(name)) => format!("released G{i} ({name})"),
@@ -359,7 +380,7 @@ fn safety(
         .with_context(|| format!("testing with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &test)?,
-        None => println!("{}", serde_json::to_string_pretty(&test)?),
+        None => outln!("{}", serde_json::to_string_pretty(&test)?),
     }
     if test.safe {
         eprintln!(

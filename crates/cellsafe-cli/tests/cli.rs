@@ -1180,3 +1180,33 @@ fn no_progress_output_unless_stderr_is_a_terminal() {
         .success()
         .stderr("acceptable: 0 rows suppressed, at most 0 allowed\n");
 }
+
+/// `cellsafe evaluate ... | head`: a reader that closes the pipe early ends the run quietly,
+/// without a panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    let dir = fixture(DATA, AGE, &config(&k(2)));
+    for args in [
+        vec!["evaluate", "--levels", "2,1"],
+        vec!["safety", "--levels", "2,1"],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+            .arg(args[0])
+            .arg(dir.path().join("job.toml"))
+            .args(&args[1..])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            matches!(out.status.code(), Some(0 | 1 | 3)),
+            "{args:?}: {:?}",
+            out.status
+        );
+    }
+}

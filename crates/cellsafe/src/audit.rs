@@ -496,8 +496,9 @@ pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Re
                 Some(cell) => row.push(cell),
                 None => {
                     audit.violations.push(format!(
-                        "row {}: `{text}` is not an allowed value of `{}`",
+                        "row {}: `{}` is not an allowed value of `{}`",
                         r + 1,
+                        crate::error::excerpt(text),
                         schema.columns[j].name
                     ));
                     return Ok(audit);

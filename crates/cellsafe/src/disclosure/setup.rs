@@ -157,7 +157,7 @@ pub fn from_config_with_progress(
     let persons: Vec<String> = (0..table.rows())
         .map(|r| match identifier {
             Some(c) => table.value(r, c).to_owned(),
-            None => format!("row {}", r + 1),
+            None => format!("line {}", table.line(r)),
         })
         .collect();
     let dictionary = table.dictionary(sensitive);
@@ -347,7 +347,7 @@ pub fn for_search(
     let persons = (0..data.rows())
         .map(|r| match identifier {
             Some(c) => data.table.value(r, c).to_owned(),
-            None => format!("row {}", r + 1),
+            None => format!("line {}", data.table.line(r)),
         })
         .collect();
     let codes = sensitive.codes.iter().map(|&c| c as u16).collect();
