@@ -72,6 +72,12 @@ fn anonymize_writes_table_and_report_and_leaves_input_alone() {
     assert_eq!(report["found"], true);
     assert_eq!(report["min_class_size"], 3);
     assert_eq!(report["audit"]["passed"], true);
+    // classes counts suppressed ones too; the audit counts the groups the file shows
+    assert_eq!(
+        report["released_classes"],
+        report["audit"]["released_groups"]
+    );
+    assert!(report["classes"].as_u64() >= report["released_classes"].as_u64());
     let keys: Vec<&String> = report["levels"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["zip", "age"], "levels in header order");
     // nothing but our files: no temporary leftovers
