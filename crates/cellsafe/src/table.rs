@@ -353,7 +353,30 @@ impl<R> Scanner<R> {
     }
 
     fn scan(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut i = 0;
+        while i < bytes.len() {
+            // inside a field nothing matters but its end; inside quotes, only quotes and
+            // newlines (counted): skip to the next such byte
+            match self.state {
+                ScanState::InField => {
+                    match memchr::memchr3(self.delimiter, b'\r', b'\n', &bytes[i..]) {
+                        Some(k) => i += k,
+                        None => return,
+                    }
+                }
+                ScanState::InQuoted => {
+                    let rest = &bytes[i..];
+                    let k = memchr::memchr(self.quote, rest).unwrap_or(rest.len());
+                    self.line += memchr::memchr_iter(b'\n', &rest[..k]).count() as u64;
+                    i += k;
+                    if i == bytes.len() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            let b = bytes[i];
+            i += 1;
             self.state = match self.state {
                 ScanState::StartRecord if b == b'\r' || b == b'\n' => ScanState::StartRecord,
                 ScanState::StartRecord => {
