@@ -1216,3 +1216,21 @@ fn a_closed_stdout_pipe_ends_quietly() {
         );
     }
 }
+
+/// Regression: the release was written with `"` whatever `[input] quote` said, so labels
+/// holding the delimiter (`[30,40)`) split into two fields when read back in the declared
+/// dialect, and the audit refused the release.
+#[test]
+fn released_cells_are_quoted_in_the_declared_dialect() {
+    let text = config(&k(3))
+        .replace("path = \"data.csv\"", "path = \"data.csv\"\nquote = \"'\"")
+        .replace(
+            "hierarchy = \"age.csv\"",
+            "hierarchy = { kind = \"intervals\", widths = [10] }",
+        );
+    let dir = fixture(DATA, AGE, &text);
+    run_anonymize(dir.path()).success();
+    let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert!(out.contains("'[30,40)'") && out.contains("'[50,60)'"), "{out}");
+    assert!(!out.contains('"'), "{out}");
+}

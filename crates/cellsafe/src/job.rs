@@ -181,7 +181,7 @@ fn anonymize_here(
                 report.warnings.extend(released.warnings().iter().cloned());
             }
             let rows = released.order(config.output.suppression, order);
-            let staged = tx.stage(path, |w| released.write_to(w, format.delimiter, &rows))?;
+            let staged = tx.stage(path, |w| released.write_to(w, &format, &rows))?;
             if let Some(mapping) = &outputs.mapping {
                 tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
             }
@@ -284,7 +284,7 @@ fn set_based(
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
             let rows = crate::release::row_order(0..table.rows(), order);
-            let staged = tx.stage(path, |w| table.write_to(w, format.delimiter, &rows))?;
+            let staged = tx.stage(path, |w| table.write_to(w, &format, &rows))?;
             if let Some(mapping) = &outputs.mapping {
                 tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
             }

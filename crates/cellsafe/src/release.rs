@@ -20,6 +20,7 @@ use crate::dataset::Role;
 use crate::error::{Error, Result};
 use crate::microaggregation::{Aggregator, Microaggregated};
 use crate::problem::Problem;
+use crate::table::CsvFormat;
 
 /// The label written for every quasi-identifier of a suppressed row.
 pub const SUPPRESSED: &str = "*";
@@ -42,6 +43,14 @@ pub enum RowOrder {
     Shuffled(u64),
     /// The input's order (which can link rows back to persons).
     Input,
+}
+
+/// A CSV writer in `format`'s dialect.
+pub fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&'w mut dyn Write> {
+    csv::WriterBuilder::new()
+        .delimiter(format.delimiter)
+        .quote(format.quote)
+        .from_writer(w)
 }
 
 /// The input rows `rows` in the order they are released.
@@ -194,16 +203,15 @@ impl<'a> Released<'a> {
         out
     }
 
-    /// Writes the released table as CSV: the header, then input rows `order`.
+    /// Writes the released table as CSV in `format`'s dialect (delimiter and quote, so it
+    /// reads back as written): the header, then input rows `order`.
     pub fn write_to(
         &self,
         w: &mut dyn Write,
-        delimiter: u8,
+        format: &CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
-        let mut csv = csv::WriterBuilder::new()
-            .delimiter(delimiter)
-            .from_writer(w);
+        let mut csv = csv_writer(w, format);
         csv.write_record(self.header())?;
         for &row in order {
             csv.write_record(self.row(row))?;
@@ -214,6 +222,10 @@ impl<'a> Released<'a> {
     /// Writes the released table as CSV to `path`, atomically, rows in `order`.
     pub fn write_csv(&self, path: &Path, delimiter: u8, order: &[usize]) -> Result<()> {
         check_not_input(self.problem, path)?;
-        write_atomic(path, |w| self.write_to(w, delimiter, order))
+        let format = CsvFormat {
+            delimiter,
+            ..CsvFormat::default()
+        };
+        write_atomic(path, |w| self.write_to(w, &format, order))
     }
 }

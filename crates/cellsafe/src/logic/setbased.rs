@@ -462,7 +462,7 @@ impl<'a> SetTable<'a> {
     pub fn write_to(
         &self,
         w: &mut dyn std::io::Write,
-        delimiter: u8,
+        format: &crate::table::CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
         let data = &self.problem.data;
@@ -472,9 +472,7 @@ impl<'a> SetTable<'a> {
             .enumerate()
             .map(|(j, &c)| (c, j))
             .collect();
-        let mut csv = csv::WriterBuilder::new()
-            .delimiter(delimiter)
-            .from_writer(w);
+        let mut csv = crate::release::csv_writer(w, format);
         let keep: Vec<usize> = (0..data.roles.len())
             .filter(|&c| data.roles[c] != crate::dataset::Role::Identifying)
             .collect();
@@ -496,7 +494,11 @@ impl<'a> SetTable<'a> {
     pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
         crate::release::check_not_input(self.problem, path)?;
         let order: Vec<usize> = (0..self.rows()).collect();
-        crate::release::write_atomic(path, |w| self.write_to(w, delimiter, &order))
+        let format = crate::table::CsvFormat {
+            delimiter,
+            ..Default::default()
+        };
+        crate::release::write_atomic(path, |w| self.write_to(w, &format, &order))
     }
 
     /// The released cells of row `i`, rendered, in set-column order.
