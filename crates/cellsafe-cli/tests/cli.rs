@@ -1231,6 +1231,9 @@ fn released_cells_are_quoted_in_the_declared_dialect() {
     let dir = fixture(DATA, AGE, &text);
     run_anonymize(dir.path()).success();
     let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
-    assert!(out.contains("'[30,40)'") && out.contains("'[50,60)'"), "{out}");
+    assert!(
+        out.contains("'[30,40)'") && out.contains("'[50,60)'"),
+        "{out}"
+    );
     assert!(!out.contains('"'), "{out}");
 }

@@ -216,6 +216,23 @@ impl Config {
         }
     }
 
+    /// Columns of `header` not listed under `[attributes]` that are released as they are
+    /// (the default role is insensitive or sensitive), for a warning.
+    pub fn unlisted_released(&self, header: &[String]) -> Vec<String> {
+        if matches!(
+            self.input.default_role,
+            Role::Identifying | Role::QuasiIdentifying
+        ) {
+            return Vec::new();
+        }
+        let con = self.safety.as_ref().and_then(|s| s.column.as_deref());
+        header
+            .iter()
+            .filter(|h| !self.attributes.contains_key(*h) && Some(h.as_str()) != con)
+            .cloned()
+            .collect()
+    }
+
     /// Every file the job reads, as (what, path): the config, the data file, hierarchy
     /// files and the `[safety]` file. No output may be one of them.
     pub fn input_files(&self) -> Vec<(String, PathBuf)> {
@@ -413,7 +430,27 @@ impl Config {
         let mut sensitive_hierarchies = Vec::new();
         for (column, name) in table.header().iter().enumerate() {
             let spec = self.attributes.get(name);
-            let role = spec.map_or(self.input.default_role, |s| s.role);
+            let con_column = self
+                .safety
+                .as_ref()
+                .and_then(|s| s.column.as_deref())
+                .is_some_and(|c| c == name);
+            // the column of CON sets says who holds what confidential: never released
+            let role = match spec {
+                Some(s) if con_column && s.role != Role::Identifying => {
+                    return Err(Error::config(
+                        &file,
+                        "safety.column",
+                        format!(
+                            "column `{name}` holds what persons keep confidential, so it must \
+                             not be released: give it role \"identifying\" or leave it unlisted"
+                        ),
+                    ))
+                }
+                Some(s) => s.role,
+                None if con_column => Role::Identifying,
+                None => self.input.default_role,
+            };
             roles.push(role);
             let key = format!("attributes.{name}.hierarchy");
             let values = table.dictionary(column).values();

@@ -155,6 +155,13 @@ fn anonymize_here(
     });
     report.disclosure = disclosure;
     report.genetic = genetic;
+    let unlisted = config.unlisted_released(problem.data.table.header());
+    if !unlisted.is_empty() {
+        report.warnings.push(format!(
+            "columns not listed under [attributes] are released as they are: {}",
+            unlisted.join(", ")
+        ));
+    }
     if let Some(best) = &best {
         let node = describe(&problem, &best.levels, false);
         report.levels = Some(node.levels);

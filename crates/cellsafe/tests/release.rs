@@ -618,3 +618,62 @@ fn the_pool_of_suppressed_rows_is_checked_as_released() {
     assert_eq!(e.suppressed_rows, 1);
     assert!(e.acceptable);
 }
+
+/// The column of CON sets tells who holds what confidential: left unlisted it is removed,
+/// listed as anything but identifying it is refused. Other unlisted columns are released
+/// with a warning naming them.
+#[test]
+fn the_con_column_is_never_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("t.csv"),
+        "name,zip,note,disease,con\nann,24126,a,flu,\nbob,24127,b,cold,\n\
+         cid,10411,c,flu,\ndan,10412,d,cold,\neve,10413,e,hiv,ill\n",
+    )
+    .unwrap();
+    let text = |con: &str| {
+        format!(
+            "[input]\npath = \"t.csv\"\n[attributes.name]\nrole = \"identifying\"\n{con}\
+             [attributes.zip]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"mask\" }}\n\
+             [attributes.disease]\nrole = \"sensitive\"\n\
+             [[privacy]]\nmodel = \"logical-safety\"\n\
+             [safety]\nformulas = {{ ill = \"disease = hiv\" }}\ncolumn = \"con\"\nkey = \"name\"\n"
+        )
+    };
+    std::fs::write(d.join("t.toml"), text("")).unwrap();
+    let config = Config::from_file(&d.join("t.toml")).unwrap();
+    let out = d.join("out.csv");
+    let outputs = Outputs {
+        table: Some(out.clone()),
+        report: None,
+        mapping: None,
+    };
+    let report = job::anonymize(&config, &outputs, None).unwrap();
+    let header = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(header, "zip,note,disease");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("released as they are: note")),
+        "{:?}",
+        report.warnings
+    );
+    std::fs::write(
+        d.join("t.toml"),
+        text("[attributes.con]\nrole = \"insensitive\"\n"),
+    )
+    .unwrap();
+    let err = Config::from_file(&d.join("t.toml"))
+        .unwrap()
+        .problem()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("safety.column"), "{err}");
+}
