@@ -3,7 +3,8 @@
 //! The audit re-reads the released CSV as strings, groups rows by their visible
 //! quasi-identifier values, and checks each group against the privacy models from their
 //! textbook definitions, with none of the encoding, rollup or model code the search used.
-//! A row is suppressed when every cell but the public ones is `*`; a suppressed row that
+//! Public columns are known to the recipient, so they take part in the grouping as
+//! quasi-identifiers do. A row is suppressed when every cell but the public ones is `*`; a suppressed row that
 //! shows anything else is a violation. Suppressed (and dropped) rows form one pool, whose
 //! persons a recipient can name by elimination: for logical safety the pool is checked
 //! like a group whose starred cells may hold any value of their domain.
@@ -24,8 +25,8 @@ use crate::table::{CsvFormat, Table};
 #[derive(Debug, Clone, Serialize)]
 pub struct Audit {
     pub passed: bool,
-    /// Distinct visible quasi-identifier tuples among the released rows that are not
-    /// suppressed: the groups a recipient can link persons to. Fewer than the report's
+    /// Distinct visible quasi-identifier tuples (with the public columns' cells) among the
+    /// released rows that are not suppressed: the groups a recipient can link persons to. Fewer than the report's
     /// released classes when two classes are shown alike (e.g. equal microaggregates).
     pub released_groups: usize,
     /// Rows written with every non-public cell `*`.
@@ -66,6 +67,11 @@ pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Aud
             .column_index(name)
             .ok_or_else(|| Error::Invalid(format!("released table has no column `{name}`")))
     };
+    let public_cols: Vec<usize> = expected
+        .public
+        .iter()
+        .map(|p| column(p))
+        .collect::<Result<_>>()?;
     let qi_cols: Vec<usize> = expected
         .quasi
         .iter()
@@ -95,7 +101,12 @@ pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Aud
             pool.push(row);
             continue;
         }
-        let key: Vec<&str> = qi_cols.iter().map(|&c| released.value(row, c)).collect();
+        // public columns are known to the recipient: they link as quasi-identifiers do
+        let key: Vec<&str> = qi_cols
+            .iter()
+            .chain(&public_cols)
+            .map(|&c| released.value(row, c))
+            .collect();
         groups.entry(key).or_default().push(row);
     }
     // input rows not released at all (dropped) belong to the pool's persons

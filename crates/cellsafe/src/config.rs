@@ -352,6 +352,15 @@ impl Config {
                  without models, use `cellsafe evaluate`)",
             ));
         }
+        if self.search.algorithm == Algorithm::SetBased
+            && self.output.values == OutputValues::Microaggregation
+        {
+            return Err(Error::config(
+                &file,
+                "output.values",
+                "the set-based search releases sets of values, not microaggregates",
+            ));
+        }
         if matches!(
             self.search.algorithm,
             Algorithm::Genetic | Algorithm::SetBased

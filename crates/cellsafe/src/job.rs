@@ -177,7 +177,9 @@ fn anonymize_here(
         report.sf = node.sf;
         report.partitions = partition_names(&problem, &best.levels);
         let layout = layout(config, &problem, order, node.suppressed_rows);
-        report.warnings.extend(layout_warnings(&layout));
+        report
+            .warnings
+            .extend(layout_warnings(config, &problem, &layout));
         report.layout = Some(layout);
         if let Some(path) = &outputs.table {
             let format = config.csv_format()?;
@@ -204,8 +206,15 @@ fn anonymize_here(
                 rows: &rows,
                 public: &public,
             };
-            let audit = audit::audit(&staged, &format, &expected)
+            let mut audit = audit::audit(&staged, &format, &expected)
                 .map_err(|e| e.with_path(&staged, path))?;
+            if !audit.passed && !public.is_empty() {
+                audit.violations.push(format!(
+                    "public columns ({}) are known to the recipient and split the classes \
+                     they vary in: mark a column that tells persons apart quasi-identifying",
+                    public.join(", ")
+                ));
+            }
             check_audit(&audit, path)?;
             report.output = Some(path.display().to_string());
             report.audit = Some(audit);
@@ -229,7 +238,9 @@ fn layout(config: &Config, problem: &Problem, order: RowOrder, suppressed: u64) 
     }
 }
 
-fn layout_warnings(layout: &Layout) -> Vec<String> {
+/// What a recipient who knows the algorithm may still infer from this release, and other
+/// things the custodian should know before handing it over.
+fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<String> {
     let mut warnings = Vec::new();
     if layout.keep_order {
         warnings.push(
@@ -237,13 +248,36 @@ fn layout_warnings(layout: &Layout) -> Vec<String> {
              source's order can link rows back by position"
                 .to_owned(),
         );
+    } else if config.output.seed.is_some() {
+        warnings.push(
+            "the row order comes from the fixed [output] seed: it is a key, and a recipient \
+             who guesses it (a small number, a date) recovers the input order; keep it \
+             secret, or leave it out to draw a fresh one each run"
+                .to_owned(),
+        );
     }
     if layout.suppression_read_sensitive_values {
         warnings.push(
             "which classes were suppressed depended on sensitive values (ARX's class \
              suppression): a recipient who knows the algorithm can infer that the \
-             suppressed persons' classes failed the model; `cellsafe disclose` protects \
-             against such inference"
+             suppressed persons' classes failed the model"
+                .to_owned(),
+        );
+    }
+    let reads = problem.models.iter().any(|m| m.reads_confidential_values());
+    if config.search.algorithm == search::Algorithm::SetBased {
+        warnings.push(
+            "the set-based search widens the cells of exactly the persons who would \
+             otherwise be exposed: a recipient who knows the algorithm can infer from a \
+             widened cell what it hides"
+                .to_owned(),
+        );
+    } else if reads && config.disclose.is_none() {
+        warnings.push(
+            "the released transformation was chosen because every better one failed a \
+             model that reads confidential values: a recipient who knows the algorithm can \
+             reason about that (paper 001); a [disclose] section judges the release \
+             against such a recipient"
                 .to_owned(),
         );
     }
@@ -285,7 +319,14 @@ fn set_based(
     let mut report = Report::empty(problem, search::Algorithm::SetBased);
     report.found = found.search.safe;
     let layout = layout(config, problem, order, 0);
-    report.warnings.extend(layout_warnings(&layout));
+    report
+        .warnings
+        .extend(layout_warnings(config, problem, &layout));
+    if config.suppression_limit > 0.0 {
+        report.warnings.push(
+            "suppression_limit is not used by the set-based search: it deletes no rows".to_owned(),
+        );
+    }
     report.layout = Some(layout);
     if found.search.safe {
         if let Some(path) = &outputs.table {

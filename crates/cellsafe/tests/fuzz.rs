@@ -181,7 +181,9 @@ fn sections(variant: usize) -> Vec<(String, Vec<String>)> {
             ),
         );
     }
-    if variant & 4 != 0 {
+    let algorithm = ALGORITHMS[(variant >> 4) % ALGORITHMS.len()];
+    // the set-based search releases sets, never microaggregates
+    if variant & 4 != 0 && algorithm != "set-based" {
         let i = find(&out, "[output]");
         out[i].1 = vec!["values = \"microaggregation\"".into()];
     }
@@ -191,10 +193,7 @@ fn sections(variant: usize) -> Vec<(String, Vec<String>)> {
         out.push(s("[[privacy]]", &["model = \"logical-safety\""]));
     }
     let i = find(&out, "[search]");
-    out[i].1[0] = format!(
-        "algorithm = \"{}\"",
-        ALGORITHMS[(variant >> 4) % ALGORITHMS.len()]
-    );
+    out[i].1[0] = format!("algorithm = \"{algorithm}\"");
     out
 }
 

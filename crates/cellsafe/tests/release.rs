@@ -405,6 +405,15 @@ fn suppressed_rows_do_not_betray_the_ill() {
     let report = job::anonymize(&config, &outputs, None).unwrap();
     assert!(report.found);
     assert!(report.audit.as_ref().unwrap().passed);
+    // what the choice of transformation tells is said
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("every better one failed")),
+        "{:?}",
+        report.warnings
+    );
     let rows: Vec<Vec<String>> = {
         let mut rdr = csv::Reader::from_path(&out).unwrap();
         rdr.records()
@@ -453,6 +462,10 @@ fn row_order_is_seeded_and_the_mapping_leads_back() {
     let (b, _) = run(&config, "b", false);
     assert_eq!(a, b, "same seed, same file");
     assert_eq!(ra.layout.as_ref().unwrap().seed, Some(7));
+    assert!(ra
+        .warnings
+        .iter()
+        .any(|w| w.contains("fixed [output] seed")));
     config.output.seed = Some(8);
     let (c, _) = run(&config, "c", false);
     assert_ne!(a, c, "another seed, another order");
@@ -465,6 +478,11 @@ fn row_order_is_seeded_and_the_mapping_leads_back() {
     config.output.seed = None;
     let (fresh, rf) = run(&config, "fresh", false);
     assert!(rf.layout.as_ref().unwrap().seed.is_some());
+    assert!(
+        !rf.warnings.iter().any(|w| w.contains("seed")),
+        "{:?}",
+        rf.warnings
+    );
     assert_eq!(sorted(&fresh), sorted(&a));
     config.output.keep_order = true;
     let (kept, rk) = run(&config, "kept", false);
@@ -676,4 +694,83 @@ fn the_con_column_is_never_released() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("safety.column"), "{err}");
+}
+
+/// A public column is known to the recipient. One that tells persons apart inside a class
+/// (a region per person) links every row to its person, so the audit, which groups rows by
+/// public cells too, refuses the release and nothing is written.
+#[test]
+fn a_public_column_that_singles_persons_out_fails_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("d.csv"),
+        "name,age,region,disease\nAnn,21,north,hiv\nBob,22,south,flu\nCat,23,east,hiv\n\
+         Dan,24,west,cold\nEve,31,nw,flu\nFay,32,ne,hiv\n",
+    )
+    .unwrap();
+    for model in [
+        "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { hiv = \"disease = hiv\" }\ndefault = [\"hiv\"]\n",
+        "[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n",
+    ] {
+        std::fs::write(
+            d.join("j.toml"),
+            format!(
+                "[input]\npath = \"d.csv\"\n[attributes.name]\nrole = \"identifying\"\n\
+                 [attributes.age]\nrole = \"quasi-identifying\"\nhierarchy = {{ kind = \"intervals\", widths = [10, 20] }}\n\
+                 [attributes.region]\nrole = \"insensitive\"\npublic = true\n\
+                 [attributes.disease]\nrole = \"sensitive\"\n{model}"
+            ),
+        )
+        .unwrap();
+        let config = Config::from_file(&d.join("j.toml")).unwrap();
+        let out = d.join("out.csv");
+        let outputs = Outputs {
+            table: Some(out.clone()),
+            report: Some(d.join("r.json")),
+            mapping: None,
+        };
+        let err = job::anonymize(&config, &outputs, None).unwrap_err().to_string();
+        assert!(err.contains("audit") && err.contains("public columns (region)"), "{err}");
+        assert!(!out.exists() && !d.join("r.json").exists());
+    }
+}
+
+/// The set-based search says what its widened cells tell a recipient who knows it, and
+/// refuses microaggregated output, which it cannot produce.
+#[test]
+fn set_based_releases_say_what_widening_tells() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = common::examples().join("papers");
+    for f in ["linking8.csv", "linking8-con.csv", "linking8-setbased.toml"] {
+        std::fs::copy(src.join(f), d.join(f)).unwrap();
+    }
+    let config = Config::from_file(&d.join("linking8-setbased.toml")).unwrap();
+    let outputs = Outputs {
+        table: Some(d.join("out.csv")),
+        report: None,
+        mapping: None,
+    };
+    let report = job::anonymize(&config, &outputs, None).unwrap();
+    assert!(report.found);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("widens the cells")),
+        "{:?}",
+        report.warnings
+    );
+    let text = std::fs::read_to_string(d.join("linking8-setbased.toml")).unwrap();
+    std::fs::write(
+        d.join("micro.toml"),
+        format!("{text}\n[output]\nvalues = \"microaggregation\"\n"),
+    )
+    .unwrap();
+    let config = Config::from_file(&d.join("micro.toml")).unwrap();
+    let err = job::anonymize(&config, &outputs, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("output.values"), "{err}");
 }
