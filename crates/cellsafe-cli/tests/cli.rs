@@ -1237,3 +1237,15 @@ fn released_cells_are_quoted_in_the_declared_dialect() {
     );
     assert!(!out.contains('"'), "{out}");
 }
+
+/// `*` marks suppressed cells, so a sensitive or insensitive value `*` would read as one:
+/// refused, naming the line and column.
+#[test]
+fn a_released_value_star_is_refused() {
+    let data = DATA.replace("cid,24133,36,flu", "cid,24133,36,*");
+    let dir = fixture(&data, AGE, &config(&k(2)));
+    run_anonymize(dir.path())
+        .code(1)
+        .stderr(predicate::str::contains("data.csv:4:4"))
+        .stderr(predicate::str::contains("suppressed cell"));
+}
