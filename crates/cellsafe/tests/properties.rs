@@ -282,14 +282,26 @@ fn brute_suppressed(
     (rows, suppressed, released_ok && pool_ok)
 }
 
-/// Score order as the searches define it: scalar scores within 1e-12 (relative) of each
-/// other are equal, since equal scores of different nodes are sums taken in different
-/// orders; ranks compare exactly.
+/// Score order as the searches define it: scalar scores (and each component of a rank)
+/// within 1e-12 (relative) of each other are equal, since equal scores of different nodes
+/// are sums taken in different orders.
 fn same_or(a: &cellsafe::metrics::Score, b: &cellsafe::metrics::Score) -> std::cmp::Ordering {
+    let near = |x: f64, y: f64| {
+        if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
+            std::cmp::Ordering::Equal
+        } else {
+            x.partial_cmp(&y).unwrap()
+        }
+    };
     match (&a.rank, &b.rank) {
-        (None, None)
-            if (a.value - b.value).abs() <= 1e-12 * a.value.abs().max(b.value.abs()).max(1.0) =>
-        {
+        (None, None) => near(a.value, b.value),
+        (Some(x), Some(y)) => {
+            for (&x, &y) in x.iter().zip(y) {
+                let o = near(x, y);
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
             std::cmp::Ordering::Equal
         }
         _ => a.compare(b),

@@ -94,19 +94,26 @@ pub(crate) fn pick_best<'a>(
 
 /// How two scores (or a lower bound and a score) compare. Scores of different nodes, and a
 /// bound and the score it bounds, are sums taken in different orders, so values within
-/// 1e-12 (relative) count as equal: otherwise a bound one rounding step above an equal score
+/// 1e-12 (relative; for ranks, each component) count as equal: otherwise a bound one rounding step above an equal score
 /// would prune the node that wins the tie order, and of two nodes with equal scores the one
 /// rounded down would win.
 pub fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
-    match (&a.rank, &b.rank) {
-        (None, None) => {
-            let (x, y) = (a.value, b.value);
-            if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
-                std::cmp::Ordering::Equal
-            } else {
-                x.total_cmp(&y)
-            }
+    let near = |x: f64, y: f64| {
+        if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
+            std::cmp::Ordering::Equal
+        } else {
+            x.total_cmp(&y)
         }
+    };
+    match (&a.rank, &b.rank) {
+        (None, None) => near(a.value, b.value),
+        // ranks compare attribute by attribute, each within the same tolerance
+        (Some(x), Some(y)) => x
+            .iter()
+            .zip(y)
+            .map(|(&x, &y)| near(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal),
         _ => a.compare(b),
     }
 }
