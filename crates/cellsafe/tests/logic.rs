@@ -531,6 +531,45 @@ fn formula_errors_name_key_and_character() {
     assert!(err.contains("`incme`"), "{err}");
 }
 
+/// Formulas nested 3,000 deep or chaining 10,000 terms are refused with an error naming
+/// the key and pointing at the character, instead of overflowing the stack.
+#[test]
+fn long_formulas_are_refused_by_key() {
+    let chain = |op: &str| vec!["health = 2"; 10_000].join(op);
+    let cases = [
+        (
+            format!("{}health = 2{}", "(".repeat(3000), ")".repeat(3000)),
+            "at character 65",
+            "nest at most 64",
+        ),
+        (chain(" and "), "at character 3841", "at most 512 atoms"),
+        (chain(" or "), "at character 3585", "at most 512 atoms"),
+        (
+            vec!["health = 2"; 200_000].join(" -> "),
+            "at character 908",
+            "nest at most 64",
+        ),
+    ];
+    for (text, at, what) in cases {
+        let mut config = load("linking8.toml");
+        config
+            .safety
+            .as_mut()
+            .unwrap()
+            .formulas
+            .insert("long".into(), text);
+        let err = config.problem().unwrap_err();
+        assert!(
+            matches!(&err, cellsafe::error::Error::Config { key, .. } if key == "safety.formulas.long"),
+            "{err}"
+        );
+        let err = err.to_string();
+        assert!(err.contains(at), "{err}");
+        assert!(err.contains(what), "{err}");
+        assert!(err.len() < 500, "{err}");
+    }
+}
+
 /// Paper 002 example 9: the set-based generalization of figure 9, R_τ of figure 10 (every
 /// link on some perfect matching) and its safety for CON = {income ≥ 300K ∧ ill, seriously
 /// ill}. The income interval (200K, 400K] needs a value between 200K and 300K in the
