@@ -398,7 +398,36 @@ const VALUES: &[&str] = &[
     "{ ill = 1e308 }",
     "[\"\", \"?\"]",
     "[\"disease\", \"blood\", \"zip\"]",
+    "DEEP",
+    "CHAIN",
+    "ARROWS",
+    "WIDE",
 ];
+
+/// The long values [`VALUES`] names: formulas past the bounds on nesting and size, and a
+/// domain with more values than `each_value` takes.
+fn expand(value: &str) -> String {
+    match value {
+        "DEEP" => format!(
+            "{{ ill = \"{}disease = flu{}\" }}",
+            "(".repeat(3000),
+            ")".repeat(3000)
+        ),
+        "CHAIN" => format!(
+            "{{ ill = \"{}\" }}",
+            vec!["disease = flu"; 10_000].join(" or ")
+        ),
+        "ARROWS" => format!(
+            "{{ ill = \"{}\" }}",
+            vec!["disease = flu"; 200_000].join(" -> ")
+        ),
+        "WIDE" => {
+            let values: Vec<String> = (0..1500).map(|i| format!("\"d{i}\"")).collect();
+            format!("{{ disease = [{}] }}", values.join(", "))
+        }
+        other => other.to_owned(),
+    }
+}
 
 /// Keys to add to a section.
 const KEYS: &[&str] = &[
@@ -600,9 +629,9 @@ fn mutate_config(variant: usize, ops: &[ConfigOp]) -> String {
                     let (key, old) = (key.trim().to_owned(), old.trim());
                     // numbers mostly get other numbers, so that cases get past the types
                     let value = if old.starts_with(|c: char| c.is_ascii_digit()) && v % 4 != 0 {
-                        NUMBERS[v % NUMBERS.len()]
+                        NUMBERS[v % NUMBERS.len()].to_owned()
                     } else {
-                        VALUES[v]
+                        expand(VALUES[v])
                     };
                     lines[l] = format!("{key} = {value}");
                 }
@@ -625,7 +654,9 @@ fn mutate_config(variant: usize, ops: &[ConfigOp]) -> String {
                 s.insert(sec % n, copy);
             }
             ConfigOp::AddLine(sec, k, v) => {
-                s[sec % n].1.push(format!("{} = {}", KEYS[k], VALUES[v]));
+                s[sec % n]
+                    .1
+                    .push(format!("{} = {}", KEYS[k], expand(VALUES[v])));
             }
             ConfigOp::AddSection(i) => extra.push_str(EXTRA_SECTIONS[i]),
         }
@@ -860,6 +891,44 @@ fn the_valid_jobs_run() {
         let (errors, audit) = exercise(dir.path(), &text);
         assert!(errors.is_empty(), "variant {variant}: {errors:?}\n{text}");
         assert!(audit.is_none(), "variant {variant}: {audit:?}");
+    }
+}
+
+/// Formulas past the bounds on nesting and size, and `each_value` on a column with too many
+/// values, fail with an error naming the key (they overflowed the stack, or cost time and
+/// memory growing with the square of the values).
+#[test]
+fn long_safety_values_fail_cleanly() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let formulas = "formulas = { ill = \"disease = cancer\" }";
+    for (name, key) in [
+        ("DEEP", "safety.formulas.ill"),
+        ("CHAIN", "safety.formulas.ill"),
+        ("ARROWS", "safety.formulas.ill"),
+        ("WIDE", "safety.each_value[0]"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("data.csv"), DATA).unwrap();
+        std::fs::write(dir.path().join("age.csv"), AGE).unwrap();
+        std::fs::write(dir.path().join("con.csv"), CON).unwrap();
+        let base = mutate_config(8, &[]);
+        assert!(base.contains(formulas));
+        let text = match name {
+            "WIDE" => base.replace(
+                formulas,
+                &format!("each_value = [\"disease\"]\ndomain = {}", expand(name)),
+            ),
+            _ => base.replace(formulas, &format!("formulas = {}", expand(name))),
+        };
+        let (errors, audit) = exercise(dir.path(), &text);
+        assert!(audit.is_none(), "{name}: {audit:?}");
+        assert!(!errors.is_empty(), "{name}");
+        for e in &errors {
+            assert!(
+                matches!(e, Error::Config { key: k, .. } if k == key),
+                "{name}: {e}"
+            );
+        }
     }
 }
 

@@ -531,6 +531,69 @@ fn formula_errors_name_key_and_character() {
     assert!(err.contains("`incme`"), "{err}");
 }
 
+/// Formulas nested 3,000 deep or chaining 10,000 terms are refused with an error naming
+/// the key and pointing at the character, instead of overflowing the stack.
+#[test]
+fn long_formulas_are_refused_by_key() {
+    let chain = |op: &str| vec!["health = 2"; 10_000].join(op);
+    let cases = [
+        (
+            format!("{}health = 2{}", "(".repeat(3000), ")".repeat(3000)),
+            "at character 65",
+            "nest at most 64",
+        ),
+        (chain(" and "), "at character 3841", "at most 512 atoms"),
+        (chain(" or "), "at character 3585", "at most 512 atoms"),
+        (
+            vec!["health = 2"; 200_000].join(" -> "),
+            "at character 908",
+            "nest at most 64",
+        ),
+    ];
+    for (text, at, what) in cases {
+        let mut config = load("linking8.toml");
+        config
+            .safety
+            .as_mut()
+            .unwrap()
+            .formulas
+            .insert("long".into(), text);
+        let err = config.problem().unwrap_err();
+        assert!(
+            matches!(&err, cellsafe::error::Error::Config { key, .. } if key == "safety.formulas.long"),
+            "{err}"
+        );
+        let err = err.to_string();
+        assert!(err.contains(at), "{err}");
+        assert!(err.contains(what), "{err}");
+        assert!(err.len() < 500, "{err}");
+    }
+}
+
+/// `each_value` refuses a column with more than 1,000 distinct values (each adds a
+/// formula, so the catalog would grow with the square of the rows), naming the key.
+#[test]
+fn each_value_bounds_distinct_values() {
+    let run = |extra: usize| {
+        let mut config = load("linking8.toml");
+        let safety = config.safety.as_mut().unwrap();
+        let income = (0..extra).map(|i| format!("{}K", 1000 + i)).collect();
+        safety.domain.insert("income".into(), income);
+        safety.each_value = vec!["health".into(), "income".into()];
+        config.problem()
+    };
+    // linking8 has 3 incomes and 3 health values
+    let p = run(997).unwrap();
+    let formulas = &p.data.confidentiality.as_ref().unwrap().formulas;
+    assert_eq!(formulas.len(), 2 + 3 + 1000);
+    let err = run(998).unwrap_err();
+    assert!(
+        matches!(&err, cellsafe::error::Error::Config { key, .. } if key == "safety.each_value[1]"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("1001 distinct values"), "{err}");
+}
+
 /// Paper 002 example 9: the set-based generalization of figure 9, R_τ of figure 10 (every
 /// link on some perfect matching) and its safety for CON = {income ≥ 300K ∧ ill, seriously
 /// ill}. The income interval (200K, 400K] needs a value between 200K and 300K in the

@@ -16,8 +16,19 @@
 //! strings. Every atom compiles to the paper's `(j, α)`: a column and the set α of its
 //! dictionary codes that satisfy it, so a comparison `income >= 300K` is just the set of
 //! incomes at least 300K. Parse errors carry the character position.
+//!
+//! A formula nests at most [`MAX_NESTING`] levels and has at most [`MAX_SIZE`] atoms and
+//! operators, so parsing, evaluating, converting to clausal form and dropping a formula
+//! never recurse deeply. Chains of `and` and of `or` are built as balanced trees.
 
 use std::fmt;
+
+use rustc_hash::FxHashMap;
+
+/// The most levels of nesting in a formula: each parenthesis, `not` and `->` opens one.
+pub const MAX_NESTING: usize = 64;
+/// The most atoms and operators (`not`, `and`, `or`, `->`) in a formula.
+pub const MAX_SIZE: usize = 512;
 
 /// The domain of one attribute formulas may mention.
 #[derive(Debug, Clone)]
@@ -113,15 +124,31 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// How many characters of a long formula an error shows on either side of the caret.
+const CONTEXT: usize = 40;
+
 impl ParseError {
-    /// The message with the formula and a caret under the offending character.
+    /// The message with the formula (cut to the characters around the position when it is
+    /// long) and a caret under the offending character.
     pub fn render(&self, text: &str) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let from = self.position.saturating_sub(CONTEXT);
+        let to = (self.position + CONTEXT + 1).min(chars.len());
+        let mut shown: String = chars[from.min(to)..to].iter().collect();
+        let mut caret = self.position - from;
+        if from > 0 {
+            shown.insert(0, '…');
+            caret += 1;
+        }
+        if to < chars.len() {
+            shown.push('…');
+        }
         format!(
             "at character {}: {}\n    {}\n    {}^",
             self.position + 1,
             self.message,
-            text,
-            " ".repeat(self.position)
+            shown,
+            " ".repeat(caret)
         )
     }
 }
@@ -264,11 +291,17 @@ struct Parser<'a> {
     tokens: Vec<(Token, usize)>,
     at: usize,
     vocabulary: &'a [Domain],
+    /// Per domain, the code of each value (built when the domain is first named).
+    codes: Vec<Option<FxHashMap<&'a str, usize>>>,
     /// Values named that no record has.
     absent: Vec<ParseError>,
+    /// Levels of nesting open at the current token.
+    depth: usize,
+    /// Atoms and operators read so far.
+    size: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self) -> &Token {
         &self.tokens[self.at].0
     }
@@ -301,44 +334,81 @@ impl Parser<'_> {
         }
     }
 
+    /// Counts the atom or operator at the current token against [`MAX_SIZE`].
+    fn count(&mut self) -> Result<(), ParseError> {
+        self.size += 1;
+        if self.size > MAX_SIZE {
+            return self.fail(format!(
+                "a formula may have at most {MAX_SIZE} atoms and operators \
+                 (`not`, `and`, `or`, `->`); split it into several formulas"
+            ));
+        }
+        Ok(())
+    }
+    /// Opens a level of nesting at the current token, within [`MAX_NESTING`].
+    fn enter(&mut self) -> Result<(), ParseError> {
+        if self.depth >= MAX_NESTING {
+            return self.fail(format!(
+                "a formula may nest at most {MAX_NESTING} levels (each `(`, `not` and `->` \
+                 opens one)"
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn formula(&mut self) -> Result<Formula, ParseError> {
         let left = self.or()?;
         if *self.peek() == Token::Arrow {
+            self.count()?;
+            self.enter()?;
             self.bump();
             let right = self.formula()?;
+            self.depth -= 1;
             return Ok(Formula::Implies(Box::new(left), Box::new(right)));
         }
         Ok(left)
     }
     fn or(&mut self) -> Result<Formula, ParseError> {
-        let mut f = self.and()?;
+        let mut terms = vec![self.and()?];
         while *self.peek() == Token::Or {
+            self.count()?;
             self.bump();
-            f = Formula::Or(Box::new(f), Box::new(self.and()?));
+            terms.push(self.and()?);
         }
-        Ok(f)
+        Ok(balanced(terms, Formula::Or))
     }
     fn and(&mut self) -> Result<Formula, ParseError> {
-        let mut f = self.unary()?;
+        let mut terms = vec![self.unary()?];
         while *self.peek() == Token::And {
+            self.count()?;
             self.bump();
-            f = Formula::And(Box::new(f), Box::new(self.unary()?));
+            terms.push(self.unary()?);
         }
-        Ok(f)
+        Ok(balanced(terms, Formula::And))
     }
     fn unary(&mut self) -> Result<Formula, ParseError> {
         match self.peek() {
             Token::Not => {
+                self.count()?;
+                self.enter()?;
                 self.bump();
-                Ok(Formula::Not(Box::new(self.unary()?)))
+                let f = self.unary()?;
+                self.depth -= 1;
+                Ok(Formula::Not(Box::new(f)))
             }
             Token::Open => {
+                self.enter()?;
                 self.bump();
                 let f = self.formula()?;
                 self.expect(Token::Close)?;
+                self.depth -= 1;
                 Ok(f)
             }
-            _ => self.atom(),
+            _ => {
+                self.count()?;
+                self.atom()
+            }
         }
     }
 
@@ -355,8 +425,16 @@ impl Parser<'_> {
 
     /// The code of `value`, or `None` (noted in `absent`) when no record has it: the atom
     /// then simply matches no record with that value.
-    fn value_code(&mut self, d: &Domain, value: &str, at: usize) -> Option<usize> {
-        let code = d.values.iter().position(|v| v == value);
+    fn value_code(&mut self, domain: usize, value: &str, at: usize) -> Option<usize> {
+        let d: &'a Domain = &self.vocabulary[domain];
+        let codes = self.codes[domain].get_or_insert_with(|| {
+            let mut codes = FxHashMap::default();
+            for (c, v) in d.values.iter().enumerate() {
+                codes.entry(v.as_str()).or_insert(c);
+            }
+            codes
+        });
+        let code = codes.get(value).copied();
         if code.is_none() {
             self.absent.push(ParseError {
                 position: at,
@@ -391,7 +469,7 @@ impl Parser<'_> {
                 self.expect(Token::BraceOpen)?;
                 loop {
                     let (v, at) = self.word("a value")?;
-                    if let Some(code) = self.value_code(d, &v, at) {
+                    if let Some(code) = self.value_code(domain, &v, at) {
                         values[code] = true;
                     }
                     match self.peek() {
@@ -411,7 +489,7 @@ impl Parser<'_> {
             }
             Token::Eq | Token::Ne => {
                 let (v, at) = self.word("a value")?;
-                let code = self.value_code(d, &v, at);
+                let code = self.value_code(domain, &v, at);
                 for (c, x) in values.iter_mut().enumerate() {
                     *x = (Some(c) == code) == (op == Token::Eq);
                 }
@@ -484,7 +562,10 @@ pub fn parse_noting_absent(
         tokens: lex(text)?,
         at: 0,
         vocabulary,
+        codes: vec![None; vocabulary.len()],
         absent: Vec::new(),
+        depth: 0,
+        size: 0,
     };
     let f = p.formula()?;
     if *p.peek() != Token::End {
@@ -494,6 +575,15 @@ pub fn parse_noting_absent(
         ));
     }
     Ok((f, p.absent))
+}
+
+/// `terms` joined by the associative `op` as a balanced tree (depth log2 of their number).
+fn balanced(mut terms: Vec<Formula>, op: fn(Box<Formula>, Box<Formula>) -> Formula) -> Formula {
+    if terms.len() == 1 {
+        return terms.pop().expect("one term");
+    }
+    let right = terms.split_off(terms.len() / 2);
+    op(Box::new(balanced(terms, op)), Box::new(balanced(right, op)))
 }
 
 impl Formula {
@@ -752,5 +842,88 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Long formulas are refused with an error at the offending token instead of
+    /// overflowing the stack in the parser, evaluation, clausal form or drop.
+    #[test]
+    fn nesting_and_size_are_bounded() {
+        let v = vocabulary();
+        let deep = format!("{}health = 1{}", "(".repeat(3000), ")".repeat(3000));
+        let e = parse(&deep, &v).unwrap_err();
+        assert_eq!(e.position, MAX_NESTING);
+        assert!(e.message.contains("nest at most 64"), "{}", e.message);
+        let nots = format!("{}health = 1", "not ".repeat(3000));
+        let e = parse(&nots, &v).unwrap_err();
+        assert_eq!(e.position, 4 * MAX_NESTING);
+        let arrows = vec!["health = 1"; 200_000].join(" -> ");
+        let e = parse(&arrows, &v).unwrap_err();
+        assert!(e.message.contains("nest at most"), "{}", e.message);
+        for op in [" and ", " or "] {
+            let chain = vec!["health = 1"; 10_000].join(op);
+            let e = parse(&chain, &v).unwrap_err();
+            assert!(e.message.contains("at most 512 atoms"), "{}", e.message);
+            // the 513th atom or operator: atom 257 is preceded by 256 atoms and operators
+            let at = 256 * (10 + op.len());
+            assert_eq!(e.position, at);
+            let shown = e.render(&chain);
+            assert!(shown.len() < 300, "{shown}");
+            assert!(shown.ends_with(&format!("{}^", " ".repeat(41))), "{shown}");
+        }
+    }
+
+    /// The largest formulas the bounds allow parse, evaluate, convert and drop on a small
+    /// stack; chains of `and` and `or` are balanced trees.
+    #[test]
+    fn largest_formulas_fit_a_small_stack() {
+        std::thread::Builder::new()
+            .stack_size(128 << 10)
+            .spawn(|| {
+                let v = vocabulary();
+                let atoms = MAX_SIZE / 2; // with their operators, 511
+                let nested = format!(
+                    "{}health = 1{}",
+                    "(not ".repeat(MAX_NESTING / 2),
+                    ")".repeat(MAX_NESTING / 2)
+                );
+                let texts = [
+                    vec!["health = 1"; atoms].join(" and "),
+                    vec!["health = 1"; atoms].join(" or "),
+                    vec!["health = 1"; MAX_NESTING + 1].join(" -> "),
+                    nested,
+                ];
+                for text in &texts {
+                    let f = parse(text, &v).unwrap();
+                    assert!(f.holds(&|_| 0));
+                    assert!(f.clauses(4096).is_some());
+                    drop(f);
+                }
+                let f = parse(&texts[0], &v).unwrap();
+                fn depth(f: &Formula) -> usize {
+                    match f {
+                        Formula::Atom(_) => 1,
+                        Formula::Not(x) => 1 + depth(x),
+                        Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) => {
+                            1 + depth(a).max(depth(b))
+                        }
+                    }
+                }
+                assert_eq!(depth(&f), 9);
+                assert!(parse(&vec!["health = 1"; atoms + 1].join(" and "), &v).is_err());
+                assert!(parse(&vec!["health = 1"; MAX_NESTING + 2].join(" -> "), &v).is_err());
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    /// A set of many values is read in linear time.
+    #[test]
+    fn long_value_sets_are_linear() {
+        let s = |n: usize| (0..n).map(|i| format!("v{i}")).collect::<Vec<_>>();
+        let v = vec![Domain::new("x", 0, s(100_000), None).unwrap()];
+        let text = format!("x in {{{}}}", s(100_000).join(", "));
+        let f = parse(&text, &v).unwrap();
+        assert!(f.holds(&|_| 99_999));
     }
 }

@@ -33,6 +33,10 @@ use formula::{Cnf, Domain, Formula};
 
 /// The most clauses a formula's clausal normal form may have.
 pub const CLAUSE_LIMIT: usize = 4096;
+/// The most formulas in the catalog (`formulas` and those `each_value` adds).
+pub const MAX_FORMULAS: usize = 4096;
+/// The most distinct values (in the data and `domain`) of a column in `each_value`.
+pub const MAX_EACH_VALUE: usize = 1000;
 
 /// A formula of the catalog.
 #[derive(Debug, Clone)]

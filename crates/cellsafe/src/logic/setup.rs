@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 use super::formula::{self, Domain};
-use super::Confidentiality;
+use super::{Confidentiality, MAX_EACH_VALUE, MAX_FORMULAS};
 use crate::dataset::Role;
 use crate::error::{Error, Location, Result};
 use crate::table::Table;
@@ -104,6 +104,15 @@ pub fn build(
     }
     let mut formulas = Vec::new();
     let mut warnings = Vec::new();
+    let too_many = |key: &str| {
+        err(
+            key,
+            format!("the formula catalog may hold at most {MAX_FORMULAS} formulas"),
+        )
+    };
+    if spec.formulas.len() > MAX_FORMULAS {
+        return Err(too_many("safety.formulas"));
+    }
     for (id, text) in &spec.formulas {
         check_id(id).map_err(|m| err(&format!("safety.formulas.{id}"), m))?;
         let (f, absent) = formula::parse_noting_absent(text, &vocabulary)
@@ -115,6 +124,7 @@ pub fn build(
         }
         formulas.push((id.clone(), text.clone(), f));
     }
+    let mut taken: rustc_hash::FxHashSet<String> = spec.formulas.keys().cloned().collect();
     for (i, name) in spec.each_value.iter().enumerate() {
         let key = format!("safety.each_value[{i}]");
         let Some(d) = vocabulary.iter().position(|d| &d.name == name) else {
@@ -123,12 +133,25 @@ pub fn build(
                 format!("`{name}` is not a confidential or insensitive column"),
             ));
         };
+        let count = vocabulary[d].values.len();
+        if count > MAX_EACH_VALUE {
+            return Err(err(
+                &key,
+                format!(
+                    "`{name}` has {count} distinct values; `each_value` takes columns with at \
+                     most {MAX_EACH_VALUE}"
+                ),
+            ));
+        }
+        if formulas.len() + count > MAX_FORMULAS {
+            return Err(too_many(&key));
+        }
         for (code, v) in vocabulary[d].values.iter().enumerate() {
             let id = format!("{name}={v}");
-            if formulas.iter().any(|(x, _, _)| *x == id) {
+            if !taken.insert(id.clone()) {
                 return Err(err(&key, format!("formula id `{id}` is defined twice")));
             }
-            let mut values = vec![false; vocabulary[d].values.len()];
+            let mut values = vec![false; count];
             values[code] = true;
             let text = format!("{name} = \"{v}\"");
             let f = formula::Formula::Atom(formula::Atom { domain: d, values });
