@@ -171,6 +171,81 @@ fn refuses_any_output_that_names_an_input() {
     }
 }
 
+/// An output's lock file is created and removed by the run, so an input or a report there
+/// is refused (exit 2, naming both) and survives; files that only look like cellsafe's
+/// temporary or lock files are never cleaned up, however old.
+#[test]
+fn lock_files_and_look_alikes_are_never_removed() {
+    let config_at = |data: &str| config(&k(3)).replace("\"data.csv\"", &format!("\"{data}\""));
+    // (a) The data file is the output's lock file.
+    let dir = fixture(DATA, AGE, &config_at(".out.csv.cellsafe-lock"));
+    let d = dir.path();
+    let lock = d.join(".out.csv.cellsafe-lock");
+    std::fs::rename(d.join("data.csv"), &lock).unwrap();
+    cellsafe()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the lock file of the released table",
+        ))
+        .stderr(predicate::str::contains("the data file"))
+        .stderr(predicate::str::contains(".out.csv.cellsafe-lock"));
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), DATA);
+    assert!(!d.join("out.csv").exists());
+
+    // (c) The report is the table's lock file.
+    let dir = fixture(DATA, AGE, &config(&k(3)));
+    let d = dir.path();
+    cellsafe()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .arg("--report")
+        .arg(d.join(".out.csv.cellsafe-lock"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the report"))
+        .stderr(predicate::str::contains(
+            "the lock file of the released table",
+        ));
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["age.csv", "data.csv", "job.toml"]);
+
+    // (b) Old look-alikes next to the output, one of them the data file: all kept.
+    let dir = fixture(DATA, AGE, &config_at(".cellsafe-data.tmp"));
+    let d = dir.path();
+    std::fs::rename(d.join("data.csv"), d.join(".cellsafe-data.tmp")).unwrap();
+    std::fs::write(d.join(".notes.cellsafe-lock"), "my notes").unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    for name in [".cellsafe-data.tmp", ".notes.cellsafe-lock"] {
+        std::fs::File::options()
+            .write(true)
+            .open(d.join(name))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    run_anonymize(d).success();
+    assert_eq!(
+        std::fs::read_to_string(d.join(".cellsafe-data.tmp")).unwrap(),
+        DATA
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join(".notes.cellsafe-lock")).unwrap(),
+        "my notes"
+    );
+    assert!(d.join("out.csv").exists());
+}
+
 #[test]
 fn nothing_found_exits_3_with_found_false() {
     let models = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 4\n";
