@@ -387,20 +387,55 @@ fn evaluate_scores_one_transformation() {
 
 #[test]
 fn demo_runs_on_the_bundled_data() {
-    let dir = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("new");
     cellsafe()
         .arg("demo")
         .arg("--dir")
-        .arg(dir.path())
+        .arg(&dir)
         .assert()
         .success()
         .stdout(predicate::str::contains("released table"));
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["found"], true);
     assert_eq!(report["audit"]["passed"], true);
     assert!(report["suppressed_rows"].as_u64().unwrap() <= 301);
+}
+
+/// `demo --dir` needs a new or empty directory: it never writes through a symlink there
+/// nor replaces a file (exit 2, nothing changed).
+#[cfg(unix)]
+#[test]
+fn demo_refuses_a_non_empty_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("precious.csv"), "mine").unwrap();
+    std::fs::create_dir(d.join("d")).unwrap();
+    std::os::unix::fs::symlink("../precious.csv", d.join("d/adult.csv")).unwrap();
+    std::fs::write(d.join("d/report.json"), "x").unwrap();
+    cellsafe()
+        .arg("demo")
+        .arg("--dir")
+        .arg(d.join("d"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not empty"))
+        .stderr(predicate::str::contains(d.join("d").display().to_string()));
+    assert_eq!(
+        std::fs::read_to_string(d.join("precious.csv")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("d/report.json")).unwrap(),
+        "x"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(d.join("d"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["adult.csv", "report.json"]);
 }
 
 #[test]
