@@ -100,7 +100,7 @@ enum Command {
     },
     /// Run the main job on the bundled Adult data (k=5, 1% suppression, Loss) in a temp dir.
     Demo {
-        /// Directory to write into (default: a new temporary directory).
+        /// Directory to write into, new or empty (default: a new temporary directory).
         #[arg(long)]
         dir: Option<PathBuf>,
     },

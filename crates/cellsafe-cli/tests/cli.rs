@@ -171,6 +171,81 @@ fn refuses_any_output_that_names_an_input() {
     }
 }
 
+/// An output's lock file is created and removed by the run, so an input or a report there
+/// is refused (exit 2, naming both) and survives; files that only look like cellsafe's
+/// temporary or lock files are never cleaned up, however old.
+#[test]
+fn lock_files_and_look_alikes_are_never_removed() {
+    let config_at = |data: &str| config(&k(3)).replace("\"data.csv\"", &format!("\"{data}\""));
+    // (a) The data file is the output's lock file.
+    let dir = fixture(DATA, AGE, &config_at(".out.csv.cellsafe-lock"));
+    let d = dir.path();
+    let lock = d.join(".out.csv.cellsafe-lock");
+    std::fs::rename(d.join("data.csv"), &lock).unwrap();
+    cellsafe()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the lock file of the released table",
+        ))
+        .stderr(predicate::str::contains("the data file"))
+        .stderr(predicate::str::contains(".out.csv.cellsafe-lock"));
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), DATA);
+    assert!(!d.join("out.csv").exists());
+
+    // (c) The report is the table's lock file.
+    let dir = fixture(DATA, AGE, &config(&k(3)));
+    let d = dir.path();
+    cellsafe()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .arg("--report")
+        .arg(d.join(".out.csv.cellsafe-lock"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the report"))
+        .stderr(predicate::str::contains(
+            "the lock file of the released table",
+        ));
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["age.csv", "data.csv", "job.toml"]);
+
+    // (b) Old look-alikes next to the output, one of them the data file: all kept.
+    let dir = fixture(DATA, AGE, &config_at(".cellsafe-data.tmp"));
+    let d = dir.path();
+    std::fs::rename(d.join("data.csv"), d.join(".cellsafe-data.tmp")).unwrap();
+    std::fs::write(d.join(".notes.cellsafe-lock"), "my notes").unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    for name in [".cellsafe-data.tmp", ".notes.cellsafe-lock"] {
+        std::fs::File::options()
+            .write(true)
+            .open(d.join(name))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    run_anonymize(d).success();
+    assert_eq!(
+        std::fs::read_to_string(d.join(".cellsafe-data.tmp")).unwrap(),
+        DATA
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join(".notes.cellsafe-lock")).unwrap(),
+        "my notes"
+    );
+    assert!(d.join("out.csv").exists());
+}
+
 #[test]
 fn nothing_found_exits_3_with_found_false() {
     let models = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 4\n";
@@ -312,20 +387,55 @@ fn evaluate_scores_one_transformation() {
 
 #[test]
 fn demo_runs_on_the_bundled_data() {
-    let dir = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("new");
     cellsafe()
         .arg("demo")
         .arg("--dir")
-        .arg(dir.path())
+        .arg(&dir)
         .assert()
         .success()
         .stdout(predicate::str::contains("released table"));
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["found"], true);
     assert_eq!(report["audit"]["passed"], true);
     assert!(report["suppressed_rows"].as_u64().unwrap() <= 301);
+}
+
+/// `demo --dir` needs a new or empty directory: it never writes through a symlink there
+/// nor replaces a file (exit 2, nothing changed).
+#[cfg(unix)]
+#[test]
+fn demo_refuses_a_non_empty_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("precious.csv"), "mine").unwrap();
+    std::fs::create_dir(d.join("d")).unwrap();
+    std::os::unix::fs::symlink("../precious.csv", d.join("d/adult.csv")).unwrap();
+    std::fs::write(d.join("d/report.json"), "x").unwrap();
+    cellsafe()
+        .arg("demo")
+        .arg("--dir")
+        .arg(d.join("d"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not empty"))
+        .stderr(predicate::str::contains(d.join("d").display().to_string()));
+    assert_eq!(
+        std::fs::read_to_string(d.join("precious.csv")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("d/report.json")).unwrap(),
+        "x"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(d.join("d"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["adult.csv", "report.json"]);
 }
 
 #[test]

@@ -19,10 +19,13 @@
 //!   once with [`Error::Busy`] instead of interleaving its files with the first run's.
 //!
 //! Files this module creates (so a cleaner can recognize them):
-//! temporary files `.cellsafe-<pid>-<random>.tmp`, locked by their process while it lives,
-//! and lock files `.<target name>.cellsafe-lock`. Both are removed when the transaction
-//! ends. Those of a killed process are removed by a later [`Transaction::begin`] in the
-//! same directory ([`remove_stale`]) once they are unlocked and older than 60 s.
+//! temporary files `.cellsafe-<pid>-<random>.tmp` (the random part six ASCII letters or
+//! digits), locked by their process while it lives, and empty lock files
+//! `.<target name>.cellsafe-lock`. Both are removed when the transaction ends. Those of a
+//! killed process are removed by a later [`Transaction::begin`] in the same directory
+//! ([`remove_stale`]) once they are unlocked and older than 60 s; a file of another name or
+//! shape, a lock file with content, and any input or output given to [`check_paths`] are
+//! never removed. [`check_paths`] refuses an input or output that is an output's lock file.
 //!
 //! Interrupts: the CLI's signal handler calls [`interrupted`], which waits for a commit in
 //! progress, removes the temporary and lock files of every live transaction of the process
@@ -51,7 +54,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, TryLockError};
 use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
@@ -77,27 +80,97 @@ const LOCK_PAUSE: Duration = Duration::from_millis(20);
 // ---------------------------------------------------------------------------------------
 
 /// Refuses (with [`Error::PathClash`]) any output that is the same file as an input or as
-/// an earlier output. Each entry is (what, path) as the user gave it, e.g.
-/// `("--output", path)` or `("hierarchy for age", path)`; the error names both sides so.
-/// Call it before any work.
+/// an earlier output, and any input or output that is the lock file of an output (a run
+/// creates that file and removes it when it ends). Each entry is (what, path) as the user
+/// gave it, e.g. `("--output", path)` or `("hierarchy for age", path)`; the error names
+/// both sides so. Call it before any work.
+///
+/// Every path given is also remembered for the life of the process: [`remove_stale`] never
+/// removes one of them, whatever its name.
 pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(String, PathBuf)]) -> Result<()> {
     let inputs: Vec<Resolved> = inputs.iter().map(Resolved::new).collect();
     let outputs: Vec<Resolved> = outputs.iter().map(Resolved::new).collect();
+    protect(inputs.iter().chain(&outputs));
     for (i, output) in outputs.iter().enumerate() {
         let other = inputs
             .iter()
             .chain(&outputs[..i])
             .find(|other| output.same_file(other));
         if let Some(other) = other {
-            return Err(Error::PathClash {
-                output_what: output.what.to_owned(),
-                output: output.path.to_owned(),
-                input_what: other.what.to_owned(),
-                input: other.path.to_owned(),
-            });
+            return Err(clash(output, other));
+        }
+    }
+    // "the lock file of the released table out.csv, .out.csv.cellsafe-lock"
+    let locks: Vec<(String, PathBuf)> = outputs
+        .iter()
+        .filter_map(|output| {
+            let what = format!(
+                "the lock file of {} {},",
+                output.what,
+                output.path.display()
+            );
+            Some((what, lock_path(output.path)?))
+        })
+        .collect();
+    for entry in &locks {
+        let lock = Resolved::new(entry);
+        if let Some(input) = inputs.iter().find(|input| lock.same_file(input)) {
+            return Err(clash(&lock, input));
+        }
+        if let Some(output) = outputs.iter().find(|output| lock.same_file(output)) {
+            return Err(clash(output, &lock));
         }
     }
     Ok(())
+}
+
+fn clash(output: &Resolved, other: &Resolved) -> Error {
+    Error::PathClash {
+        output_what: output.what.to_owned(),
+        output: output.path.to_owned(),
+        input_what: other.what.to_owned(),
+        input: other.path.to_owned(),
+    }
+}
+
+/// The lock file [`Transaction::begin`] creates for `target`: `.<name>.cellsafe-lock` in
+/// its directory. `None` if `target` does not end in a file name.
+fn lock_path(target: &Path) -> Option<PathBuf> {
+    Some(target.with_file_name(lock_name(target.file_name()?)))
+}
+
+fn lock_name(target_name: &OsStr) -> OsString {
+    let mut name = OsString::from(".");
+    name.push(target_name);
+    name.push(LOCK_SUFFIX);
+    name
+}
+
+/// The canonical form of every path given to [`check_paths`] in this process.
+static PROTECTED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn protect<'a>(paths: impl Iterator<Item = &'a Resolved<'a>>) {
+    let mut protected = PROTECTED.lock().unwrap_or_else(PoisonError::into_inner);
+    for path in paths {
+        if !protected.contains(&path.canonical) {
+            protected.push(path.canonical.clone());
+        }
+    }
+}
+
+/// Whether the file at `path` (with `metadata`) is one given to [`check_paths`]: the same
+/// path, or a hard link to the file that path names now.
+fn is_protected(path: &Path, metadata: &fs::Metadata) -> bool {
+    let canonical = resolve(path);
+    let id = file_id(metadata);
+    PROTECTED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .any(|p| {
+            *p == canonical
+                || (id.is_some() && fs::metadata(p).ok().and_then(|m| file_id(&m)) == id)
+        })
 }
 
 /// A user path with what it resolves to.
@@ -287,11 +360,20 @@ pub fn interrupted() {
 // Stale files
 // ---------------------------------------------------------------------------------------
 
-/// Removes from `dir` the temporary files (`.cellsafe-*.tmp`) and lock files
-/// (`.*.cellsafe-lock`) left by dead processes: those whose exclusive lock can be taken
-/// and that were last modified more than [`STALE_AFTER`] ago. Returns how many it removed;
-/// files it cannot read or lock are kept.
+/// Removes from `dir` the files this module creates that dead processes left behind, and
+/// nothing else: temporary files named exactly `.cellsafe-<pid>-<random>.tmp` (the pid in
+/// digits, the random part [`TEMP_RANDOM_LEN`] ASCII letters or digits) and empty lock
+/// files named `.<name>.cellsafe-lock`; of those, only regular files whose exclusive lock
+/// can be taken, that were last modified more than [`STALE_AFTER`] ago and that were not
+/// given to [`check_paths`] in this process (an input or output of the current run is
+/// never removed, whatever its name). Returns how many it removed; files it cannot read or
+/// lock are kept.
 pub fn remove_stale(dir: &Path) -> usize {
+    remove_stale_except(dir, &[])
+}
+
+/// [`remove_stale`], also keeping the files at `keep` (canonical paths).
+fn remove_stale_except(dir: &Path, keep: &[&Path]) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -299,19 +381,50 @@ pub fn remove_stale(dir: &Path) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let ours = (name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX))
-            || (name.starts_with('.') && name.ends_with(LOCK_SUFFIX));
-        if ours && remove_if_stale(&entry.path(), now) {
+        let Some(kind) = name.to_str().and_then(Leftover::of) else {
+            continue;
+        };
+        let path = entry.path();
+        if !keep.contains(&path.as_path()) && remove_if_stale(&path, kind, now) {
             removed += 1;
         }
     }
     removed
 }
 
-fn remove_if_stale(path: &Path, now: SystemTime) -> bool {
+/// Number of random characters in a temporary file's name.
+pub const TEMP_RANDOM_LEN: usize = 6;
+
+/// What a file left behind by this module is, judged by its name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Leftover {
+    Temp,
+    Lock,
+}
+
+impl Leftover {
+    /// `Temp` for `.cellsafe-<digits>-<random>.tmp` as [`create_temp`] names them, `Lock`
+    /// for `.<name>.cellsafe-lock`, else `None`.
+    fn of(name: &str) -> Option<Leftover> {
+        if let Some(middle) = name
+            .strip_prefix(TEMP_PREFIX)
+            .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
+        {
+            let (pid, random) = middle.split_once('-')?;
+            let ours = (1..=10).contains(&pid.len())
+                && pid.bytes().all(|b| b.is_ascii_digit())
+                && random.len() == TEMP_RANDOM_LEN
+                && random.bytes().all(|b| b.is_ascii_alphanumeric());
+            return ours.then_some(Leftover::Temp);
+        }
+        let target = name.strip_prefix('.')?.strip_suffix(LOCK_SUFFIX)?;
+        (!target.is_empty()).then_some(Leftover::Lock)
+    }
+}
+
+fn remove_if_stale(path: &Path, kind: Leftover, now: SystemTime) -> bool {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() => {}
+        Ok(m) if m.is_file() && !is_protected(path, &m) => {}
         _ => return false,
     }
     let Ok(file) = File::open(path) else {
@@ -320,9 +433,15 @@ fn remove_if_stale(path: &Path, now: SystemTime) -> bool {
     if file.try_lock().is_err() {
         return false; // a live process holds it, or locks do not work here
     }
-    let old = file
-        .metadata()
-        .and_then(|m| m.modified())
+    let Ok(metadata) = file.metadata() else {
+        return false;
+    };
+    // This module never writes into a lock file.
+    if kind == Leftover::Lock && metadata.len() != 0 {
+        return false;
+    }
+    let old = metadata
+        .modified()
         .ok()
         .and_then(|modified| now.duration_since(modified).ok())
         .is_some_and(|age| age > STALE_AFTER);
@@ -386,9 +505,10 @@ impl Transaction {
             }
         }
         let mut cleaned: Vec<&Path> = Vec::new();
+        let keep: Vec<&Path> = planned.iter().map(|t| t.path.as_path()).collect();
         for target in &planned {
             if !cleaned.contains(&target.dir.as_path()) {
-                remove_stale(&target.dir);
+                remove_stale_except(&target.dir, &keep);
                 cleaned.push(&target.dir);
             }
         }
@@ -527,13 +647,10 @@ impl Target {
                 io::Error::new(ErrorKind::IsADirectory, "is a directory"),
             ));
         }
-        let mut lock_name = OsString::from(".");
-        lock_name.push(name);
-        lock_name.push(LOCK_SUFFIX);
         Ok(Target {
             user: user.to_owned(),
             dir: dir.to_owned(),
-            lock_path: dir.join(lock_name),
+            lock_path: dir.join(lock_name(name)),
             path,
             _lock: None,
             staged: None,
@@ -611,7 +728,10 @@ fn try_lock(file: &File) -> io::Result<()> {
 fn create_temp(dir: &Path) -> io::Result<(File, PathBuf)> {
     let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
+    builder
+        .prefix(&prefix)
+        .suffix(TEMP_SUFFIX)
+        .rand_bytes(TEMP_RANDOM_LEN);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -884,13 +1004,13 @@ mod tests {
             }
             file
         };
-        make(".cellsafe-1-stale.tmp", true);
+        make(".cellsafe-1-stal3X.tmp", true);
         make(".x.csv.cellsafe-lock", true);
-        make(".cellsafe-2-fresh.tmp", false);
+        make(".cellsafe-2-fresh0.tmp", false);
         let locked = make(".cellsafe-3-locked.tmp", true);
         locked.lock().unwrap();
         make("data.csv", true);
-        make(".cellsafe-4-other.bak", true);
+        make(".cellsafe-4-other0.bak", true);
 
         let a = d.join("a.csv");
         let tx = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
@@ -898,15 +1018,132 @@ mod tests {
             names(d),
             [
                 ".a.csv.cellsafe-lock",
-                ".cellsafe-2-fresh.tmp",
+                ".cellsafe-2-fresh0.tmp",
                 ".cellsafe-3-locked.tmp",
-                ".cellsafe-4-other.bak",
+                ".cellsafe-4-other0.bak",
                 "data.csv"
             ]
         );
         drop(tx);
         drop(locked);
         assert_eq!(remove_stale(d), 1);
+    }
+
+    /// Files whose names only resemble this module's, lock files with content, and the
+    /// inputs and outputs of the run are never removed, however old and unlocked.
+    #[test]
+    fn stale_cleanup_removes_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let past = SystemTime::now() - Duration::from_secs(120);
+        let make = |name: &str, content: &str| {
+            fs::write(d.join(name), content).unwrap();
+            File::options()
+                .write(true)
+                .open(d.join(name))
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
+        };
+        let theirs = [
+            ".cellsafe-data.tmp",       // no pid
+            ".cellsafe-12-abc.tmp",     // random part too short
+            ".cellsafe-12-abcdefg.tmp", // too long
+            ".cellsafe-12-abc_ef.tmp",  // not alphanumeric
+            ".cellsafe-x1-abcdef.tmp",  // pid not digits
+            ".cellsafe--abcdef.tmp",    // empty pid
+            ".notes.cellsafe-lock",     // a lock file's name, but with content
+            "..cellsafe-lock",          // no target name
+        ];
+        for name in theirs {
+            make(name, "user data");
+        }
+        make(".cellsafe-12-abcDE9.tmp", "staged by a dead run");
+        make(".gone.csv.cellsafe-lock", "");
+        assert_eq!(remove_stale(d), 2);
+        let mut expected: Vec<String> = theirs.iter().map(|n| n.to_string()).collect();
+        expected.sort();
+        assert_eq!(names(d), expected);
+
+        // Shaped like ours, but an input and an output of this run: kept.
+        make(".cellsafe-7-input0.tmp", "the data");
+        make(".data.csv.cellsafe-lock", "");
+        make(".cellsafe-7-outpt0.tmp", "old release");
+        make(".cellsafe-7-reall0.tmp", "");
+        let input = d.join(".cellsafe-7-input0.tmp");
+        let hierarchy = d.join(".data.csv.cellsafe-lock");
+        let output = d.join(".cellsafe-7-outpt0.tmp");
+        check_paths(
+            &[pair("data file", &input), pair("hierarchy", &hierarchy)],
+            &[pair("--output", &output)],
+        )
+        .unwrap();
+        let tx = Transaction::begin_in(registry(), std::slice::from_ref(&output)).unwrap();
+        assert!(input.exists() && hierarchy.exists() && output.exists());
+        assert!(!d.join(".cellsafe-7-reall0.tmp").exists());
+        drop(tx);
+        assert_eq!(fs::read_to_string(&input).unwrap(), "the data");
+        assert_eq!(fs::read_to_string(&output).unwrap(), "old release");
+    }
+
+    #[test]
+    fn temp_files_have_the_shape_the_cleaner_removes() {
+        let dir = tempfile::tempdir().unwrap();
+        for _ in 0..20 {
+            let (_, path) = create_temp(dir.path()).unwrap();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            assert_eq!(Leftover::of(name), Some(Leftover::Temp), "{name}");
+        }
+        assert_eq!(Leftover::of(".out.csv.cellsafe-lock"), Some(Leftover::Lock));
+    }
+
+    /// An output's lock file is created and removed by the run: an input or another output
+    /// there is refused, naming both.
+    #[test]
+    fn clash_with_an_outputs_lock_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let lock = d.join(".out.csv.cellsafe-lock");
+        fs::write(&lock, "a,b\n1,2\n").unwrap();
+        let out = pair("--output", d.join("out.csv"));
+        let err = check_paths(&[pair("data file", &lock)], std::slice::from_ref(&out)).unwrap_err();
+        assert!(matches!(err, Error::PathClash { .. }));
+        let text = err.to_string();
+        assert!(text.contains("the lock file of --output"), "{text}");
+        assert!(text.contains("data file") && text.contains(&lock.display().to_string()));
+
+        // Spelled differently, and not existing yet.
+        let lock = d.join("sub/../.new.csv.cellsafe-lock");
+        fs::create_dir(d.join("sub")).unwrap();
+        let err = check_paths(
+            &[pair("config", d.join("job.toml"))],
+            &[pair("--output", d.join("new.csv")), pair("--report", &lock)],
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "--report {} is the same file as the lock file of --output",
+                lock.display()
+            )),
+            "{text}"
+        );
+        // Whichever output comes first.
+        let err = check_paths(
+            &[],
+            &[pair("--report", &lock), pair("--output", d.join("new.csv"))],
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("the lock file of --output"),
+            "{err}"
+        );
+        // An unrelated lock-like name is fine.
+        assert!(check_paths(
+            &[pair("data file", d.join(".other.csv.cellsafe-lock"))],
+            &[out]
+        )
+        .is_ok());
     }
 
     #[test]
