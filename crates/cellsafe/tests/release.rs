@@ -290,6 +290,16 @@ fn con_of(case: &Case, u: usize) -> BTreeSet<usize> {
         .collect()
 }
 
+/// Runs `config`'s job writing the table to `out` only.
+fn release_to(config: &Config, out: &Path) -> cellsafe::report::Report {
+    let outputs = Outputs {
+        table: Some(out.to_path_buf()),
+        report: None,
+        mapping: None,
+    };
+    job::anonymize(config, &outputs, None).unwrap()
+}
+
 /// The released file's rows as (a, b, disease, income) strings.
 fn read_release(path: &Path) -> Vec<Vec<String>> {
     let mut rdr = csv::Reader::from_path(path).unwrap();
@@ -397,12 +407,7 @@ fn suppressed_rows_do_not_betray_the_ill() {
     assert_eq!(e.suppressed_rows, 0);
     assert!(!e.acceptable);
     let out = dir.path().join("out.csv");
-    let outputs = Outputs {
-        table: Some(out.clone()),
-        report: None,
-        mapping: None,
-    };
-    let report = job::anonymize(&config, &outputs, None).unwrap();
+    let report = release_to(&config, &out);
     assert!(report.found);
     assert!(report.audit.as_ref().unwrap().passed);
     // what the choice of transformation tells is said
@@ -547,12 +552,7 @@ fn suppressed_rows_show_public_columns_only() {
     std::fs::write(d.join("t.toml"), config(k2, false)).unwrap();
     let c = Config::from_file(&d.join("t.toml")).unwrap();
     let out = d.join("out.csv");
-    let outputs = Outputs {
-        table: Some(out.clone()),
-        report: None,
-        mapping: None,
-    };
-    let report = job::anonymize(&c, &outputs, None).unwrap();
+    let report = release_to(&c, &out);
     assert_eq!(report.suppressed_rows, 1, "eve's class of one");
     assert!(
         !report
@@ -568,7 +568,7 @@ fn suppressed_rows_show_public_columns_only() {
     let l2 = "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 2\n";
     std::fs::write(d.join("t.toml"), config(l2, false)).unwrap();
     let c = Config::from_file(&d.join("t.toml")).unwrap();
-    let report = job::anonymize(&c, &outputs, None).unwrap();
+    let report = release_to(&c, &out);
     assert_eq!(report.suppressed_rows, 1, "eve's class has one disease");
     assert!(
         report
@@ -662,12 +662,7 @@ fn the_con_column_is_never_released() {
     std::fs::write(d.join("t.toml"), text("")).unwrap();
     let config = Config::from_file(&d.join("t.toml")).unwrap();
     let out = d.join("out.csv");
-    let outputs = Outputs {
-        table: Some(out.clone()),
-        report: None,
-        mapping: None,
-    };
-    let report = job::anonymize(&config, &outputs, None).unwrap();
+    let report = release_to(&config, &out);
     let header = std::fs::read_to_string(&out)
         .unwrap()
         .lines()
@@ -747,12 +742,7 @@ fn set_based_releases_say_what_widening_tells() {
         std::fs::copy(src.join(f), d.join(f)).unwrap();
     }
     let config = Config::from_file(&d.join("linking8-setbased.toml")).unwrap();
-    let outputs = Outputs {
-        table: Some(d.join("out.csv")),
-        report: None,
-        mapping: None,
-    };
-    let report = job::anonymize(&config, &outputs, None).unwrap();
+    let report = release_to(&config, &d.join("out.csv"));
     assert!(report.found);
     assert!(
         report
@@ -769,6 +759,10 @@ fn set_based_releases_say_what_widening_tells() {
     )
     .unwrap();
     let config = Config::from_file(&d.join("micro.toml")).unwrap();
+    let outputs = Outputs {
+        table: Some(d.join("out.csv")),
+        ..Outputs::default()
+    };
     let err = job::anonymize(&config, &outputs, None)
         .unwrap_err()
         .to_string();

@@ -352,17 +352,10 @@ impl<'a> SetTable<'a> {
     /// must contain the original value and be in Z_j.
     pub fn generalize(&mut self, i: usize, j: usize, alpha: &[&str]) -> Result<()> {
         let col = &self.columns[j];
-        let mut codes = Vec::new();
-        for a in alpha {
-            let v = col.values.iter().position(|x| x == a).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "`{}` is not a value of `{}`",
-                    crate::error::excerpt(a),
-                    col.name
-                ))
-            })?;
-            codes.push(v as u32);
-        }
+        let codes = alpha
+            .iter()
+            .map(|a| value_code(col, a))
+            .collect::<Result<Vec<u32>>>()?;
         let cell = col.bits(codes);
         self.set(i, j, cell)
     }
@@ -372,13 +365,7 @@ impl<'a> SetTable<'a> {
         let col = &self.columns[j];
         let mut cell = self.cell(i, j).to_vec();
         for a in values {
-            let v = col.values.iter().position(|x| x == a).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "`{}` is not a value of `{}`",
-                    crate::error::excerpt(a),
-                    col.name
-                ))
-            })?;
+            let v = value_code(col, a)? as usize;
             cell[v / 64] |= 1 << (v % 64);
         }
         let closed = col.close(&cell);
@@ -945,6 +932,21 @@ pub fn goal_directed_with_progress(
         merges,
         widenings,
     })
+}
+
+/// The code of value `a` in column `col`, or an error naming both.
+fn value_code(col: &SetColumn, a: &str) -> Result<u32> {
+    col.values
+        .iter()
+        .position(|x| x == a)
+        .map(|v| v as u32)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "`{}` is not a value of `{}`",
+                crate::error::excerpt(a),
+                col.name
+            ))
+        })
 }
 
 #[cfg(test)]
