@@ -531,6 +531,26 @@ fn formula_errors_name_key_and_character() {
     assert!(err.contains("`incme`"), "{err}");
 }
 
+/// A formula whose clausal form would exceed the clause limit (a disjunction of 13
+/// conjunctions over two columns has 2^13 clauses) is refused naming its key.
+#[test]
+fn formulas_with_too_many_clauses_are_refused_by_key() {
+    let mut config = load("linking8.toml");
+    let incomes = ["100K", "300K", "400K"];
+    let big: Vec<String> = (0..13)
+        .map(|i| format!("(health = {} and income = {})", i % 3, incomes[(i / 3) % 3]))
+        .collect();
+    config
+        .safety
+        .as_mut()
+        .unwrap()
+        .formulas
+        .insert("big".into(), big.join(" or "));
+    let err = config.problem().unwrap_err().to_string();
+    assert!(err.contains("safety.formulas.big"), "{err}");
+    assert!(err.contains("clauses"), "{err}");
+}
+
 /// Formulas nested 3,000 deep or chaining 10,000 terms are refused with an error naming
 /// the key and pointing at the character, instead of overflowing the stack.
 #[test]

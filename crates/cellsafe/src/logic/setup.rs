@@ -122,6 +122,15 @@ pub fn build(
                 "{file}: config key `safety.formulas.{id}`: {a}; no record matches it"
             ));
         }
+        if f.clauses(super::CLAUSE_LIMIT).is_none() {
+            return Err(err(
+                &format!("safety.formulas.{id}"),
+                format!(
+                    "the formula has more than {} clauses in clausal form; split it",
+                    super::CLAUSE_LIMIT
+                ),
+            ));
+        }
         formulas.push((id.clone(), text.clone(), f));
     }
     let mut taken: rustc_hash::FxHashSet<String> = spec.formulas.keys().cloned().collect();
