@@ -1359,3 +1359,88 @@ fn a_released_value_star_is_refused() {
         .stderr(predicate::str::contains("data.csv:4:4"))
         .stderr(predicate::str::contains("suppressed cell"));
 }
+
+/// Ctrl-C while the release is being staged: the run ends with all of its files or none,
+/// and no temporary or lock file is left. The test waits until a staged file appears (a
+/// 400,000-row table takes a while to write) and then interrupts.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_while_staging_leaves_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    cellsafe()
+        .args(["synth", "--rows", "400000", "--seed", "1", "--output"])
+        .arg(d.join("big.csv"))
+        .assert()
+        .success();
+    let src = examples().join("../adult");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if name.starts_with("adult_hierarchy_") {
+            std::fs::copy(entry.path(), d.join(&name)).unwrap();
+        }
+    }
+    let text = std::fs::read_to_string(src.join("adult.toml"))
+        .unwrap()
+        .replace("\"adult.csv\"", "\"big.csv\"");
+    std::fs::write(d.join("big.toml"), text).unwrap();
+    let finals = ["out.csv", "report.json", "map.csv"];
+    let mut interrupted_while_staged = 0;
+    for _ in 0..5 {
+        for f in finals {
+            let _ = std::fs::remove_file(d.join(f));
+        }
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+            .arg("anonymize")
+            .arg(d.join("big.toml"))
+            .arg("--output")
+            .arg(d.join("out.csv"))
+            .arg("--report")
+            .arg(d.join("report.json"))
+            .arg("--mapping")
+            .arg(d.join("map.csv"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let staged = loop {
+            let temp = std::fs::read_dir(d).unwrap().any(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.starts_with(".cellsafe-") && name.ends_with(".tmp")
+            });
+            if temp {
+                break true;
+            }
+            if child.try_wait().unwrap().is_some() || start.elapsed().as_secs() > 60 {
+                break false;
+            }
+        };
+        if staged {
+            signal(&child, "INT");
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(leftovers(d), Vec::<String>::new());
+        let present: Vec<bool> = finals.iter().map(|f| d.join(f).exists()).collect();
+        match status.code() {
+            Some(130) => assert_eq!(present, [false; 3], "interrupted: nothing"),
+            Some(0) => {
+                assert_eq!(present, [true; 3], "finished: everything");
+                let rows = std::fs::read_to_string(d.join("out.csv"))
+                    .unwrap()
+                    .lines()
+                    .count();
+                assert_eq!(rows, 400_001);
+            }
+            other => panic!("unexpected exit {other:?}"),
+        }
+        if staged && status.code() == Some(130) {
+            interrupted_while_staged += 1;
+        }
+    }
+    assert!(
+        interrupted_while_staged > 0,
+        "no run was interrupted while a file was staged"
+    );
+}
