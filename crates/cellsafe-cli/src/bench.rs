@@ -1,6 +1,5 @@
 //! `cellsafe bench`: timings of the searches on the Adult data, each next to the exhaustive
-//! search of the same problem (the baseline run side by side) and to ARX's published time
-//! for the same job on this machine class (warm JVM, `anonymize()` only).
+//! search of the same problem (the baseline run side by side).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -19,8 +18,6 @@ struct Scenario {
     models: Vec<ModelSpec>,
     limit: f64,
     metric: MetricKind,
-    /// ARX's time in ms (../shared/guide/arx-definitions.md), if measured.
-    arx_ms: Option<f64>,
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -33,7 +30,6 @@ fn scenarios() -> Vec<Scenario> {
             models: k5(),
             limit: 0.0,
             metric: MetricKind::Loss,
-            arx_ms: Some(318.0),
         },
         Scenario {
             name: "k=5 1% Loss",
@@ -41,7 +37,6 @@ fn scenarios() -> Vec<Scenario> {
             models: k5(),
             limit: 0.01,
             metric: MetricKind::Loss,
-            arx_ms: Some(3433.0),
         },
         Scenario {
             name: "k=5 5% Loss",
@@ -49,7 +44,6 @@ fn scenarios() -> Vec<Scenario> {
             models: k5(),
             limit: 0.05,
             metric: MetricKind::Loss,
-            arx_ms: Some(3267.0),
         },
         Scenario {
             name: "k=5 1% DM",
@@ -57,7 +51,6 @@ fn scenarios() -> Vec<Scenario> {
             models: k5(),
             limit: 0.01,
             metric: MetricKind::Discernibility,
-            arx_ms: Some(1773.0),
         },
         Scenario {
             name: "distinct l=3 5% Loss",
@@ -68,7 +61,6 @@ fn scenarios() -> Vec<Scenario> {
             }],
             limit: 0.05,
             metric: MetricKind::Loss,
-            arx_ms: Some(1345.0),
         },
         Scenario {
             name: "t=0.2 equal 5% Loss",
@@ -80,7 +72,6 @@ fn scenarios() -> Vec<Scenario> {
             }],
             limit: 0.05,
             metric: MetricKind::Loss,
-            arx_ms: Some(6709.0),
         },
         Scenario {
             name: "9 QIs k=5 0% DM",
@@ -88,7 +79,6 @@ fn scenarios() -> Vec<Scenario> {
             models: k5(),
             limit: 0.0,
             metric: MetricKind::Discernibility,
-            arx_ms: None,
         },
     ]
 }
@@ -156,15 +146,13 @@ pub fn run(
         pool.current_num_threads()
     );
     outln!(
-        "{:<22} {:>7} {:>10} {:>9} {:>14} {:>9} {:>10} {:>9}",
+        "{:<22} {:>7} {:>10} {:>9} {:>14} {:>9}",
         "scenario",
         "lattice",
         "evaluated",
         "optimal",
         "exhaustive",
-        "speedup",
-        "ARX",
-        "vs ARX"
+        "speedup"
     );
     pool.install(|| -> Result<()> {
         for s in scenarios() {
@@ -174,18 +162,14 @@ pub fn run(
             let exhaustive = median_ms(runs, || {
                 search::exhaustive(&p, None);
             });
-            let arx = s.arx_ms.map_or("-".to_string(), |a| format!("{a:.0} ms"));
-            let vs = s.arx_ms.map_or("-".to_string(), |a| format!("{:.1}x", a / optimal));
             outln!(
-                "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x {:>10} {:>9}",
+                "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x",
                 s.name,
                 p.lattice.size(),
                 evaluated,
                 optimal,
                 exhaustive,
                 exhaustive / optimal,
-                arx,
-                vs
             );
         }
         if let Some(rows) = synthetic_rows {
