@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::Role;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::microaggregation::{Aggregator, Microaggregated};
 use crate::problem::Problem;
 use crate::table::CsvFormat;
@@ -89,16 +89,13 @@ pub fn write_atomic(
 
 /// Refuses to write over the input file.
 pub fn check_not_input(problem: &Problem, output: &Path) -> Result<()> {
-    let input = problem.data.table.source();
-    if let (Ok(a), Ok(b)) = (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
-        if a == b {
-            return Err(Error::Invalid(format!(
-                "refusing to overwrite the input file {}; choose another output path",
-                input.display()
-            )));
-        }
-    }
-    Ok(())
+    crate::output::check_paths(
+        &[(
+            "the data file".to_owned(),
+            problem.data.table.source().to_path_buf(),
+        )],
+        &[("the released table".to_owned(), output.to_path_buf())],
+    )
 }
 
 /// Per-row view of a transformation: which class each row falls in, which classes are suppressed.
