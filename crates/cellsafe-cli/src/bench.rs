@@ -5,12 +5,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
-use cellsafe::config::Config;
-use cellsafe::dataset::Role;
-use cellsafe::metrics::{MetricKind, MetricSpec};
-use cellsafe::privacy::{Distance, ModelSpec};
-use cellsafe::problem::Problem;
-use cellsafe::search;
+use cellsafe::algorithm;
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::criteria::{Distance, ModelSpec};
+use cellsafe::data::Role;
+use cellsafe::job::config::Config;
+use cellsafe::metric::{MetricKind, MetricSpec};
 
 struct Scenario {
     name: &'static str,
@@ -158,9 +158,9 @@ pub fn run(
         for s in scenarios() {
             let p = problem(&config, &s)?;
             let mut evaluated = 0;
-            let optimal = median_ms(runs, || evaluated = search::optimal(&p, None).nodes_evaluated);
+            let optimal = median_ms(runs, || evaluated = algorithm::optimal(&p, None).nodes_evaluated);
             let exhaustive = median_ms(runs, || {
-                search::exhaustive(&p, None);
+                algorithm::exhaustive(&p, None);
             });
             outln!(
                 "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x",
@@ -175,14 +175,14 @@ pub fn run(
         if let Some(rows) = synthetic_rows {
             let path = dir.path().join("synthetic.csv");
             let source = crate::demo::adult_table()?;
-            cellsafe::release::write_atomic(&path, |w| cellsafe::synth::write_synthetic(&source, rows, 1, 0.2, b';', w))?;
+            cellsafe::release::write_atomic(&path, |w| cellsafe::data::synth::write_synthetic(&source, rows, 1, 0.2, b';', w))?;
             let mut synthetic = config.clone();
             synthetic.input.path = path;
             let t = Instant::now();
             let p = synthetic.problem()?;
             let load = t.elapsed().as_secs_f64();
             let t = Instant::now();
-            let outcome = search::optimal(&p, None);
+            let outcome = algorithm::optimal(&p, None);
             let search_s = t.elapsed().as_secs_f64();
             outln!(
                 "synthetic {rows} rows, k=5 1% Loss: load {load:.2} s, search {search_s:.2} s, total {:.2} s, {} nodes, {} base tuples, peak RSS {:.0} MB, levels {:?}",

@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use cellsafe::config::Config;
-use cellsafe::disclosure::setup::{self, DiscloseSpec, GeneralizationSpec};
-use cellsafe::disclosure::{Check, CheckSpec, Method, MethodChoice, Options, Strategy};
+use cellsafe::algorithm::disclosure::{Check, CheckSpec, Method, MethodChoice, Options, Strategy};
+use cellsafe::job::config::Config;
+use cellsafe::job::disclosure::{self, DiscloseSpec, GeneralizationSpec};
 
 fn two_two() -> CheckSpec {
     CheckSpec::RecursiveCl { c: 2.0, l: 2 }
@@ -21,7 +21,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     let options = Options::default();
 
     // Baseline: one 20-row block, 2 values, where enumeration is still possible.
-    let small = cellsafe::synth::nested_disclosure(1, 2, 1, check)?;
+    let small = cellsafe::algorithm::disclosure::synth::nested_disclosure(1, 2, 1, check)?;
     let (per_small, _) = small.per_size(2, &small.instance.sensitive);
     let mut times = (Vec::new(), Vec::new());
     for _ in 0..runs {
@@ -41,7 +41,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     );
 
     // The benchmark: 60 rows in blocks of 20 (12+8, 6+6+8), 4 values.
-    let big = cellsafe::synth::nested_disclosure(3, 4, 1, check)?;
+    let big = cellsafe::algorithm::disclosure::synth::nested_disclosure(3, 4, 1, check)?;
     let (per_big, per_log10) = big.per_size(2, &big.instance.sensitive);
     let mut times = Vec::new();
     let mut last = None;
@@ -95,7 +95,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
         confidence: 0.95,
         budget: options.budget,
     });
-    let (d, estimate_options) = setup::from_config(&adult)?;
+    let (d, estimate_options) = disclosure::from_config(&adult)?;
     for (i, p) in d.chain.iter().enumerate() {
         outln!(
             "  Adult G{}: {} ({} groups), PER passes: {}",

@@ -7,18 +7,18 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use cellsafe::config::Config;
-use cellsafe::problem::Problem;
-use cellsafe::search::{self, Outcome};
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::algorithm::{self, Outcome};
+use cellsafe::job::config::Config;
 
 use crate::bench::median_ms;
 
-type Search = fn(&Problem, Option<search::Progress>) -> Outcome;
+type Search = fn(&Problem, Option<algorithm::Progress>) -> Outcome;
 
 const SEARCHES: [(&str, Search); 3] = [
-    ("bfs (fig. 5/11)", search::minimal_bfs),
-    ("incognito", search::incognito),
-    ("inference", search::minimal_by_inference),
+    ("bfs (fig. 5/11)", algorithm::minimal_bfs),
+    ("incognito", algorithm::incognito),
+    ("inference", algorithm::minimal_by_inference),
 ];
 
 /// Runs the three minimal searches on `p`, each against `baseline` (time in ms and the
@@ -59,7 +59,7 @@ fn synthetic(config: &Config, rows: usize, seed: u64) -> Result<(tempfile::TempD
     let path = dir.path().join("synthetic.csv");
     let source = crate::demo::adult_table()?;
     cellsafe::release::write_atomic(&path, |w| {
-        cellsafe::synth::write_synthetic(&source, rows, seed, 0.2, b';', w)
+        cellsafe::data::synth::write_synthetic(&source, rows, seed, 0.2, b';', w)
     })?;
     let mut synthetic = config.clone();
     synthetic.input.path = path;
@@ -69,7 +69,7 @@ fn synthetic(config: &Config, rows: usize, seed: u64) -> Result<(tempfile::TempD
 /// Set-based safety (R_τ, perfect-matching reduction, three-valued knowledge) of Adult as
 /// it is and at the minimal safe node with the fewest generalized cells.
 fn set_based(p: &Problem, runs: usize) -> Result<()> {
-    use cellsafe::logic::setbased::{level_based_cells, SetTable};
+    use cellsafe::algorithm::setbased::{level_based_cells, SetTable};
     let original = SetTable::new(p, &Default::default())?;
     let mut verdict = None;
     let ms = median_ms(runs, || verdict = Some(original.safety(10)));
@@ -78,7 +78,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
         "set-based safety, original table: {:.1} ms ({} person types, {} record types, |R| = {}, |R reduced| = {}, {} unsafe persons)",
         ms, v.person_types, v.record_types, v.links, v.reduced_links, v.unsafe_persons
     );
-    let best = search::minimal(p, None)
+    let best = algorithm::minimal(p, None)
         .minimal
         .iter()
         .map(|e| (level_based_cells(p, &e.levels), e.levels.clone()))
@@ -103,7 +103,7 @@ fn goal_directed(config: &Config, rows: usize) -> Result<()> {
     let (_dir, sample) = synthetic(config, rows, 2)?;
     let p = sample.problem()?;
     let t = Instant::now();
-    let (_, report) = cellsafe::logic::setbased::run(&p, &Default::default())?;
+    let (_, report) = cellsafe::algorithm::setbased::run(&p, &Default::default())?;
     outln!(
         "goal-directed set-based search, synthetic {rows} rows (seed 2): {:.2} s, safe {}, {} rounds, {} cells generalized ({} merges, {} widenings); best minimal level-based node {:?} generalizes {} cells",
         t.elapsed().as_secs_f64(),
@@ -178,7 +178,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         p.lattice.size()
     );
     let mut all = None;
-    let exhaustive_ms = median_ms(runs, || all = Some(search::exhaustive(&p, None).1));
+    let exhaustive_ms = median_ms(runs, || all = Some(algorithm::exhaustive(&p, None).1));
     let all = all.expect("ran");
     let acceptable: Vec<&Vec<u8>> = all
         .iter()

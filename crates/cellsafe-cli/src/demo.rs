@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use cellsafe::table::{CsvFormat, Table};
+use cellsafe::data::table::{CsvFormat, Table};
 
 macro_rules! adult_file {
     ($name:literal) => {

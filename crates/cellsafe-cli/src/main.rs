@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use cellsafe::config::Config;
+use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
 use cellsafe::progress::{self, Progress};
 use clap::{Parser, Subcommand};
@@ -146,7 +146,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Staged outputs are removed before exiting, so an interrupted run leaves no files.
     let _ = ctrlc::set_handler(|| {
-        cellsafe::output::interrupted();
+        cellsafe::release::output::interrupted();
         std::process::exit(INTERRUPTED);
     });
     match run(cli) {
@@ -174,7 +174,7 @@ fn stdout_failed(e: std::io::Error) -> ! {
 /// Refuses a `--report` that would overwrite one of the config's inputs.
 fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
     if let Some(path) = report {
-        cellsafe::output::check_paths(
+        cellsafe::release::output::check_paths(
             &config.input_files(),
             &[("the report".to_owned(), path.clone())],
         )?;
@@ -201,7 +201,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let config = Config::from_file(&config)?;
             let problem = config.problem_with_progress(progress)?;
             problem.check_levels(&levels)?;
-            let node = cellsafe::report::describe(&problem, &levels, true);
+            let node = cellsafe::job::report::describe(&problem, &levels, true);
             outln!("{}", serde_json::to_string_pretty(&node)?);
             if node.acceptable {
                 eprintln!(
@@ -234,7 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let source = demo::adult_table()?;
             cellsafe::release::write_atomic(&output, |w| {
-                cellsafe::synth::write_synthetic(&source, rows, seed, mix, b';', w)
+                cellsafe::data::synth::write_synthetic(&source, rows, seed, mix, b';', w)
             })?;
             eprintln!("wrote {rows} rows to {}", output.display());
             Ok(ExitCode::SUCCESS)
@@ -314,7 +314,8 @@ fn disclose(
     report: Option<PathBuf>,
     progress: Option<&dyn Progress>,
 ) -> Result<ExitCode> {
-    use cellsafe::disclosure::{setup, Strategy};
+    use cellsafe::algorithm::disclosure::Strategy;
+    use cellsafe::job::disclosure as setup;
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
     let (problem, options) = setup::from_config_with_progress(&config, progress)?;
@@ -376,7 +377,7 @@ fn safety(
     check_report(&config, &report)?;
     let problem = config.problem_with_progress(progress)?;
     let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
-    let test = cellsafe::logic::level::test_with_progress(&problem, &levels, limit, progress)
+    let test = cellsafe::algorithm::safety::test_with_progress(&problem, &levels, limit, progress)
         .with_context(|| format!("testing with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &test)?,

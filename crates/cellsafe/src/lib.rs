@@ -1,34 +1,29 @@
 //! cellsafe: safe release of microdata.
 //!
-//! Data flows through the modules in this order:
-//! [`table`] reads and dictionary-encodes a CSV file; [`hierarchy`] holds generalization
-//! hierarchies; [`dataset`] resolves attribute roles; [`classes`] groups rows into
-//! equivalence classes and rolls them up along the [`lattice`]; [`privacy`] models decide
-//! which classes must be suppressed; [`metrics`] score a transformation; [`search`] finds
-//! the best acceptable transformation of a [`problem`]; [`release`] writes the released
-//! table (group labels, or [`microaggregation`] statistics), [`audit`] re-checks it independently, and [`report`] describes the run.
-//! [`config`] reads the TOML job description that ties them together.
+//! The library is layered; each layer uses only those below it:
+//!
+//! - [`data`]: tables read from CSV and dictionary-encoded, attribute roles, the formula
+//!   language and each person's confidential formulas;
+//! - [`hierarchy`]: generalization hierarchies and their builders;
+//! - [`framework`]: the lattice of transformations, a table with its roles resolved, and
+//!   equivalence classes rolled up from node to node;
+//! - [`criteria`]: the privacy models, each deciding which classes are safe;
+//! - [`metric`]: utility and loss measures of a transformation;
+//! - [`algorithm`]: the problem (data, models, metric) and the searches that solve it;
+//! - [`release`]: the released table, its one writer, and the independent audit;
+//! - [`job`]: a TOML job description turned into calls of the layers above, and the report.
+//!
+//! [`error`] and [`progress`] are shared by every layer.
 
-pub mod classes;
-pub mod dataset;
+pub mod algorithm;
+pub mod criteria;
+pub mod data;
 pub mod error;
+pub mod framework;
 pub mod hierarchy;
-pub mod lattice;
-pub mod logic;
-pub mod metrics;
-pub mod microaggregation;
-pub mod privacy;
-pub mod problem;
+pub mod job;
+pub mod metric;
 pub mod progress;
-pub mod search;
-pub mod table;
+pub mod release;
 
 pub use error::{Error, Result};
-pub mod audit;
-pub mod config;
-pub mod disclosure;
-pub mod job;
-pub mod output;
-pub mod release;
-pub mod report;
-pub mod synth;

@@ -226,11 +226,11 @@ pub(crate) mod tests {
         stage.add(5);
     }
 
-    fn example(name: &str) -> crate::config::Config {
+    fn example(name: &str) -> crate::job::config::Config {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../examples/papers")
             .join(name);
-        crate::config::Config::from_file(&path).unwrap()
+        crate::job::config::Config::from_file(&path).unwrap()
     }
 
     /// Every long operation on the paper examples: positions rise within their totals,
@@ -238,7 +238,7 @@ pub(crate) mod tests {
     /// node end at the lattice's size.
     #[test]
     fn operations_report_rising_positions_within_their_totals() {
-        use crate::search::{self, Algorithm};
+        use crate::algorithm::{self, Algorithm};
         let config = example("linking8.toml");
         let input = config.resolve(&config.input.path);
         let bytes = std::fs::metadata(&input).unwrap().len();
@@ -257,7 +257,7 @@ pub(crate) mod tests {
             Algorithm::MinimalInference,
         ] {
             let recorder = Recorder::default();
-            search::run(&problem, algorithm, Some(&recorder));
+            algorithm::run(&problem, algorithm, Some(&recorder));
             let stages = recorder.stages();
             assert_eq!(stages.len(), 1, "{algorithm:?}");
             let (name, total, positions) = &stages[0];
@@ -271,16 +271,16 @@ pub(crate) mod tests {
             }
         }
         let recorder = Recorder::default();
-        search::best_first(&problem, Some(&recorder));
-        search::optimal_walk(&problem, Some(&recorder));
+        algorithm::best_first(&problem, Some(&recorder));
+        algorithm::optimal_walk(&problem, Some(&recorder));
         assert_eq!(recorder.stages().len(), 2);
 
         let recorder = Recorder::default();
-        let spec = search::genetic::GeneticSpec {
+        let spec = algorithm::genetic::GeneticSpec {
             generations: 5,
             ..Default::default()
         };
-        search::genetic::genetic_with_optimum_and_progress(&problem, &spec, Some(&recorder))
+        algorithm::genetic::genetic_with_optimum_and_progress(&problem, &spec, Some(&recorder))
             .unwrap();
         let stages = recorder.stages();
         assert_eq!(stages[0], (GENETIC.to_owned(), Some(6), (1..=6).collect()));
@@ -288,7 +288,8 @@ pub(crate) mod tests {
         assert_eq!(stages[1].2.last(), Some(&size));
 
         let recorder = Recorder::default();
-        crate::logic::level::test_with_progress(&problem, &[1, 3, 0], 10, Some(&recorder)).unwrap();
+        crate::algorithm::safety::test_with_progress(&problem, &[1, 3, 0], 10, Some(&recorder))
+            .unwrap();
         let rows = problem.data.rows() as u64;
         assert_eq!(
             recorder.stages(),
@@ -298,7 +299,7 @@ pub(crate) mod tests {
         let config = example("linking8-setbased.toml");
         let problem = config.problem().unwrap();
         let recorder = Recorder::default();
-        crate::logic::setbased::run_with_progress(
+        crate::algorithm::setbased::run_with_progress(
             &problem,
             &config.search.set_based,
             Some(&recorder),
@@ -309,11 +310,11 @@ pub(crate) mod tests {
         assert_eq!(names, [SET_BASED, SEARCH]);
 
         let config = example("zhang08-table6.toml");
-        let (disclosure, options) = crate::disclosure::setup::from_config(&config).unwrap();
+        let (disclosure, options) = crate::job::disclosure::from_config(&config).unwrap();
         let recorder = Recorder::default();
         let decision = disclosure
             .decide_with_progress(
-                crate::disclosure::Strategy::Exclusive,
+                crate::algorithm::disclosure::Strategy::Exclusive,
                 &options,
                 Some(&recorder),
             )

@@ -3,9 +3,9 @@
 
 mod common;
 
-use cellsafe::metrics::{Aggregate, MetricKind};
-use cellsafe::privacy::ModelSpec;
-use cellsafe::search;
+use cellsafe::algorithm;
+use cellsafe::criteria::ModelSpec;
+use cellsafe::metric::{Aggregate, MetricKind};
 
 fn k5() -> Vec<ModelSpec> {
     vec![ModelSpec::KAnonymity { k: 5 }]
@@ -15,7 +15,7 @@ fn k5() -> Vec<ModelSpec> {
 fn nine_qis_k5_no_suppression_dm() {
     let p = common::adult(true, k5(), 0.0, MetricKind::Discernibility, None);
     assert_eq!(p.lattice.size(), 12_960);
-    let best = search::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, None).best.expect("a solution");
     assert_eq!(best.score.value, 33_627_534.0);
     assert_eq!(best.levels, vec![1, 1, 1, 2, 3, 2, 2, 1, 1]);
 }
@@ -29,7 +29,7 @@ fn nine_qis_k5_no_suppression_loss() {
         MetricKind::Loss,
         Some(Aggregate::GeometricMean),
     );
-    let best = search::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, None).best.expect("a solution");
     assert!(
         (best.score.value - 0.5731509655590044).abs() < 1e-8,
         "{}",
@@ -46,7 +46,7 @@ fn nine_qis_k5_one_percent_loss() {
         MetricKind::Loss,
         Some(Aggregate::GeometricMean),
     );
-    let best = search::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, None).best.expect("a solution");
     assert!(
         (best.score.value - 0.36240672301036203).abs() < 1e-8,
         "{} at {:?}",
@@ -61,7 +61,7 @@ fn nine_qis_k5_one_percent_loss() {
 // `createEntropyMetric(true)` is monotonic non-uniform entropy, `createNMEntropyMetric()` the
 // non-monotonic one, `createDiscernabilityMetric(true)` DM*.
 
-use cellsafe::privacy::Distance;
+use cellsafe::criteria::Distance;
 
 fn occupation() -> String {
     "occupation".into()
@@ -84,7 +84,7 @@ fn check(case: Case) {
         case.metric,
         None,
     );
-    let best = search::optimal(&p, None).best;
+    let best = algorithm::optimal(&p, None).best;
     match (case.score, best) {
         (None, None) => {}
         (Some(score), Some(best)) => {
@@ -347,9 +347,12 @@ fn searches_agree_on_adult() {
         ),
     ] {
         let p = common::adult(false, models.clone(), limit, metric, None);
-        let (exhaustive, all) = search::exhaustive(&p, None);
+        let (exhaustive, all) = algorithm::exhaustive(&p, None);
         let best = exhaustive.best.expect("a solution");
-        for other in [search::optimal(&p, None), search::optimal_walk(&p, None)] {
+        for other in [
+            algorithm::optimal(&p, None),
+            algorithm::optimal_walk(&p, None),
+        ] {
             let o = other.best.expect("a solution");
             assert_eq!(
                 (o.levels.clone(), o.score.value),
@@ -357,10 +360,10 @@ fn searches_agree_on_adult() {
                 "{models:?}"
             );
         }
-        let b = search::best_first(&p, None).best.expect("a solution");
+        let b = algorithm::best_first(&p, None).best.expect("a solution");
         assert_eq!(b.levels, best.levels);
         let want = common::minimal_acceptable(&all);
-        let got: Vec<Vec<u8>> = search::minimal(&p, None)
+        let got: Vec<Vec<u8>> = algorithm::minimal(&p, None)
             .minimal
             .into_iter()
             .map(|e| e.levels)

@@ -2,8 +2,8 @@
 //! config key, echoes user values only in short excerpts, and every size a user can set
 //! is bounded.
 
-use cellsafe::config::Config;
 use cellsafe::error::Error;
+use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
 
 const DATA: &str = "name,zip,age,disease\nann,24126,34,flu\nbob,24129,35,cold\ncid,24133,36,flu\ndan,10427,51,cancer\neve,10431,52,flu\nfay,10466,53,cold\n";
@@ -45,7 +45,7 @@ impl Fixture {
     fn config(&self) -> Result<Config, Error> {
         Config::from_file(&self.dir.path().join("job.toml"))
     }
-    fn anonymize(&self) -> Result<cellsafe::report::Report, Error> {
+    fn anonymize(&self) -> Result<cellsafe::job::report::Report, Error> {
         let outputs = Outputs {
             table: Some(self.dir.path().join("out.csv")),
             report: Some(self.dir.path().join("report.json")),
@@ -367,7 +367,7 @@ fn disclosure_sizes_are_bounded() {
             "[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\n{line}\n"
         ));
         let f = Fixture::new(DATA, AGE, &text);
-        let err = cellsafe::disclosure::setup::from_config(&f.config().unwrap()).unwrap_err();
+        let err = cellsafe::job::disclosure::from_config(&f.config().unwrap()).unwrap_err();
         assert_eq!(config_key(&err), key, "{err}");
     }
 }

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use cellsafe::config::Config;
 use cellsafe::error::Error;
+use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
 use proptest::prelude::*;
 

@@ -7,9 +7,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use cellsafe::config::Config;
-use cellsafe::problem::Problem;
-use cellsafe::search::{self, Algorithm};
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::algorithm::{self, Algorithm};
+use cellsafe::job::config::Config;
 use proptest::prelude::*;
 
 const BLOOD: [&str; 4] = ["A", "B", "O", "AB"];
@@ -282,7 +282,7 @@ proptest! {
             }
         }
         let (acceptable, minimal) = oracle_nodes(&case, &problem);
-        let (exhaustive, all) = search::exhaustive(&problem, None);
+        let (exhaustive, all) = algorithm::exhaustive(&problem, None);
         for e in &all {
             prop_assert_eq!(
                 e.acceptable,
@@ -291,14 +291,14 @@ proptest! {
             );
         }
         for algorithm in [Algorithm::Minimal, Algorithm::MinimalBfs, Algorithm::MinimalInference] {
-            let outcome = search::run(&problem, algorithm, None);
+            let outcome = algorithm::run(&problem, algorithm, None);
             let got: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
             prop_assert_eq!(&got, &minimal, "{:?}", algorithm);
         }
         // the optimum is the best acceptable node of all
         let best = exhaustive.best.map(|e| e.levels);
         prop_assert_eq!(best.is_some(), !acceptable.is_empty());
-        let optimal = search::run(&problem, Algorithm::Optimal, None).best.map(|e| e.levels);
+        let optimal = algorithm::run(&problem, Algorithm::Optimal, None).best.map(|e| e.levels);
         prop_assert_eq!(optimal, best);
     }
 }
@@ -310,7 +310,7 @@ fn blood_type_example_has_incomparable_minimal_nodes() {
     let path = common::examples().join("papers/blood.toml");
     let problem = Config::from_file(&path).unwrap().problem().unwrap();
     assert!(!problem.lattice.is_chain());
-    let outcome = search::run(&problem, Algorithm::Minimal, None);
+    let outcome = algorithm::run(&problem, Algorithm::Minimal, None);
     let names: Vec<String> = outcome
         .minimal
         .iter()
@@ -360,7 +360,7 @@ fn personal_con_with_suppression_is_searched_without_monotone_pruning() {
         Algorithm::MinimalBfs,
         Algorithm::MinimalInference,
     ] {
-        let got: Vec<Vec<u8>> = search::run(&problem, algorithm, None)
+        let got: Vec<Vec<u8>> = algorithm::run(&problem, algorithm, None)
             .minimal
             .iter()
             .map(|e| e.levels.clone())

@@ -7,13 +7,13 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cellsafe::config::Config;
-use cellsafe::lattice::is_generalization;
-use cellsafe::logic::level;
-use cellsafe::logic::setbased::SetTable;
-use cellsafe::problem::Problem;
+use cellsafe::algorithm;
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::algorithm::safety;
+use cellsafe::algorithm::setbased::SetTable;
+use cellsafe::framework::lattice::is_generalization;
+use cellsafe::job::config::Config;
 use cellsafe::release::Released;
-use cellsafe::search;
 use proptest::prelude::*;
 
 fn load(name: &str) -> Config {
@@ -273,7 +273,7 @@ proptest! {
         for i in 0..p.lattice.size() {
             let levels = p.lattice.levels(i);
             let known = oracle_known(&case, &p, &levels);
-            let test = level::test(&p, &levels, usize::MAX).unwrap();
+            let test = safety::test(&p, &levels, usize::MAX).unwrap();
             let mut got: Vec<Vec<usize>> = vec![Vec::new(); case.rows.len()];
             for e in &test.exposures {
                 got[e.row - 1] = e.formulas.iter().map(|id| id[1..].parse().unwrap()).collect();
@@ -297,7 +297,7 @@ proptest! {
             .cloned()
             .collect();
         minimal.sort();
-        for outcome in [search::minimal(&p, None), search::minimal_bfs(&p, None), search::minimal_by_inference(&p, None)] {
+        for outcome in [algorithm::minimal(&p, None), algorithm::minimal_bfs(&p, None), algorithm::minimal_by_inference(&p, None)] {
             let mut found: Vec<Vec<u8>> = outcome.minimal.into_iter().map(|e| e.levels).collect();
             found.sort();
             prop_assert_eq!(&found, &minimal);
@@ -345,7 +345,7 @@ proptest! {
     /// seed fixes the run.
     #[test]
     fn genetic_search_against_the_oracle_optimum(case in case_strategy(), seed in 0..1_000u64) {
-        use cellsafe::search::genetic::{genetic_with_optimum, GeneticSpec};
+        use cellsafe::algorithm::genetic::{genetic_with_optimum, GeneticSpec};
         let dir = tempfile::tempdir().unwrap();
         let p = problem_of(&case, dir.path(), "sf-ql");
         let fitness = |levels: &[u8]| -> Option<f64> {
@@ -403,7 +403,7 @@ fn linking_example_5_worlds_and_verdicts() {
     want.sort();
     assert_eq!(worlds, want);
 
-    let test = level::test(&p, &[1, 3, 0], 100).unwrap();
+    let test = safety::test(&p, &[1, 3, 0], 100).unwrap();
     assert!(!test.safe);
     assert_eq!(test.exposures.len(), 1);
     assert_eq!(test.exposures[0].person, "Daniel");
@@ -413,7 +413,7 @@ fn linking_example_5_worlds_and_verdicts() {
     let alice = &c.con_sets[c.con_of_row[0] as usize];
     assert_eq!(alice.len(), 2);
 
-    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    let test = safety::test(&p, &[1, 3, 2], 100).unwrap();
     assert!(test.safe);
 }
 
@@ -422,13 +422,13 @@ fn linking_example_5_worlds_and_verdicts() {
 #[test]
 fn aog_section_3_2_verdicts() {
     let p = load("aog11.toml").problem().unwrap();
-    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    let test = safety::test(&p, &[1, 3, 2], 100).unwrap();
     assert!(test.safe);
     assert_eq!(test.classes, 3);
     let mut config = load("aog11.toml");
     config.safety.as_mut().unwrap().default = vec!["slightly_ill".into()];
     let p = config.problem().unwrap();
-    let test = level::test(&p, &[1, 3, 2], 100).unwrap();
+    let test = safety::test(&p, &[1, 3, 2], 100).unwrap();
     let persons: Vec<&str> = test.exposures.iter().map(|e| e.person.as_str()).collect();
     assert_eq!(persons, ["u1", "u2", "u3"]);
 }
@@ -442,7 +442,7 @@ fn aog_section_3_2_verdicts() {
 #[test]
 fn aog_figure_4_microaggregation() {
     let mut config = load("aog11.toml");
-    config.output.values = cellsafe::config::OutputValues::Microaggregation;
+    config.output.values = cellsafe::job::config::OutputValues::Microaggregation;
     let p = config.problem().unwrap();
     let aggregators = config.aggregators(&p).unwrap().unwrap();
     let released = Released::new(&p, &[1, 3, 2])
@@ -677,8 +677,8 @@ fn linking_example_9_set_based() {
     assert_eq!(exposed, ["Alice", "Bob", "Edward", "Franz"]);
 }
 
-fn csv_format() -> cellsafe::table::CsvFormat {
-    cellsafe::table::CsvFormat {
+fn csv_format() -> cellsafe::data::table::CsvFormat {
+    cellsafe::data::table::CsvFormat {
         delimiter: b',',
         quote: b'"',
         header: true,
@@ -699,7 +699,7 @@ fn oracle_set_known(case: &Case, t: &SetTable) -> Vec<Vec<usize>> {
             }
         }
     }
-    let usable = cellsafe::logic::matching::usable_by_link_test(n, &links);
+    let usable = cellsafe::criteria::matching::usable_by_link_test(n, &links);
     (0..n)
         .map(|u| {
             let worlds: Vec<usize> = links
@@ -761,16 +761,16 @@ proptest! {
         let schema = SetTable::new(&p, &Default::default()).unwrap();
         let out = dir.path().join("out.csv");
         t.write_csv(&out, b',').unwrap();
-        let audit = cellsafe::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
+        let audit = cellsafe::release::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
         prop_assert!(audit.unchecked.is_empty());
         prop_assert_eq!(audit.passed, verdict.safe, "{:?}", audit.violations);
-        match cellsafe::logic::setbased::goal_directed(&mut t, 100) {
+        match cellsafe::algorithm::setbased::goal_directed(&mut t, 100) {
             Ok(g) => {
                 prop_assert!(g.safe);
                 prop_assert!(t.safety(0).safe);
                 prop_assert!(oracle_set_known(&case, &t).iter().all(|k| k.is_empty()));
                 t.write_csv(&out, b',').unwrap();
-                let audit = cellsafe::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
+                let audit = cellsafe::release::audit::audit_set_based(&out, &csv_format(), &schema).unwrap();
                 prop_assert!(audit.passed, "{:?}", audit.violations);
             }
             // only when some formula is known whatever the cells (it holds for every value)

@@ -2,8 +2,8 @@
 
 mod common;
 
-use cellsafe::config::Config;
-use cellsafe::privacy::ModelSpec;
+use cellsafe::criteria::ModelSpec;
+use cellsafe::job::config::Config;
 use cellsafe::release::Released;
 
 fn load(name: &str) -> Config {
@@ -26,7 +26,7 @@ fn linking_examples_5_and_6() {
     assert!(!unsafe_node.acceptable);
     // no suppression allowed: nothing is suppressed, the node is refused
     assert_eq!(unsafe_node.suppressed_rows, 0);
-    let test = cellsafe::logic::level::test(&p, &[1, 3, 0], 10).unwrap();
+    let test = cellsafe::algorithm::safety::test(&p, &[1, 3, 0], 10).unwrap();
     let persons: Vec<&str> = test.exposures.iter().map(|e| e.person.as_str()).collect();
     assert_eq!(persons, ["Daniel"], "only Daniel (row 4) is unsafe");
     let released = Released::new(&p, &[1, 3, 0]).unwrap();
@@ -97,9 +97,9 @@ fn aog_section_3_2() {
 #[test]
 fn linking_minimal_safe_generalizations() {
     let p = load("linking8.toml").problem().unwrap();
-    let (_, all) = cellsafe::search::exhaustive(&p, None);
+    let (_, all) = cellsafe::algorithm::exhaustive(&p, None);
     let want = common::minimal_acceptable(&all);
-    let got: Vec<Vec<u8>> = cellsafe::search::minimal(&p, None)
+    let got: Vec<Vec<u8>> = cellsafe::algorithm::minimal(&p, None)
         .minimal
         .into_iter()
         .map(|e| e.levels)

@@ -5,16 +5,17 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use cellsafe::audit::{group_holds, reference};
-use cellsafe::dataset::{Dataset, Role};
+use cellsafe::algorithm;
+use cellsafe::algorithm::problem::{Evaluation, Problem};
+use cellsafe::criteria::{Distance, ModelSpec};
+use cellsafe::data::table::Table;
+use cellsafe::data::Role;
+use cellsafe::framework::dataset::Dataset;
+use cellsafe::framework::lattice::{is_generalization, tie_order};
 use cellsafe::hierarchy::Hierarchy;
-use cellsafe::lattice::{is_generalization, tie_order};
-use cellsafe::metrics::{Aggregate, MetricKind, MetricSpec};
-use cellsafe::privacy::{Distance, ModelSpec};
-use cellsafe::problem::{Evaluation, Problem};
+use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
+use cellsafe::release::audit::{group_holds, reference};
 use cellsafe::release::{RowOrder, SuppressedRows};
-use cellsafe::search;
-use cellsafe::table::Table;
 use proptest::prelude::*;
 
 /// A random small anonymization problem, as plain data.
@@ -192,7 +193,7 @@ fn build(case: &Case) -> (Problem, Vec<Vec<Vec<String>>>) {
     let models: Vec<ModelSpec> = case
         .models
         .iter()
-        .filter(|m| cellsafe::privacy::Model::bind(m, &data).is_ok())
+        .filter(|m| cellsafe::criteria::Model::bind(m, &data).is_ok())
         .cloned()
         .collect();
     let metric = MetricSpec {
@@ -285,7 +286,7 @@ fn brute_suppressed(
 /// Score order as the searches define it: scalar scores (and each component of a rank)
 /// within 1e-12 (relative) of each other are equal, since equal scores of different nodes
 /// are sums taken in different orders.
-fn same_or(a: &cellsafe::metrics::Score, b: &cellsafe::metrics::Score) -> std::cmp::Ordering {
+fn same_or(a: &cellsafe::metric::Score, b: &cellsafe::metric::Score) -> std::cmp::Ordering {
     let near = |x: f64, y: f64| {
         if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
             std::cmp::Ordering::Equal
@@ -325,7 +326,7 @@ proptest! {
     #[test]
     fn searches_agree_with_brute_force(case in case_strategy()) {
         let (p, _) = build(&case);
-        let (exhaustive, all) = search::exhaustive(&p, None);
+        let (exhaustive, all) = algorithm::exhaustive(&p, None);
         prop_assert_eq!(all.len(), p.lattice.size());
         // brute-force best: scan every node
         let mut best: Option<&Evaluation> = None;
@@ -338,9 +339,9 @@ proptest! {
             if better { best = Some(e); }
         }
         assert_same_best(&exhaustive.best, &best.cloned());
-        assert_same_best(&search::optimal(&p, None).best, &exhaustive.best);
-        assert_same_best(&search::optimal_walk(&p, None).best, &exhaustive.best);
-        assert_same_best(&search::best_first(&p, None).best, &exhaustive.best);
+        assert_same_best(&algorithm::optimal(&p, None).best, &exhaustive.best);
+        assert_same_best(&algorithm::optimal_walk(&p, None).best, &exhaustive.best);
+        assert_same_best(&algorithm::best_first(&p, None).best, &exhaustive.best);
         // minimal: acceptable nodes with no acceptable strict specialization
         let want: Vec<Vec<u8>> = all
             .iter()
@@ -348,16 +349,16 @@ proptest! {
             .filter(|e| !all.iter().any(|f| f.acceptable && f.levels != e.levels && is_generalization(&e.levels, &f.levels)))
             .map(|e| e.levels.clone())
             .collect();
-        let levels = |o: search::Outcome| -> Vec<Vec<u8>> { o.minimal.iter().map(|e| e.levels.clone()).collect() };
-        prop_assert_eq!(&levels(search::minimal(&p, None)), &want);
-        prop_assert_eq!(&levels(search::minimal_bfs(&p, None)), &want);
-        prop_assert_eq!(&levels(search::minimal_by_inference(&p, None)), &want);
+        let levels = |o: algorithm::Outcome| -> Vec<Vec<u8>> { o.minimal.iter().map(|e| e.levels.clone()).collect() };
+        prop_assert_eq!(&levels(algorithm::minimal(&p, None)), &want);
+        prop_assert_eq!(&levels(algorithm::minimal_bfs(&p, None)), &want);
+        prop_assert_eq!(&levels(algorithm::minimal_by_inference(&p, None)), &want);
     }
 
     #[test]
     fn released_tables_pass_the_independent_audit(case in case_strategy()) {
         let (p, _) = build(&case);
-        if let Some(best) = search::optimal(&p, None).best {
+        if let Some(best) = algorithm::optimal(&p, None).best {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("out.csv");
             let released = cellsafe::release::Released::new(&p, &best.levels).unwrap();
@@ -365,8 +366,8 @@ proptest! {
             released.write_csv(&path, b',', &order).unwrap();
             let quasi: Vec<String> = p.data.quasi.iter().map(|q| q.name.clone()).collect();
             let specs: Vec<ModelSpec> = p.models.iter().map(|m| m.spec.clone()).collect();
-            let format = cellsafe::table::CsvFormat::default();
-            let expected = cellsafe::audit::Expected {
+            let format = cellsafe::data::table::CsvFormat::default();
+            let expected = cellsafe::release::audit::Expected {
                 quasi: &quasi,
                 models: &specs,
                 original: &p.data.table,
@@ -374,7 +375,7 @@ proptest! {
                 rows: &order,
                 public: &[],
             };
-            let audit = cellsafe::audit::audit(&path, &format, &expected).unwrap();
+            let audit = cellsafe::release::audit::audit(&path, &format, &expected).unwrap();
             prop_assert!(audit.passed, "{:?}", audit.violations);
             prop_assert_eq!(audit.suppressed_rows as u64, best.suppressed_rows);
         }
@@ -383,7 +384,7 @@ proptest! {
     #[test]
     fn classes_and_suppression_match_strings(case in case_strategy()) {
         let (p, hrows) = build(&case);
-        let (_, all) = search::exhaustive(&p, None);
+        let (_, all) = algorithm::exhaustive(&p, None);
         for e in &all {
             let g = groups(&p, &hrows, &e.levels);
             prop_assert_eq!(e.classes, g.len(), "classes of {:?}", e.levels);
@@ -396,7 +397,7 @@ proptest! {
     #[test]
     fn metrics_match_definitions(case in case_strategy()) {
         let (p, hrows) = build(&case);
-        let (_, all) = search::exhaustive(&p, None);
+        let (_, all) = algorithm::exhaustive(&p, None);
         let n = case.rows.len() as f64;
         let gs = case.gs;
         let sf = if gs < 0.5 { 2.0 * gs } else { 1.0 };
@@ -419,7 +420,7 @@ proptest! {
                         } else { gf * size * share };
                     }
                     let m = gf * n / domain;
-                    if n - m <= 0.0 { 0.0 } else { cellsafe::metrics::round10(((raw - m) / (n - m)).max(0.0)) }
+                    if n - m <= 0.0 { 0.0 } else { cellsafe::metric::round10(((raw - m) / (n - m)).max(0.0)) }
                 }).collect(),
                 MetricKind::Entropy | MetricKind::EntropyNm => (0..d).map(|j| {
                     let t = &p.data.table;
@@ -439,7 +440,7 @@ proptest! {
                         }
                         second = s.values().map(|sy| sy * (sy / ns as f64).log2()).sum();
                     }
-                    cellsafe::metrics::round10(-(gf * first + sf * second))
+                    cellsafe::metric::round10(-(gf * first + sf * second))
                 }).collect(),
                 MetricKind::Precision | MetricKind::PrecisionNm | MetricKind::Height => (0..d).map(|j| {
                     let h = (hrows[j][0].len() - 1) as f64;

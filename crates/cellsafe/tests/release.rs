@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use cellsafe::config::Config;
+use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
 use cellsafe::release::Released;
 use proptest::prelude::*;
@@ -291,7 +291,7 @@ fn con_of(case: &Case, u: usize) -> BTreeSet<usize> {
 }
 
 /// Runs `config`'s job writing the table to `out` only.
-fn release_to(config: &Config, out: &Path) -> cellsafe::report::Report {
+fn release_to(config: &Config, out: &Path) -> cellsafe::job::report::Report {
     let outputs = Outputs {
         table: Some(out.to_path_buf()),
         report: None,

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use cellsafe::config::Config;
-use cellsafe::dataset::Role;
-use cellsafe::metrics::{Aggregate, MetricKind, MetricSpec};
-use cellsafe::privacy::ModelSpec;
-use cellsafe::problem::Problem;
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::criteria::ModelSpec;
+use cellsafe::data::Role;
+use cellsafe::job::config::Config;
+use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
 
 pub fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
@@ -39,7 +39,7 @@ pub fn adult(
 
 /// Brute force: the acceptable nodes of `all` with no acceptable strict specialization,
 /// in the order of `all`.
-pub fn minimal_acceptable(all: &[cellsafe::problem::Evaluation]) -> Vec<Vec<u8>> {
+pub fn minimal_acceptable(all: &[cellsafe::algorithm::problem::Evaluation]) -> Vec<Vec<u8>> {
     let acceptable: Vec<&Vec<u8>> = all
         .iter()
         .filter(|e| e.acceptable)
@@ -50,7 +50,7 @@ pub fn minimal_acceptable(all: &[cellsafe::problem::Evaluation]) -> Vec<Vec<u8>>
         .filter(|a| {
             !acceptable
                 .iter()
-                .any(|b| b != *a && cellsafe::lattice::is_generalization(a, b))
+                .any(|b| b != *a && cellsafe::framework::lattice::is_generalization(a, b))
         })
         .map(|a| (*a).clone())
         .collect()

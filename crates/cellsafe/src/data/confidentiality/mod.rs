@@ -19,17 +19,13 @@
 //! - [`setup`]: the `[safety]` config section, CON sets from the config, a column or a file;
 //! - [`level`]: the level-based safety test with unsafe persons, and the measure sf.
 
-pub mod formula;
-pub mod level;
-pub mod matching;
-pub mod setbased;
 pub mod setup;
 
 use rustc_hash::FxHashMap;
 
+use crate::data::formula::{Cnf, Domain, Formula};
+use crate::data::table::Table;
 use crate::error::{Error, Result};
-use crate::table::Table;
-use formula::{Cnf, Domain, Formula};
 
 /// The most clauses a formula's clausal normal form may have.
 pub const CLAUSE_LIMIT: usize = 4096;

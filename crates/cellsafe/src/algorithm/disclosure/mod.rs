@@ -25,7 +25,7 @@ mod check;
 mod count;
 mod enumerate;
 mod estimate;
-pub mod setup;
+pub mod synth;
 
 use std::hash::Hash;
 use std::sync::Arc;

@@ -17,11 +17,13 @@
 
 use serde::Deserialize;
 
-use super::{Check, CheckSpec, Disclosure, Instance, MethodChoice, Options, Partition, Strategy};
-use crate::config::Config;
-use crate::dataset::Role;
+use crate::algorithm::disclosure::{
+    Check, CheckSpec, Disclosure, Instance, MethodChoice, Options, Partition, Strategy,
+};
+use crate::data::table::Table;
+use crate::data::Role;
 use crate::error::{Error, Result};
-use crate::table::Table;
+use crate::job::config::Config;
 
 fn default_samples() -> u64 {
     Options::default().samples
@@ -290,7 +292,7 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
 /// earlier. Nodes with a class smaller than k can never be accepted and are left out.
 /// Returns the levels of each node of the chain as well.
 pub fn for_search(
-    problem: &crate::problem::Problem,
+    problem: &crate::algorithm::problem::Problem,
     best: &[u8],
     spec: &DiscloseSpec,
     file: &str,
@@ -298,9 +300,9 @@ pub fn for_search(
     use rayon::prelude::*;
     use std::sync::Arc;
 
-    use super::ReleaseTest;
-    use crate::lattice::tie_order;
-    use crate::privacy::ModelSpec;
+    use crate::algorithm::disclosure::ReleaseTest;
+    use crate::criteria::ModelSpec;
+    use crate::framework::lattice::tie_order;
 
     if problem.max_suppressed > 0 {
         return Err(Error::config(
@@ -356,7 +358,7 @@ pub fn for_search(
     let best_score = problem.evaluate(best)?.score;
     let k = problem.min_class_size();
     let hierarchies = problem.hierarchies();
-    let mut better: Vec<(Vec<u8>, crate::metrics::Score, Vec<u32>)> = (0..problem.lattice.size())
+    let mut better: Vec<(Vec<u8>, crate::metric::Score, Vec<u32>)> = (0..problem.lattice.size())
         .into_par_iter()
         .filter_map(|index| {
             let levels = problem.lattice.levels(index);
@@ -365,7 +367,7 @@ pub fn for_search(
                 return None;
             }
             let (evaluation, _) = problem.assess(&levels, &classes);
-            let order = crate::search::score_order(&evaluation.score, &best_score)
+            let order = crate::algorithm::score_order(&evaluation.score, &best_score)
                 .then_with(|| tie_order(&levels, best));
             order.is_lt().then(|| {
                 let rows = problem
@@ -375,8 +377,9 @@ pub fn for_search(
             })
         })
         .collect();
-    better
-        .sort_by(|a, b| crate::search::score_order(&a.1, &b.1).then_with(|| tie_order(&a.0, &b.0)));
+    better.sort_by(|a, b| {
+        crate::algorithm::score_order(&a.1, &b.1).then_with(|| tie_order(&a.0, &b.0))
+    });
     let mut nodes = Vec::with_capacity(better.len() + 1);
     let mut chain = Vec::with_capacity(better.len() + 1);
     for (levels, _, rows) in better {
@@ -388,7 +391,7 @@ pub fn for_search(
     let rows = problem.snapshot.row_classes(&hierarchies, &classes, best);
     chain.push(Partition::from_labels(format!("levels {best:?}"), &rows));
 
-    let models: Vec<crate::privacy::Model> = problem
+    let models: Vec<crate::criteria::Model> = problem
         .models
         .iter()
         .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))

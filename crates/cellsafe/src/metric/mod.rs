@@ -16,10 +16,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::classes::{Classes, Snapshot};
-use crate::dataset::Dataset;
+use crate::data::confidentiality::Confidentiality;
+use crate::framework::classes::{Classes, Snapshot};
+use crate::framework::dataset::Dataset;
 use crate::hierarchy::Hierarchy;
-use crate::logic::Confidentiality;
 
 /// Which metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -424,13 +424,7 @@ impl Metric {
         match self.spec.name {
             MetricKind::SfQl => {
                 let (c, offset) = self.safety.as_ref().expect("bound with a [safety] section");
-                let security = crate::logic::level::sf(
-                    c,
-                    *offset,
-                    classes,
-                    Some(suppressed),
-                    self.rows as usize,
-                );
+                let security = self::sf(c, *offset, classes, Some(suppressed), self.rows as usize);
                 Score::scalar(1.0 - security * self.ql(levels))
             }
             MetricKind::Height => {
@@ -635,4 +629,26 @@ impl Metric {
             .sum();
         positive_zero(ql.clamp(0.0, 1.0))
     }
+}
+/// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
+/// suppressed classes (released as nothing) carry no risk. In [0, 1].
+pub fn sf(
+    c: &Confidentiality,
+    offset: usize,
+    classes: &Classes,
+    suppressed: Option<&[bool]>,
+    rows: usize,
+) -> f64 {
+    let width = c.profiles.len();
+    let risk: f64 = (0..classes.len())
+        .filter(|&k| suppressed.is_none_or(|s| !s[k]))
+        .map(|k| {
+            c.class_risk(
+                &classes.histogram(k)[offset..offset + width],
+                classes.counts[k],
+            )
+        })
+        .sum();
+    // at most 1 per person, but rounding may carry the mean a bit past 1
+    (1.0 - risk / rows.max(1) as f64).max(0.0)
 }

@@ -17,10 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::natural_order;
+use crate::algorithm::problem::Problem;
 use crate::error::{Error, Result};
+use crate::framework::dataset::natural_order;
 use crate::hierarchy::{date_key, Hierarchy};
-use crate::problem::Problem;
 
 /// The measurement scale of an attribute, which picks its statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,13 +5,15 @@
 //! stay within the limit. Definitions follow ARX's `criteria` package exactly, including
 //! which reference distribution t-closeness uses (the whole input).
 
+pub mod matching;
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{Dataset, SensitiveAttribute};
+use crate::data::confidentiality::Confidentiality;
+use crate::framework::dataset::{Dataset, SensitiveAttribute};
 use crate::hierarchy::Hierarchy;
-use crate::logic::Confidentiality;
 
 /// The ground distance of t-closeness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,11 +16,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::problem::Problem;
+use crate::algorithm::Progress;
 use crate::error::{Error, Result};
-use crate::metrics::{Metric, MetricKind, MetricSpec};
-use crate::problem::Problem;
+use crate::metric::{Metric, MetricKind, MetricSpec};
 use crate::progress::{Stage, GENETIC, OPTIMUM};
-use crate::search::Progress;
 
 /// Which crossover to apply to a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,7 +273,7 @@ pub fn genetic_with_optimum_and_progress(
     let best = scored.iter().filter(|(_, (_, ok))| *ok).max_by(|a, b| {
         a.1 .0
             .total_cmp(&b.1 .0)
-            .then_with(|| crate::lattice::tie_order(&b.0, &a.0))
+            .then_with(|| crate::framework::lattice::tie_order(&b.0, &a.0))
     });
     let optimum_fitness = best.map_or(0.0, |b| b.1 .0);
     Ok(GeneticReport {

@@ -4,12 +4,12 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::audit::Audit;
-use crate::classes::Classes;
-use crate::metrics::{positive_zero, Metric, MetricKind, MetricSpec, Score};
-use crate::privacy::{Model, ModelSpec};
-use crate::problem::{Evaluation, Problem};
-use crate::search::Algorithm;
+use crate::algorithm::problem::{levels_map, Evaluation, Problem};
+use crate::algorithm::Algorithm;
+use crate::criteria::{Model, ModelSpec};
+use crate::framework::classes::Classes;
+use crate::metric::{positive_zero, Metric, MetricKind, MetricSpec, Score};
+use crate::release::audit::Audit;
 
 /// A privacy model and the value the released classes achieve (k: smallest class,
 /// distinct l: fewest values, entropy l: smallest exp(entropy), recursive: largest
@@ -112,47 +112,28 @@ pub struct Report {
     /// With `[disclose]`: the exclusive strategy over the search's chain of better nodes
     /// (paper 001). When it releases nothing, `found` is false and no table is written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub disclosure: Option<crate::disclosure::Decision>,
+    pub disclosure: Option<crate::algorithm::disclosure::Decision>,
     /// Security measure sf of the released classes (with a `[safety]` section).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sf: Option<f64>,
     /// For the genetic search: its answer, run parameters, and the exhaustive optimum.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub genetic: Option<crate::search::genetic::GeneticReport>,
+    pub genetic: Option<crate::algorithm::genetic::GeneticReport>,
     /// For the set-based search: cells generalized, against the best level-based
     /// transformation, and the generalized cells.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub set_based: Option<crate::logic::setbased::SetBasedReport>,
+    pub set_based: Option<crate::algorithm::setbased::SetBasedReport>,
     /// When some hierarchy's partitions form a partial order: the name of the released
     /// partition of each quasi-identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Map<String, Value>>,
     /// What the released quasi-identifier cells show.
-    pub values: crate::config::OutputValues,
+    pub values: crate::job::config::OutputValues,
     /// Row order and suppressed rows of the release.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::job::Layout>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-}
-
-/// The partition name of each quasi-identifier at `levels`, when the lattice is not a
-/// product of chains (else None: levels say it all).
-pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
-    (!problem.lattice.is_chain()).then(|| {
-        problem
-            .data
-            .quasi
-            .iter()
-            .zip(levels)
-            .map(|(q, &l)| {
-                (
-                    q.name.clone(),
-                    Value::from(q.hierarchy.level_name(l as usize)),
-                )
-            })
-            .collect()
-    })
 }
 
 impl Report {
@@ -183,7 +164,7 @@ impl Report {
             seconds: 0.0,
             output: None,
             partitions: None,
-            values: crate::config::OutputValues::Generalization,
+            values: crate::job::config::OutputValues::Generalization,
             layout: None,
             warnings: Vec::new(),
             audit: None,
@@ -193,17 +174,6 @@ impl Report {
             set_based: None,
         }
     }
-}
-
-/// `{name: level}` in header order.
-pub fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
-    problem
-        .data
-        .quasi
-        .iter()
-        .zip(levels)
-        .map(|(q, &l)| (q.name.clone(), Value::from(l)))
-        .collect()
 }
 
 fn extra_metric(
@@ -294,7 +264,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         ql: problem.metric.ql(levels),
         glm,
         sf: problem.data.confidentiality.as_ref().map(|c| {
-            crate::logic::level::sf(
+            crate::metric::sf(
                 c,
                 problem.data.profile_offset(),
                 &classes,

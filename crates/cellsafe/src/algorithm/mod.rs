@@ -11,8 +11,12 @@
 //!
 //! All run in parallel with rayon; the answers do not depend on the number of threads.
 
+pub mod disclosure;
 pub mod genetic;
 pub mod minimal;
+pub mod problem;
+pub mod safety;
+pub mod setbased;
 
 pub use minimal::{bfs as minimal_bfs, by_inference as minimal_by_inference, incognito};
 
@@ -23,11 +27,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::classes::Classes;
+use crate::algorithm::problem::{Evaluation, Problem};
+use crate::framework::classes::Classes;
+use crate::framework::lattice::{is_generalization, tie_order};
 use crate::hierarchy::Hierarchy;
-use crate::lattice::{is_generalization, tie_order};
-use crate::metrics::Score;
-use crate::problem::{Evaluation, Problem};
+use crate::metric::Score;
 use crate::progress::{Stage, SEARCH};
 
 /// Which search to run.

@@ -2,14 +2,15 @@
 //! lattice, and the snapshot every node's classes are rolled up from.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
-use crate::classes::{Classes, Snapshot};
-use crate::dataset::Dataset;
+use crate::criteria::{Model, ModelSpec};
 use crate::error::{Error, Result};
+use crate::framework::classes::{Classes, Snapshot};
+use crate::framework::dataset::Dataset;
+use crate::framework::lattice::{Lattice, LevelOrder};
 use crate::hierarchy::Hierarchy;
-use crate::lattice::{Lattice, LevelOrder};
-use crate::metrics::{Metric, MetricSpec, Score};
-use crate::privacy::{Model, ModelSpec};
+use crate::metric::{Metric, MetricSpec, Score};
 
 /// The largest lattice the searches accept (they keep per-node state).
 pub const MAX_LATTICE: usize = 50_000_000;
@@ -347,6 +348,36 @@ impl Problem {
             && self.max_suppressed > 0
             && self.models.iter().any(|m| m.reads_confidential_values())
     }
+}
+
+/// The partition name of each quasi-identifier at `levels`, when the lattice is not a
+/// product of chains (else None: levels say it all).
+pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
+    (!problem.lattice.is_chain()).then(|| {
+        problem
+            .data
+            .quasi
+            .iter()
+            .zip(levels)
+            .map(|(q, &l)| {
+                (
+                    q.name.clone(),
+                    Value::from(q.hierarchy.level_name(l as usize)),
+                )
+            })
+            .collect()
+    })
+}
+
+/// `{name: level}` in header order.
+pub fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
+    problem
+        .data
+        .quasi
+        .iter()
+        .zip(levels)
+        .map(|(q, &l)| (q.name.clone(), Value::from(l)))
+        .collect()
 }
 
 #[cfg(test)]

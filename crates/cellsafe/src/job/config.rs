@@ -9,20 +9,21 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{Dataset, Role};
-use crate::disclosure::setup::DiscloseSpec;
+use crate::algorithm::genetic::GeneticSpec;
+use crate::algorithm::problem::{Problem, MAX_LATTICE};
+use crate::algorithm::setbased::SetBasedSpec;
+use crate::algorithm::{Algorithm, MAX_EXHAUSTIVE};
+use crate::criteria::{Model, ModelSpec};
+use crate::data::confidentiality::setup::SafetySpec;
+use crate::data::table::{CsvFormat, Table};
+use crate::data::Role;
 use crate::error::{excerpt, Error, Location, Result};
+use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
-use crate::logic::setbased::SetBasedSpec;
-use crate::logic::setup::SafetySpec;
-use crate::metrics::{Metric, MetricSpec};
-use crate::microaggregation::{Aggregator, Scale};
-use crate::privacy::{Model, ModelSpec};
-use crate::problem::{Problem, MAX_LATTICE};
+use crate::job::disclosure::DiscloseSpec;
+use crate::metric::{Metric, MetricSpec};
+use crate::release::microaggregation::{Aggregator, Scale};
 use crate::release::SuppressedRows;
-use crate::search::genetic::GeneticSpec;
-use crate::search::{Algorithm, MAX_EXHAUSTIVE};
-use crate::table::{CsvFormat, Table};
 
 fn default_delimiter() -> String {
     ",".into()
@@ -528,7 +529,9 @@ impl Config {
             .safety
             .as_ref()
             .map(|spec| {
-                crate::logic::setup::build(spec, &table, &roles, &file, |p| self.resolve(p))
+                crate::data::confidentiality::setup::build(spec, &table, &roles, &file, |p| {
+                    self.resolve(p)
+                })
             })
             .transpose()?;
         let mut public = Vec::with_capacity(roles.len());
@@ -644,7 +647,7 @@ mod tests {
 
     #[test]
     fn readme_example_parses() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../../README.md");
         let start = readme.find("```toml\n").expect("a toml block") + 8;
         let end = start + readme[start..].find("```").expect("closed block");
         let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();

@@ -9,6 +9,10 @@
 //! Rows are shuffled because the order of a source file (sorted by name, by date of
 //! admission) links rows back to persons just as a quasi-identifier does.
 
+pub mod audit;
+pub mod microaggregation;
+pub mod output;
+
 use std::io::Write;
 use std::path::Path;
 
@@ -16,11 +20,11 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::Role;
+use crate::algorithm::problem::Problem;
+use crate::data::table::CsvFormat;
+use crate::data::Role;
 use crate::error::Result;
-use crate::microaggregation::{Aggregator, Microaggregated};
-use crate::problem::Problem;
-use crate::table::CsvFormat;
+use crate::release::microaggregation::{Aggregator, Microaggregated};
 
 /// The label written for every quasi-identifier of a suppressed row.
 pub const SUPPRESSED: &str = "*";
@@ -67,7 +71,7 @@ pub fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usiz
 pub fn write_mapping(
     w: &mut dyn Write,
     order: &[usize],
-    table: &crate::table::Table,
+    table: &crate::data::table::Table,
 ) -> std::io::Result<()> {
     writeln!(w, "released_row,input_line")?;
     for (i, &r) in order.iter().enumerate() {
@@ -76,20 +80,20 @@ pub fn write_mapping(
     Ok(())
 }
 
-/// Writes one file atomically, locked against other runs (see [`crate::output`]).
+/// Writes one file atomically, locked against other runs (see [`crate::release::output`]).
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
     let target = path.to_path_buf();
-    let mut tx = crate::output::Transaction::begin(std::slice::from_ref(&target))?;
+    let mut tx = crate::release::output::Transaction::begin(std::slice::from_ref(&target))?;
     tx.stage(path, write)?;
     tx.commit()
 }
 
 /// Refuses to write over the input file.
 pub fn check_not_input(problem: &Problem, output: &Path) -> Result<()> {
-    crate::output::check_paths(
+    crate::release::output::check_paths(
         &[(
             "the data file".to_owned(),
             problem.data.table.source().to_path_buf(),

@@ -8,11 +8,11 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{has, Confidentiality};
-use crate::classes::Classes;
+use crate::data::confidentiality::{has, Confidentiality};
+
+use crate::algorithm::problem::{levels_map, Problem};
 use crate::error::{Error, Result};
-use crate::problem::Problem;
-use crate::report::levels_map;
+use crate::metric::sf;
 
 /// A person the recipient learns something confidential about.
 #[derive(Debug, Clone, Serialize)]
@@ -121,7 +121,7 @@ pub fn test_with_progress(
     stage.set(rows);
     Ok(SafetyTest {
         levels: levels_map(problem, levels),
-        partitions: crate::report::partition_names(problem, levels),
+        partitions: crate::algorithm::problem::partition_names(problem, levels),
         safe: unsafe_classes == 0,
         classes: classes.len(),
         unsafe_classes,
@@ -131,27 +131,4 @@ pub fn test_with_progress(
         ql: problem.metric.ql(levels),
         warnings: c.warnings.clone(),
     })
-}
-
-/// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
-/// suppressed classes (released as nothing) carry no risk. In [0, 1].
-pub fn sf(
-    c: &Confidentiality,
-    offset: usize,
-    classes: &Classes,
-    suppressed: Option<&[bool]>,
-    rows: usize,
-) -> f64 {
-    let width = c.profiles.len();
-    let risk: f64 = (0..classes.len())
-        .filter(|&k| suppressed.is_none_or(|s| !s[k]))
-        .map(|k| {
-            c.class_risk(
-                &classes.histogram(k)[offset..offset + width],
-                classes.counts[k],
-            )
-        })
-        .sum();
-    // at most 1 per person, but rounding may carry the mean a bit past 1
-    (1.0 - risk / rows.max(1) as f64).max(0.0)
 }

@@ -26,10 +26,10 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{pick_best, search_stage, settle, Outcome, Progress, Status};
-use crate::classes::Classes;
+use crate::algorithm::problem::{Evaluation, Problem};
+use crate::framework::classes::Classes;
+use crate::framework::lattice::level_sum;
 use crate::hierarchy::Hierarchy;
-use crate::lattice::level_sum;
-use crate::problem::{Evaluation, Problem};
 use crate::progress::Stage;
 
 /// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).

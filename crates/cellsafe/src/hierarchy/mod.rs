@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
+use crate::data::table::Records;
 use crate::error::{excerpt, Error, Location, Result};
-use crate::table::Records;
 
 /// Most levels a hierarchy may have, level 0 included (levels are numbered by `u8`).
 pub const MAX_LEVELS: usize = 256;

@@ -5,26 +5,11 @@ use std::cmp::Ordering;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
+use crate::data::confidentiality::Confidentiality;
+use crate::data::table::Table;
+use crate::data::Role;
 use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::Hierarchy;
-use crate::logic::Confidentiality;
-use crate::table::Table;
-
-/// What an attribute is, for release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Role {
-    /// Identifies a person directly: removed from the output.
-    Identifying,
-    /// Public and linkable: generalized.
-    QuasiIdentifying,
-    /// Confidential: protected by the privacy models, released unchanged.
-    Sensitive,
-    /// Neither: released unchanged.
-    Insensitive,
-}
 
 /// A quasi-identifier: its column, hierarchy, and the leaf code of every row.
 #[derive(Debug, Clone)]

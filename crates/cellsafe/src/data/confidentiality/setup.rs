@@ -23,11 +23,11 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-use super::formula::{self, Domain};
 use super::{Confidentiality, MAX_EACH_VALUE, MAX_FORMULAS};
-use crate::dataset::Role;
+use crate::data::formula::{self, Domain};
+use crate::data::table::Table;
+use crate::data::Role;
 use crate::error::{Error, Location, Result};
-use crate::table::Table;
 
 /// `[safety]` as written.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -342,7 +342,7 @@ fn read_con_file(
         }
     }
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut records = crate::table::Records::new(file, path, b',', b'"', false);
+    let mut records = crate::data::table::Records::new(file, path, b',', b'"', false);
     let mut record = csv::StringRecord::new();
     let header_line = records.read(&mut record)?.unwrap_or(1);
     if record.len() < 2 || record.len() > 3 {

@@ -14,12 +14,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::algorithm::setbased::SetTable;
+use crate::criteria::{Distance, ModelSpec};
+use crate::data::confidentiality::Confidentiality;
+use crate::data::table::{CsvFormat, Table};
 use crate::error::{Error, Result};
-use crate::logic::setbased::SetTable;
-use crate::logic::Confidentiality;
-use crate::privacy::{Distance, ModelSpec};
 use crate::release::SUPPRESSED;
-use crate::table::{CsvFormat, Table};
 
 /// What the audit found.
 #[derive(Debug, Clone, Serialize)]
@@ -318,7 +318,7 @@ fn logical(
 }
 
 /// The vocabulary domains a formula mentions.
-fn mentioned(f: &crate::logic::NamedFormula) -> Vec<usize> {
+fn mentioned(f: &crate::data::confidentiality::NamedFormula) -> Vec<usize> {
     let mut d: Vec<usize> = f
         .cnf
         .0

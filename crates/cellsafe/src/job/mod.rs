@@ -4,7 +4,11 @@
 //! The release is all or nothing: the outputs are checked against the inputs and locked
 //! before any work, the table (and mapping) are staged next to their targets, the audit
 //! reads the staged table, and only when it passes are the table, mapping and report
-//! renamed into place together (see [`crate::output`]).
+//! renamed into place together (see [`crate::release::output`]).
+
+pub mod config;
+pub mod disclosure;
+pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -12,15 +16,16 @@ use std::time::Instant;
 use rand::RngCore;
 use serde::Serialize;
 
-use crate::audit::{self, Audit};
-use crate::config::Config;
-use crate::disclosure::{setup, Strategy};
+use crate::algorithm::disclosure::Strategy;
+use crate::algorithm::problem::{levels_map, partition_names};
+use crate::algorithm::problem::{Problem, SuppressionRule};
+use crate::algorithm::{self, Progress};
 use crate::error::{Error, Result};
-use crate::output::{check_paths, Transaction};
-use crate::problem::{Problem, SuppressionRule};
+use crate::job::config::Config;
+use crate::job::report::{describe, Report};
+use crate::release::audit::{self, Audit};
+use crate::release::output::{check_paths, Transaction};
 use crate::release::{write_atomic, write_mapping, Released, RowOrder, SuppressedRows};
-use crate::report::{describe, levels_map, partition_names, Report};
-use crate::search::{self, Progress};
 
 /// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]
@@ -97,12 +102,12 @@ fn anonymize_here(
     config.check_search(&problem)?;
     let algorithm = config.search.algorithm;
     let order = row_order(config);
-    if algorithm == search::Algorithm::SetBased {
+    if algorithm == algorithm::Algorithm::SetBased {
         return set_based(config, &problem, outputs, tx, order, start, progress);
     }
     let mut genetic = None;
-    let outcome = if algorithm == search::Algorithm::Genetic {
-        let g = search::genetic::genetic_with_optimum_and_progress(
+    let outcome = if algorithm == algorithm::Algorithm::Genetic {
+        let g = algorithm::genetic::genetic_with_optimum_and_progress(
             &problem,
             &config.search.genetic,
             progress,
@@ -114,20 +119,20 @@ fn anonymize_here(
         };
         let nodes_evaluated = g.outcome.nodes_evaluated;
         genetic = Some(g);
-        search::Outcome {
+        algorithm::Outcome {
             best,
             minimal: Vec::new(),
             nodes_evaluated,
         }
     } else {
-        search::run(&problem, algorithm, progress)
+        algorithm::run(&problem, algorithm, progress)
     };
     let mut best = outcome.best.clone();
     let mut disclosure = None;
     if let (Some(spec), Some(found)) = (&config.disclose, &outcome.best) {
         // The search is public: release only what the exclusive strategy allows.
         let (d, options, nodes) =
-            setup::for_search(&problem, &found.levels, spec, &config.file_name())?;
+            crate::job::disclosure::for_search(&problem, &found.levels, spec, &config.file_name())?;
         let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
         let decision = d.decide_with_progress(strategy, &options, progress)?;
         best = decision
@@ -142,9 +147,9 @@ fn anonymize_here(
     report.nodes_evaluated = outcome.nodes_evaluated;
     report.minimal = matches!(
         algorithm,
-        search::Algorithm::Minimal
-            | search::Algorithm::MinimalBfs
-            | search::Algorithm::MinimalInference
+        algorithm::Algorithm::Minimal
+            | algorithm::Algorithm::MinimalBfs
+            | algorithm::Algorithm::MinimalInference
     )
     .then(|| {
         outcome
@@ -265,7 +270,7 @@ fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<S
         );
     }
     let reads = problem.models.iter().any(|m| m.reads_confidential_values());
-    if config.search.algorithm == search::Algorithm::SetBased {
+    if config.search.algorithm == algorithm::Algorithm::SetBased {
         warnings.push(
             "the set-based search widens the cells of exactly the persons who would \
              otherwise be exposed: a recipient who knows the algorithm can infer from a \
@@ -315,8 +320,8 @@ fn set_based(
     progress: Option<Progress>,
 ) -> Result<Report> {
     let (table, found) =
-        crate::logic::setbased::run_with_progress(problem, &config.search.set_based, progress)?;
-    let mut report = Report::empty(problem, search::Algorithm::SetBased);
+        crate::algorithm::setbased::run_with_progress(problem, &config.search.set_based, progress)?;
+    let mut report = Report::empty(problem, algorithm::Algorithm::SetBased);
     report.found = found.search.safe;
     let layout = layout(config, problem, order, 0);
     report
@@ -336,7 +341,7 @@ fn set_based(
             if let Some(mapping) = &outputs.mapping {
                 tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
             }
-            let schema = crate::logic::setbased::SetTable::new(
+            let schema = crate::algorithm::setbased::SetTable::new(
                 problem,
                 &config.search.set_based.families(),
             )?;

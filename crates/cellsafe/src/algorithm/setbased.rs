@@ -19,9 +19,10 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{has, matching, Confidentiality};
+use crate::algorithm::problem::Problem;
+use crate::criteria::matching;
+use crate::data::confidentiality::{has, Confidentiality};
 use crate::error::{Error, Result};
-use crate::problem::Problem;
 
 /// The allowed generalized values Z_j of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,7 +238,10 @@ pub struct SetSafety {
 }
 
 fn numeric_order(values: &[String]) -> Option<Vec<u32>> {
-    let x: Option<Vec<f64>> = values.iter().map(|v| super::formula::number(v)).collect();
+    let x: Option<Vec<f64>> = values
+        .iter()
+        .map(|v| crate::data::formula::number(v))
+        .collect();
     let x = x?;
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
     order.sort_by(|&a, &b| x[a as usize].total_cmp(&x[b as usize]));
@@ -449,7 +453,7 @@ impl<'a> SetTable<'a> {
     pub fn write_to(
         &self,
         w: &mut dyn std::io::Write,
-        format: &crate::table::CsvFormat,
+        format: &crate::data::table::CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
         let data = &self.problem.data;
@@ -461,7 +465,7 @@ impl<'a> SetTable<'a> {
             .collect();
         let mut csv = crate::release::csv_writer(w, format);
         let keep: Vec<usize> = (0..data.roles.len())
-            .filter(|&c| data.roles[c] != crate::dataset::Role::Identifying)
+            .filter(|&c| data.roles[c] != crate::data::Role::Identifying)
             .collect();
         csv.write_record(keep.iter().map(|&c| data.table.header()[c].as_str()))?;
         for &i in order {
@@ -481,7 +485,7 @@ impl<'a> SetTable<'a> {
     pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
         crate::release::check_not_input(self.problem, path)?;
         let order: Vec<usize> = (0..self.rows()).collect();
-        let format = crate::table::CsvFormat {
+        let format = crate::data::table::CsvFormat {
             delimiter,
             ..Default::default()
         };
@@ -741,11 +745,11 @@ pub fn run<'a>(
 pub fn run_with_progress<'a>(
     problem: &'a Problem,
     spec: &SetBasedSpec,
-    progress: Option<crate::search::Progress>,
+    progress: Option<crate::algorithm::Progress>,
 ) -> Result<(SetTable<'a>, SetBasedReport)> {
     let mut table = SetTable::new(problem, &spec.families())?;
     let search = goal_directed_with_progress(&mut table, spec.max_rounds, progress)?;
-    let level_based = crate::search::minimal(problem, progress)
+    let level_based = crate::algorithm::minimal(problem, progress)
         .minimal
         .iter()
         .map(|e| (level_based_cells(problem, &e.levels), e.levels.clone()))
@@ -804,7 +808,7 @@ pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDire
 pub fn goal_directed_with_progress(
     table: &mut SetTable,
     max_rounds: usize,
-    progress: Option<crate::search::Progress>,
+    progress: Option<crate::algorithm::Progress>,
 ) -> Result<GoalDirected> {
     use crate::progress::{Stage, SET_BASED};
     let stage = Stage::start(progress, SET_BASED, Some(max_rounds as u64));

@@ -44,7 +44,7 @@
 //! # use std::path::PathBuf;
 //! # use std::io::Write;
 //! # fn main() -> cellsafe::Result<()> {
-//! use cellsafe::output::{check_paths, Transaction};
+//! use cellsafe::release::output::{check_paths, Transaction};
 //! let (data, out) = (PathBuf::from("data.csv"), PathBuf::from("out.csv"));
 //! check_paths(&[("data file".into(), data)], &[("--output".into(), out.clone())])?;
 //! let mut tx = Transaction::begin(&[out.clone()])?;

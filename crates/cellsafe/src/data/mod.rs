@@ -1,0 +1,23 @@
+//! The data model: tables read from CSV and dictionary-encoded, attribute roles, the
+//! formula language of confidential properties and each person's CON set.
+
+pub mod confidentiality;
+pub mod formula;
+pub mod synth;
+pub mod table;
+
+use serde::{Deserialize, Serialize};
+
+/// What an attribute is, for release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Identifies a person directly: removed from the output.
+    Identifying,
+    /// Public and linkable: generalized.
+    QuasiIdentifying,
+    /// Confidential: protected by the privacy models, released unchanged.
+    Sensitive,
+    /// Neither: released unchanged.
+    Insensitive,
+}
