@@ -432,66 +432,6 @@ impl<'a> SetTable<'a> {
         Ok(())
     }
 
-    /// Rdel(i): every cell of row `i` becomes its whole domain.
-    pub fn delete_row(&mut self, i: usize) {
-        for j in 0..self.columns.len() {
-            let all = self.columns[j].bits(0..self.columns[j].values.len() as u32);
-            self.set(i, j, all).expect("the whole domain is allowed");
-        }
-    }
-    /// Cdel(j): every cell of column `j` becomes its whole domain.
-    pub fn delete_column(&mut self, j: usize) {
-        let all = self.columns[j].bits(0..self.columns[j].values.len() as u32);
-        for i in 0..self.rows() {
-            self.set(i, j, all.clone())
-                .expect("the whole domain is allowed");
-        }
-    }
-
-    /// Writes the released table as CSV: identifying columns dropped, the set columns
-    /// rendered, other columns as they are; rows `order` (input rows) in that order.
-    pub fn write_to(
-        &self,
-        w: &mut dyn std::io::Write,
-        format: &crate::data::table::CsvFormat,
-        order: &[usize],
-    ) -> std::io::Result<()> {
-        let data = &self.problem.data;
-        let set_of: FxHashMap<usize, usize> = self
-            .table_columns
-            .iter()
-            .enumerate()
-            .map(|(j, &c)| (c, j))
-            .collect();
-        let mut csv = crate::release::csv_writer(w, format);
-        let keep: Vec<usize> = (0..data.roles.len())
-            .filter(|&c| data.roles[c] != crate::data::Role::Identifying)
-            .collect();
-        csv.write_record(keep.iter().map(|&c| data.table.header()[c].as_str()))?;
-        for &i in order {
-            let row: Vec<String> = keep
-                .iter()
-                .map(|&c| match set_of.get(&c) {
-                    Some(&j) => self.columns[j].render(self.cell(i, j)),
-                    None => data.table.value(i, c).to_string(),
-                })
-                .collect();
-            csv.write_record(&row)?;
-        }
-        csv.flush()
-    }
-
-    /// Writes the released table to `path` atomically, rows in input order.
-    pub fn write_csv(&self, path: &std::path::Path, delimiter: u8) -> Result<()> {
-        crate::release::check_not_input(self.problem, path)?;
-        let order: Vec<usize> = (0..self.rows()).collect();
-        let format = crate::data::table::CsvFormat {
-            delimiter,
-            ..Default::default()
-        };
-        crate::release::write_atomic(path, |w| self.write_to(w, &format, &order))
-    }
-
     /// The released cells of row `i`, rendered, in set-column order.
     pub fn render_row(&self, i: usize) -> Vec<String> {
         (0..self.columns.len())

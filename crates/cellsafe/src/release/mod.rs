@@ -12,6 +12,7 @@
 pub mod audit;
 pub mod microaggregation;
 pub mod output;
+mod set_table;
 
 use std::io::Write;
 use std::path::Path;
