@@ -89,6 +89,9 @@ pub enum Error {
     /// Another live process holds the lock on an output.
     #[error("another cellsafe run is writing {path}")]
     Busy { path: PathBuf },
+    /// No transformation satisfies the privacy models within the suppression limit.
+    #[error("no transformation satisfies the privacy models within the suppression limit")]
+    NothingAcceptable,
     /// The run was interrupted; nothing more is written.
     #[error("interrupted: no output was written")]
     Interrupted,

@@ -11,11 +11,16 @@
 //! - [`metric`]: utility and loss measures of a transformation;
 //! - [`algorithm`]: the problem (data, models, metric) and the searches that solve it;
 //! - [`release`]: the released table, its one writer, and the independent audit;
+//! - [`anonymizer`]: the in-memory API over all of them ([`Anonymizer`]);
 //! - [`job`]: a TOML job description turned into calls of the layers above, and the report.
 //!
 //! [`error`] and [`progress`] are shared by every layer.
+//!
+//! The [`anonymizer`] module shows the API on rows in memory; the README's example is
+//! compiled and run as a doctest too.
 
 pub mod algorithm;
+pub mod anonymizer;
 pub mod criteria;
 pub mod data;
 pub mod error;
@@ -26,4 +31,15 @@ pub mod metric;
 pub mod progress;
 pub mod release;
 
+/// The README, so that its Rust example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
+pub use anonymizer::{Anonymizer, Generalization, Release};
+pub use criteria::ModelSpec;
+pub use data::table::{CsvFormat, Table};
+pub use data::Role;
 pub use error::{Error, Result};
+pub use hierarchy::{Builder, Hierarchy};
+pub use metric::{MetricKind, MetricSpec};

@@ -779,6 +779,7 @@ fn located(e: &Error) -> bool {
         // a failed audit is a bug, not bad input
         Error::AuditFailed { .. }
         | Error::Interrupted
+        | Error::NothingAcceptable
         | Error::Invalid(_)
         | Error::Intractable(_) => false,
     }

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["metric"],
     &["algorithm"],
     &["release"],
+    &["anonymizer"],
     &["job"],
 ];
 

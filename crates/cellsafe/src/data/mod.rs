@@ -8,6 +8,9 @@ pub mod table;
 
 use serde::{Deserialize, Serialize};
 
+/// The label of every hidden cell of a suppressed row (so no released value may be it).
+pub const SUPPRESSED: &str = "*";
+
 /// What an attribute is, for release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

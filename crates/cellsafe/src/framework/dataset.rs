@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::data::confidentiality::Confidentiality;
 use crate::data::table::Table;
-use crate::data::Role;
+use crate::data::{Role, SUPPRESSED};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::Hierarchy;
 
@@ -66,6 +66,26 @@ impl Dataset {
         let qi_columns: Vec<usize> = (0..roles.len())
             .filter(|&c| roles[c] == Role::QuasiIdentifying)
             .collect();
+        // `*` marks what a suppressed row hides: a released value may not be `*` itself
+        for (column, role) in roles.iter().enumerate() {
+            if matches!(role, Role::Sensitive | Role::Insensitive) {
+                let dict = table.dictionary(column);
+                if let Some(code) = dict.code(SUPPRESSED) {
+                    return Err(Error::data(
+                        Location::at(
+                            table.source(),
+                            dict.first_line(code),
+                            Some(column as u64 + 1),
+                        ),
+                        format!(
+                            "`*` in column `{}` would read as a suppressed cell in the release; \
+                             recode it",
+                            table.header()[column]
+                        ),
+                    ));
+                }
+            }
+        }
         if hierarchies.len() != qi_columns.len() {
             return Err(Error::Invalid(
                 "one hierarchy per quasi-identifier is required".into(),

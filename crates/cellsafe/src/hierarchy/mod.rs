@@ -516,6 +516,27 @@ pub enum Builder {
 }
 
 impl Builder {
+    /// Numeric intervals of the given nested widths, then `*`.
+    pub fn intervals(widths: &[f64]) -> Builder {
+        Builder::Intervals {
+            widths: widths.to_vec(),
+        }
+    }
+    /// Characters masked from the right, one per level.
+    pub fn mask() -> Builder {
+        Builder::Mask {}
+    }
+    /// Dates in `format` (`%d`, `%m`, `%y`/`%Y`): day, month, year, `*`.
+    pub fn date(format: &str) -> Builder {
+        Builder::Date {
+            format: format.to_owned(),
+        }
+    }
+    /// Kept or suppressed: one level `*` above the values.
+    pub fn suppress() -> Builder {
+        Builder::Suppress {}
+    }
+
     /// Builds the hierarchy for `values`; `key` names the config entry in errors.
     pub fn build(&self, values: &[String], file: &str, key: &str) -> Result<Hierarchy> {
         if values.is_empty() {

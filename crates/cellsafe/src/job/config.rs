@@ -546,26 +546,6 @@ impl Config {
             }
             public.push(marked);
         }
-        // `*` marks what a suppressed row hides: a released value may not be `*` itself
-        for (column, role) in roles.iter().enumerate() {
-            if matches!(role, Role::Sensitive | Role::Insensitive) {
-                let dict = table.dictionary(column);
-                if let Some(code) = dict.code(crate::release::SUPPRESSED) {
-                    return Err(Error::data(
-                        Location::at(
-                            table.source(),
-                            dict.first_line(code),
-                            Some(column as u64 + 1),
-                        ),
-                        format!(
-                            "`*` in column `{}` would read as a suppressed cell in the release; \
-                             recode it",
-                            table.header()[column]
-                        ),
-                    ));
-                }
-            }
-        }
         let mut data =
             Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?.with_public(public)?;
         if let Some(c) = confidentiality {

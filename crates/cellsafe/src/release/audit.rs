@@ -18,8 +18,8 @@ use crate::algorithm::setbased::SetTable;
 use crate::criteria::{Distance, ModelSpec};
 use crate::data::confidentiality::Confidentiality;
 use crate::data::table::{CsvFormat, Table};
+use crate::data::SUPPRESSED;
 use crate::error::{Error, Result};
-use crate::release::SUPPRESSED;
 
 /// What the audit found.
 #[derive(Debug, Clone, Serialize)]
@@ -61,7 +61,11 @@ const COMPLETIONS: usize = 100_000;
 
 /// Audits the released file at `path` (written as `format`) against `expected`.
 pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Audit> {
-    let released = Table::read_csv(path, format)?;
+    audit_table(&Table::read_csv(path, format)?, expected)
+}
+
+/// Audits a released table as read back from what was written (a file or a buffer).
+pub fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
     let column = |name: &str| {
         released
             .column_index(name)
@@ -148,7 +152,7 @@ pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Aud
                     }
                     for (persons, records, what) in &parts {
                         logical(
-                            &released,
+                            released,
                             expected,
                             c,
                             persons,

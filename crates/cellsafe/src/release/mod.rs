@@ -23,12 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
 use crate::data::table::CsvFormat;
-use crate::data::Role;
+use crate::data::{Role, SUPPRESSED};
 use crate::error::Result;
 use crate::release::microaggregation::{Aggregator, Microaggregated};
-
-/// The label written for every quasi-identifier of a suppressed row.
-pub const SUPPRESSED: &str = "*";
 
 /// What the release shows of a suppressed row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
