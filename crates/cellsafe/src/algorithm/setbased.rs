@@ -240,7 +240,7 @@ pub struct SetSafety {
 fn numeric_order(values: &[String]) -> Option<Vec<u32>> {
     let x: Option<Vec<f64>> = values
         .iter()
-        .map(|v| crate::data::formula::number(v))
+        .map(|v| crate::data::number::parse(v))
         .collect();
     let x = x?;
     let mut order: Vec<u32> = (0..values.len() as u32).collect();

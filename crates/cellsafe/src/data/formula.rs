@@ -25,6 +25,8 @@ use std::fmt;
 
 use rustc_hash::FxHashMap;
 
+use crate::data::number;
+
 /// The most levels of nesting in a formula: each parenthesis, `not` and `->` opens one.
 pub const MAX_NESTING: usize = 64;
 /// The most atoms and operators (`not`, `and`, `or`, `->`) in a formula.
@@ -75,7 +77,7 @@ impl Domain {
                 numeric: false,
             });
         }
-        let rank: Option<Vec<f64>> = values.iter().map(|v| number(v)).collect();
+        let rank: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
         Ok(Domain {
             name: name.into(),
             column,
@@ -84,19 +86,6 @@ impl Domain {
             values,
         })
     }
-}
-
-/// Reads `12`, `-3.5`, `300K`, `2M` or `1G` as a number.
-pub fn number(text: &str) -> Option<f64> {
-    let t = text.trim();
-    let (digits, scale) = match t.chars().last()? {
-        'k' | 'K' => (&t[..t.len() - 1], 1e3),
-        'm' | 'M' => (&t[..t.len() - 1], 1e6),
-        'g' | 'G' => (&t[..t.len() - 1], 1e9),
-        _ => (t, 1.0),
-    };
-    let x: f64 = digits.trim().parse().ok()?;
-    x.is_finite().then_some(x * scale)
 }
 
 /// `(j, α)`: the value of domain `domain` lies in `values` (indexed by dictionary code).
@@ -507,7 +496,7 @@ impl<'a> Parser<'a> {
                 };
                 let (v, at) = self.word("a value")?;
                 let bound = if d.numeric {
-                    number(&v).ok_or_else(|| ParseError {
+                    number::parse(&v).ok_or_else(|| ParseError {
                         position: at,
                         message: format!("`{}` is not a number", crate::error::excerpt(&v)),
                     })?

@@ -3,6 +3,7 @@
 
 pub mod confidentiality;
 pub mod formula;
+pub mod number;
 pub mod synth;
 pub mod table;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::data::confidentiality::Confidentiality;
 use crate::data::table::Table;
-use crate::data::{Role, SUPPRESSED};
+use crate::data::{number, Role, SUPPRESSED};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::hierarchy::Hierarchy;
 
@@ -233,10 +233,7 @@ impl Dataset {
 
 /// Value indices sorted by the attribute's natural order.
 pub fn natural_order(values: &[String]) -> Vec<u32> {
-    let numbers: Option<Vec<f64>> = values
-        .iter()
-        .map(|v| v.trim().parse::<f64>().ok())
-        .collect();
+    let numbers: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
     match numbers {
         Some(x) => order.sort_by(|&a, &b| {

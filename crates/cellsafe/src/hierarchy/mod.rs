@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
+use crate::data::number;
 use crate::data::table::Records;
 use crate::error::{excerpt, Error, Location, Result};
 
@@ -599,9 +600,9 @@ impl Builder {
                     }
                 }),
             },
-            Builder::Intervals { .. } => match value.trim().parse::<f64>() {
-                Ok(x) if x.is_finite() => Ok(()),
-                _ => Err(format!(
+            Builder::Intervals { .. } => match number::parse(value) {
+                Some(_) => Ok(()),
+                None => Err(format!(
                     "value `{}` is not a finite number, so interval levels cannot be built",
                     excerpt(value)
                 )),
@@ -660,21 +661,16 @@ fn interval_rows(
     }
     let mut rows = Vec::with_capacity(values.len());
     for v in values {
-        let x = v
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| {
-                Error::config(
-                    file,
-                    key,
-                    format!(
-                        "value `{}` is not a finite number, so interval levels cannot be built",
-                        excerpt(v)
-                    ),
-                )
-            })?;
+        let x = number::parse(v).ok_or_else(|| {
+            Error::config(
+                file,
+                key,
+                format!(
+                    "value `{}` is not a finite number, so interval levels cannot be built",
+                    excerpt(v)
+                ),
+            )
+        })?;
         let mut row = vec![v.clone()];
         for &w in widths {
             let lo = (x / w).floor() * w;

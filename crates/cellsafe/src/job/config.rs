@@ -16,7 +16,7 @@ use crate::algorithm::{Algorithm, MAX_EXHAUSTIVE};
 use crate::criteria::{Model, ModelSpec};
 use crate::data::confidentiality::setup::SafetySpec;
 use crate::data::table::{CsvFormat, Table};
-use crate::data::Role;
+use crate::data::{number, Role};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
@@ -295,7 +295,7 @@ impl Config {
                 _ => None,
             };
             let values = problem.data.table.dictionary(q.column).values();
-            let numeric = values.iter().all(|v| v.trim().parse::<f64>().is_ok());
+            let numeric = number::all_numbers(values.iter().map(String::as_str));
             let scale = match spec.and_then(|s| s.scale) {
                 Some(scale) => scale,
                 None if date_format.is_some() => Scale::Ordinal,
@@ -305,7 +305,7 @@ impl Config {
             if scale == Scale::Continuous && !numeric {
                 let v = values
                     .iter()
-                    .find(|v| v.trim().parse::<f64>().is_err())
+                    .find(|v| number::parse(v).is_none())
                     .expect("a non-number");
                 return Err(Error::config(
                     &file,

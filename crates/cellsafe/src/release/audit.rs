@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::algorithm::setbased::SetTable;
 use crate::criteria::{Distance, ModelSpec};
 use crate::data::confidentiality::Confidentiality;
+use crate::data::number;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::SUPPRESSED;
 use crate::error::{Error, Result};
@@ -379,14 +380,11 @@ pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
         .into_iter()
         .map(|(v, f)| (v.to_owned(), f as f64 / n))
         .collect();
-    let numeric = values.iter().all(|(v, _)| v.trim().parse::<f64>().is_ok());
-    if numeric {
-        values.sort_by(|a, b| {
-            a.0.trim()
-                .parse::<f64>()
-                .unwrap()
-                .total_cmp(&b.0.trim().parse::<f64>().unwrap())
-        });
+    let numbers: Option<Vec<f64>> = values.iter().map(|(v, _)| number::parse(v)).collect();
+    if let Some(numbers) = numbers {
+        let mut keyed: Vec<(f64, (String, f64))> = numbers.into_iter().zip(values).collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+        values = keyed.into_iter().map(|(_, v)| v).collect();
     } else {
         values.sort_by(|a, b| a.0.cmp(&b.0));
     }

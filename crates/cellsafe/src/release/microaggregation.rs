@@ -18,6 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
+use crate::data::number;
 use crate::error::{Error, Result};
 use crate::framework::dataset::natural_order;
 use crate::hierarchy::{date_key, Hierarchy};
@@ -167,10 +168,7 @@ fn statistic(
         Scale::Continuous => {
             let mut sum = 0.0;
             for &(leaf, c) in group {
-                let x: f64 = value(leaf)
-                    .trim()
-                    .parse()
-                    .map_err(|_| value(leaf).to_owned())?;
+                let x = number::parse(value(leaf)).ok_or_else(|| value(leaf).to_owned())?;
                 sum += x * c as f64;
             }
             format_mean(sum / total as f64)

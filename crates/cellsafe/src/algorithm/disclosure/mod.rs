@@ -507,8 +507,8 @@ impl Disclosure {
                 }
                 match count::exclusive(self, i, options.counting_work) {
                     Ok(tally) => Ok(self.assess_tally(&tally, Method::Counting)),
-                    Err(e) if options.method == MethodChoice::Auto => {
-                        tracing::info!("counting gave up ({e}); estimating instead");
+                    // the assessment records that the estimate decided
+                    Err(_) if options.method == MethodChoice::Auto => {
                         estimate::exclusive(self, i, options)
                     }
                     Err(e) => Err(e),

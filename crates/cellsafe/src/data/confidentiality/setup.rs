@@ -226,10 +226,7 @@ pub fn build(
             for item in cell.split('|').map(str::trim).filter(|s| !s.is_empty()) {
                 let (id, w) = match item.rsplit_once(':') {
                     Some((id, w)) => {
-                        let w: f64 = w
-                            .trim()
-                            .parse()
-                            .ok()
+                        let w: f64 = crate::data::number::parse(w)
                             .filter(|w: &f64| *w > 0.0)
                             .ok_or_else(|| {
                                 Error::data(at(), format!("`{w}` is not a positive damage"))
@@ -375,10 +372,8 @@ fn read_con_file(
             )
         })?;
         let w = match record.get(2).map(str::trim).filter(|s| !s.is_empty()) {
-            Some(w) => w
-                .parse::<f64>()
-                .ok()
-                .filter(|w| w.is_finite() && *w > 0.0)
+            Some(w) => crate::data::number::parse(w)
+                .filter(|w| *w > 0.0)
                 .ok_or_else(|| {
                     Error::data(
                         at(3),
@@ -390,4 +385,33 @@ fn read_con_file(
         personal[r].push((f, w));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: `inf` was read as a positive damage (normalized to NaN weights); damages
+    /// are read by the one number parser, which refuses non-finite values.
+    #[test]
+    fn a_damage_must_be_a_finite_positive_number() {
+        let header = ["zip", "disease", "con"].map(String::from).to_vec();
+        let spec = SafetySpec {
+            formulas: [("hiv".to_string(), "disease = hiv".to_string())].into(),
+            column: Some("con".into()),
+            ..Default::default()
+        };
+        let roles = [Role::QuasiIdentifying, Role::Sensitive, Role::Identifying];
+        let build_with = |cell: &str| {
+            let rows = vec![vec!["1".into(), "hiv".into(), cell.to_string()]];
+            let table = Table::from_rows(header.clone(), &rows).unwrap();
+            build(&spec, &table, &roles, "job.toml", |p| p.to_path_buf())
+        };
+        assert!(build_with("hiv:2").is_ok());
+        assert!(build_with("hiv:2K").is_ok());
+        for bad in ["hiv:inf", "hiv:NaN", "hiv:0", "hiv:-1"] {
+            let e = build_with(bad).unwrap_err();
+            assert!(e.to_string().contains("positive damage"), "{bad}: {e}");
+        }
+    }
 }
