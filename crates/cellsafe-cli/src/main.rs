@@ -330,6 +330,7 @@ fn disclose(
     };
     let decision = problem
         .decide_with_progress(strategy, &options, progress)
+        .map_err(|e| setup::locate(e, &config.file_name()))
         .with_context(|| format!("deciding with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &decision)?,

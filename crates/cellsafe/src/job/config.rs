@@ -204,7 +204,7 @@ impl Config {
         Ok(config)
     }
 
-    pub(crate) fn file_name(&self) -> String {
+    pub fn file_name(&self) -> String {
         self.file.display().to_string()
     }
 

@@ -116,6 +116,15 @@ impl DiscloseSpec {
     }
 }
 
+/// An error of the configured method (too much work, or counting on generalizations that
+/// are not nested), named by the config key that chose it.
+pub fn locate(e: Error, file: &str) -> Error {
+    match e {
+        Error::Intractable(m) => Error::config(file, "disclose.method", m),
+        e => e,
+    }
+}
+
 /// Builds the disclosure problem and options described by `config`'s `[disclose]` section.
 pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
     from_config_with_progress(config, None)

@@ -134,7 +134,9 @@ fn anonymize_here(
         let (d, options, nodes) =
             crate::job::disclosure::for_search(&problem, &found.levels, spec, &config.file_name())?;
         let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
-        let decision = d.decide_with_progress(strategy, &options, progress)?;
+        let decision = d
+            .decide_with_progress(strategy, &options, progress)
+            .map_err(|e| crate::job::disclosure::locate(e, &config.file_name()))?;
         best = decision
             .released
             .map(|i| problem.evaluate(&nodes[i - 1]))
