@@ -439,11 +439,11 @@ fn con_file_errors_are_located() {
 fn a_method_that_cannot_decide_names_its_key() {
     // regression (fuzz): counting over generalizations that are not nested was an
     // unlocated "too large for this method" error
-    let text = config(&format!(
-        "[disclose]\ncheck = {{ type = \"distinct-l\", l = 2 }}\nmethod = \"counting\"\n\
+    let text = config(
+        "[disclose]\ncheck = { type = \"distinct-l\", l = 2 }\nmethod = \"counting\"\n\
          [[disclose.generalizations]]\ngroups = [[\"ann\", \"cid\", \"eve\"], [\"bob\", \"dan\", \"fay\"]]\n\
-         [[disclose.generalizations]]\ngroups = [[\"ann\", \"bob\", \"dan\"], [\"cid\", \"eve\", \"fay\"]]\n"
-    ));
+         [[disclose.generalizations]]\ngroups = [[\"ann\", \"bob\", \"dan\"], [\"cid\", \"eve\", \"fay\"]]\n",
+    );
     let fixture = Fixture::new(DATA, AGE, &text);
     let config = fixture.config().unwrap();
     let (d, options) = cellsafe::job::disclosure::from_config(&config).unwrap();
