@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use cellsafe::data::table::{CsvFormat, Table};
 
 macro_rules! adult_file {
     ($name:literal) => {
@@ -59,19 +58,6 @@ fn new_or_empty(dir: &Path) -> Result<bool> {
     let mut entries =
         std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
     Ok(entries.next().is_none())
-}
-
-/// The Adult table, parsed from the bundled bytes.
-pub fn adult_table() -> Result<Table> {
-    let format = CsvFormat {
-        delimiter: b';',
-        ..CsvFormat::default()
-    };
-    Ok(Table::from_reader(
-        ADULT[0].1,
-        Path::new("adult.csv"),
-        &format,
-    )?)
 }
 
 pub fn run(

@@ -14,9 +14,6 @@ macro_rules! outln {
     }};
 }
 
-mod bench;
-mod bench_disclosure;
-mod bench_safety;
 mod demo;
 
 use std::io::IsTerminal;
@@ -103,36 +100,6 @@ enum Command {
         /// Directory to write into, new or empty (default: a new temporary directory).
         #[arg(long)]
         dir: Option<PathBuf>,
-    },
-    /// Write a seeded synthetic table with the Adult data's columns.
-    Synth {
-        #[arg(long)]
-        rows: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Probability that a cell is taken from another random row.
-        #[arg(long, default_value_t = 0.2)]
-        mix: f64,
-        #[arg(long)]
-        output: PathBuf,
-    },
-    /// Benchmarks on the Adult data (median of several runs).
-    Bench {
-        /// Repetitions per scenario.
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// Also anonymize a synthetic table of this many rows (k=5, 1% suppression, Loss).
-        #[arg(long)]
-        synthetic_rows: Option<usize>,
-        /// Worker threads (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Benchmark the disclosure methods (paper 001) instead of the searches.
-        #[arg(long)]
-        disclosure: bool,
-        /// Benchmark the minimal-safe searches (papers 000 and 002) instead.
-        #[arg(long)]
-        safety: bool,
     },
 }
 
@@ -223,29 +190,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             report,
         } => safety(&config, levels, limit, report, progress),
         Command::Demo { dir } => demo::run(dir, progress),
-        Command::Synth {
-            rows,
-            seed,
-            mix,
-            output,
-        } => {
-            if !(0.0..=1.0).contains(&mix) {
-                anyhow::bail!("--mix must lie in [0, 1]");
-            }
-            let source = demo::adult_table()?;
-            cellsafe::release::write_atomic(&output, |w| {
-                cellsafe::data::synth::write_synthetic(&source, rows, seed, mix, b';', w)
-            })?;
-            eprintln!("wrote {rows} rows to {}", output.display());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Bench {
-            runs,
-            synthetic_rows,
-            threads,
-            disclosure,
-            safety,
-        } => bench::run(runs.max(1), synthetic_rows, threads, disclosure, safety),
     }
 }
 

@@ -651,7 +651,7 @@ fn estimates_are_reproducible() {
 #[test]
 fn counting_matches_enumeration_on_a_20_row_block() {
     let check = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
-    let d = cellsafe::algorithm::disclosure::synth::nested_disclosure(1, 2, 3, check).unwrap();
+    let d = cellsafe_bench::synth::nested_disclosure(1, 2, 3, check).unwrap();
     let options = Options::default();
     for i in 0..3 {
         let a = d.exclusive_tally(i, Method::Enumeration, &options).unwrap();
@@ -665,7 +665,7 @@ fn counting_scales_past_enumeration() {
     // 60 rows, 4 values: |PER(G3)| > 10^15. Invariants: every person's counts sum to |DS|,
     // |DS| ≤ |PER|, and persons in the same g1 group have equal counts.
     let check = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
-    let d = cellsafe::algorithm::disclosure::synth::nested_disclosure(3, 4, 1, check).unwrap();
+    let d = cellsafe_bench::synth::nested_disclosure(3, 4, 1, check).unwrap();
     let (per, _) = d.per_size(2, &d.instance.sensitive);
     assert!(per.unwrap() > 1_000_000_000_000_000);
     let t = d

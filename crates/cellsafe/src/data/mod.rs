@@ -4,7 +4,6 @@
 pub mod confidentiality;
 pub mod formula;
 pub mod number;
-pub mod synth;
 pub mod table;
 
 use serde::{Deserialize, Serialize};

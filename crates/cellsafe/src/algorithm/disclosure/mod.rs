@@ -25,7 +25,6 @@ mod check;
 mod count;
 mod enumerate;
 mod estimate;
-pub mod synth;
 
 use std::hash::Hash;
 use std::sync::Arc;

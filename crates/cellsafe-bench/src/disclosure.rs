@@ -1,4 +1,4 @@
-//! `cellsafe bench --disclosure`: the paper 001 methods at sizes where enumeration is
+//! `cellsafe-bench disclosure`: the paper 001 methods at sizes where enumeration is
 //! hopeless, each next to a baseline run side by side.
 
 use std::time::Instant;
@@ -7,13 +7,11 @@ use anyhow::Result;
 use cellsafe::algorithm::disclosure::{Check, CheckSpec, Method, MethodChoice, Options, Strategy};
 use cellsafe::job::config::Config;
 use cellsafe::job::disclosure::{self, DiscloseSpec, GeneralizationSpec};
+use cellsafe_bench::synth::nested_disclosure;
+use cellsafe_bench::timing::{median, ms};
 
 fn two_two() -> CheckSpec {
     CheckSpec::RecursiveCl { c: 2.0, l: 2 }
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }
 
 pub fn run(runs: usize, config: &Config) -> Result<()> {
@@ -21,7 +19,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     let options = Options::default();
 
     // Baseline: one 20-row block, 2 values, where enumeration is still possible.
-    let small = cellsafe::algorithm::disclosure::synth::nested_disclosure(1, 2, 1, check)?;
+    let small = nested_disclosure(1, 2, 1, check)?;
     let (per_small, _) = small.per_size(2, &small.instance.sensitive);
     let mut times = (Vec::new(), Vec::new());
     for _ in 0..runs {
@@ -41,7 +39,7 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
     );
 
     // The benchmark: 60 rows in blocks of 20 (12+8, 6+6+8), 4 values.
-    let big = cellsafe::algorithm::disclosure::synth::nested_disclosure(3, 4, 1, check)?;
+    let big = nested_disclosure(3, 4, 1, check)?;
     let (per_big, per_log10) = big.per_size(2, &big.instance.sensitive);
     let mut times = Vec::new();
     let mut last = None;
@@ -152,9 +150,4 @@ pub fn run(runs: usize, config: &Config) -> Result<()> {
         s.max_fraction_interval.map_or(f64::NAN, |x| x[1]),
     );
     Ok(())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }

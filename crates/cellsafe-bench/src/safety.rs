@@ -1,4 +1,4 @@
-//! `cellsafe bench --safety`: the minimal-safe searches of papers 000 and 002 on the Adult
+//! `cellsafe-bench safety`: the minimal-safe searches of papers 000 and 002 on the Adult
 //! data (sensitive: occupation; everyone holds each single occupation confidential), side
 //! by side: the papers' breadth-first search (the baseline), Incognito, and the default
 //! search by inference; then the same on a seeded synthetic table. Also: the breadth-first
@@ -11,7 +11,8 @@ use cellsafe::algorithm::problem::Problem;
 use cellsafe::algorithm::{self, Outcome};
 use cellsafe::job::config::Config;
 
-use crate::bench::median_ms;
+use cellsafe_bench::synth::adult_config;
+use cellsafe_bench::timing::median_ms;
 
 type Search = fn(&Problem, Option<algorithm::Progress>) -> Outcome;
 
@@ -52,20 +53,6 @@ fn describe(label: &str, p: &Problem) {
     );
 }
 
-/// `config` reading a seeded synthetic table of `rows` rows with Adult's columns, written
-/// into the returned temporary directory (keep it alive while the config is used).
-fn synthetic(config: &Config, rows: usize, seed: u64) -> Result<(tempfile::TempDir, Config)> {
-    let dir = tempfile::tempdir()?;
-    let path = dir.path().join("synthetic.csv");
-    let source = crate::demo::adult_table()?;
-    cellsafe::release::write_atomic(&path, |w| {
-        cellsafe::data::synth::write_synthetic(&source, rows, seed, 0.2, b';', w)
-    })?;
-    let mut synthetic = config.clone();
-    synthetic.input.path = path;
-    Ok((dir, synthetic))
-}
-
 /// Set-based safety (R_τ, perfect-matching reduction, three-valued knowledge) of Adult as
 /// it is and at the minimal safe node with the fewest generalized cells.
 fn set_based(p: &Problem, runs: usize) -> Result<()> {
@@ -100,7 +87,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
 /// The goal-directed set-based search against the best level-based transformation on a
 /// seeded synthetic sample.
 fn goal_directed(config: &Config, rows: usize) -> Result<()> {
-    let (_dir, sample) = synthetic(config, rows, 2)?;
+    let (_dir, sample) = adult_config(config, rows, 2)?;
     let p = sample.problem()?;
     let t = Instant::now();
     let (_, report) = cellsafe::algorithm::setbased::run(&p, &Default::default())?;
@@ -207,7 +194,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
 pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
     let mut config = config.clone();
     let safety = Config::parse(
-        include_str!("../../../examples/adult/adult-safety.toml"),
+        cellsafe_bench::adult::SAFETY_TOML,
         std::path::Path::new("adult-safety.toml"),
     )?;
     config.privacy = safety.privacy.clone();
@@ -215,7 +202,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     config.suppression_limit = 0.0;
     config.metric = safety.metric.clone();
     outln!(
-        "cellsafe bench --safety: minimal safe generalizations, {} threads, median of {runs} runs (search only, data loaded)",
+        "cellsafe-bench safety: minimal safe generalizations, {} threads, median of {runs} runs (search only, data loaded)",
         rayon::current_num_threads()
     );
     let t = Instant::now();
@@ -226,7 +213,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     partial_order(&config, runs)?;
     set_based(&p, runs)?;
     if let Some(rows) = synthetic_rows {
-        let (_dir, synthetic) = synthetic(&config, rows, 1)?;
+        let (_dir, synthetic) = adult_config(&config, rows, 1)?;
         let t = Instant::now();
         let p = synthetic.problem()?;
         outln!(

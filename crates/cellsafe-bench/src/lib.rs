@@ -1,0 +1,8 @@
+//! Benchmarks and seeded synthetic data for cellsafe, kept out of the library and the
+//! `cellsafe` command: the bundled Adult data ([`adult`]), synthetic tables, disclosure
+//! instances and matching workloads ([`synth`]), and the timing helper of the
+//! `cellsafe-bench` binary ([`timing`]). The criterion benches in `benches/` use them too.
+
+pub mod adult;
+pub mod synth;
+pub mod timing;

@@ -1,0 +1,163 @@
+//! `cellsafe-bench`: timings of cellsafe's searches, disclosure methods and logical-safety
+//! searches on the bundled Adult data and seeded synthetic tables, each next to a baseline
+//! run side by side, and a writer of synthetic tables. Figures are medians of `--runs`
+//! runs; `docs/performance.md` records them. (The criterion benches in `benches/` are run
+//! by `cargo bench -p cellsafe-bench`.)
+
+/// Prints a line on stdout. A reader that went away (`cellsafe-bench search | head`) ends
+/// the process quietly instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+mod disclosure;
+mod safety;
+mod search;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use cellsafe::job::config::Config;
+use clap::{Parser, Subcommand};
+
+/// Exit code after Ctrl-C or a termination signal (128 + SIGINT).
+const INTERRUPTED: i32 = 130;
+
+#[derive(Parser)]
+#[command(
+    name = "cellsafe-bench",
+    version,
+    about = "Benchmarks and synthetic data for cellsafe"
+)]
+struct Cli {
+    /// Worker threads (0: all cores).
+    #[arg(long, global = true, default_value_t = 0)]
+    threads: usize,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct Runs {
+    /// Repetitions per scenario (the median is shown).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    runs: u16,
+}
+
+impl Runs {
+    fn get(&self) -> usize {
+        self.runs.into()
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The optimal search on Adult in seven scenarios, each next to the exhaustive search.
+    Search {
+        #[command(flatten)]
+        runs: Runs,
+        /// Also load and search a synthetic table of this many rows (k=5, 1% suppression,
+        /// Loss), with load time and peak memory.
+        #[arg(long)]
+        synthetic_rows: Option<usize>,
+    },
+    /// The minimal-safe searches (papers 000 and 002) next to the papers' breadth-first
+    /// search, partial-order granulation, set-based safety and the goal-directed search.
+    Safety {
+        #[command(flatten)]
+        runs: Runs,
+        /// Also compare the minimal searches on a synthetic table of this many rows.
+        #[arg(long)]
+        synthetic_rows: Option<usize>,
+    },
+    /// The disclosure-set methods (paper 001) at sizes where enumeration is hopeless.
+    Disclosure {
+        #[command(flatten)]
+        runs: Runs,
+    },
+    /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
+    Synth {
+        #[arg(long)]
+        rows: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Probability that a cell is taken from another random row.
+        #[arg(long, default_value_t = 0.2)]
+        mix: f64,
+        #[arg(long)]
+        output: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A synthetic table being staged is removed before exiting.
+    let _ = ctrlc::set_handler(|| {
+        cellsafe::release::output::interrupted();
+        std::process::exit(INTERRUPTED);
+    });
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Ends the process after a failed write to stdout: quietly (exit 0) when the reader closed
+/// the pipe, else with the error (exit 1).
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: writing to stdout: {e}");
+    std::process::exit(1);
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let threads = cli.threads;
+    match cli.command {
+        Command::Search {
+            runs,
+            synthetic_rows,
+        } => on_adult(threads, |config| {
+            search::run(runs.get(), config, synthetic_rows)
+        }),
+        Command::Safety {
+            runs,
+            synthetic_rows,
+        } => on_adult(threads, |config| {
+            safety::run(runs.get(), config, synthetic_rows)
+        }),
+        Command::Disclosure { runs } => {
+            on_adult(threads, |config| disclosure::run(runs.get(), config))
+        }
+        Command::Synth {
+            rows,
+            seed,
+            mix,
+            output,
+        } => {
+            cellsafe_bench::synth::write_adult(&output, rows, seed, mix)?;
+            eprintln!("wrote {rows} rows to {}", output.display());
+            Ok(())
+        }
+    }
+}
+
+/// Runs `bench` on the Adult job (unpacked into a temporary directory) in a pool of
+/// `threads` workers (0: all cores).
+fn on_adult(threads: usize, bench: impl FnOnce(&Config) -> Result<()> + Send) -> Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let (_dir, config) = cellsafe_bench::adult::config()?;
+    pool.install(|| bench(&config))
+}

@@ -1,0 +1,153 @@
+//! `cellsafe-bench search`: timings of the searches on the Adult data, each next to the exhaustive
+//! search of the same problem (the baseline run side by side).
+
+use std::time::Instant;
+
+use anyhow::Result;
+use cellsafe::algorithm;
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::criteria::{Distance, ModelSpec};
+use cellsafe::data::Role;
+use cellsafe::job::config::Config;
+use cellsafe::metric::{MetricKind, MetricSpec};
+use cellsafe_bench::timing::{median_ms, peak_rss_mb};
+
+struct Scenario {
+    name: &'static str,
+    all_quasi: bool,
+    models: Vec<ModelSpec>,
+    limit: f64,
+    metric: MetricKind,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let k5 = || vec![ModelSpec::KAnonymity { k: 5 }];
+    let occ = || "occupation".to_string();
+    vec![
+        Scenario {
+            name: "k=5 0% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.0,
+            metric: MetricKind::Loss,
+        },
+        Scenario {
+            name: "k=5 1% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.01,
+            metric: MetricKind::Loss,
+        },
+        Scenario {
+            name: "k=5 5% Loss",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.05,
+            metric: MetricKind::Loss,
+        },
+        Scenario {
+            name: "k=5 1% DM",
+            all_quasi: false,
+            models: k5(),
+            limit: 0.01,
+            metric: MetricKind::Discernibility,
+        },
+        Scenario {
+            name: "distinct l=3 5% Loss",
+            all_quasi: false,
+            models: vec![ModelSpec::DistinctLDiversity {
+                attribute: occ(),
+                l: 3.0,
+            }],
+            limit: 0.05,
+            metric: MetricKind::Loss,
+        },
+        Scenario {
+            name: "t=0.2 equal 5% Loss",
+            all_quasi: false,
+            models: vec![ModelSpec::TCloseness {
+                attribute: occ(),
+                t: 0.2,
+                distance: Distance::Equal,
+            }],
+            limit: 0.05,
+            metric: MetricKind::Loss,
+        },
+        Scenario {
+            name: "9 QIs k=5 0% DM",
+            all_quasi: true,
+            models: k5(),
+            limit: 0.0,
+            metric: MetricKind::Discernibility,
+        },
+    ]
+}
+
+fn problem(config: &Config, s: &Scenario) -> Result<Problem> {
+    let mut config = config.clone();
+    if s.all_quasi {
+        if let Some(a) = config.attributes.get_mut("occupation") {
+            a.role = Role::QuasiIdentifying;
+        }
+    }
+    config.privacy = s.models.clone();
+    config.suppression_limit = s.limit;
+    config.metric = MetricSpec {
+        name: s.metric,
+        ..MetricSpec::default()
+    };
+    Ok(config.problem()?)
+}
+
+pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
+    outln!(
+        "cellsafe-bench search: Adult, {} threads, median of {runs} runs (search only, data loaded)",
+        rayon::current_num_threads()
+    );
+    outln!(
+        "{:<22} {:>7} {:>10} {:>9} {:>14} {:>9}",
+        "scenario",
+        "lattice",
+        "evaluated",
+        "optimal",
+        "exhaustive",
+        "speedup"
+    );
+    for s in scenarios() {
+        let p = problem(config, &s)?;
+        let mut evaluated = 0;
+        let optimal = median_ms(runs, || {
+            evaluated = algorithm::optimal(&p, None).nodes_evaluated
+        });
+        let exhaustive = median_ms(runs, || {
+            algorithm::exhaustive(&p, None);
+        });
+        outln!(
+            "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x",
+            s.name,
+            p.lattice.size(),
+            evaluated,
+            optimal,
+            exhaustive,
+            exhaustive / optimal,
+        );
+    }
+    if let Some(rows) = synthetic_rows {
+        let (_dir, synthetic) = cellsafe_bench::synth::adult_config(config, rows, 1)?;
+        let t = Instant::now();
+        let p = synthetic.problem()?;
+        let load = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let outcome = algorithm::optimal(&p, None);
+        let search_s = t.elapsed().as_secs_f64();
+        outln!(
+            "synthetic {rows} rows, k=5 1% Loss: load {load:.2} s, search {search_s:.2} s, total {:.2} s, {} nodes, {} base tuples, peak RSS {:.0} MB, levels {:?}",
+            load + search_s,
+            outcome.nodes_evaluated,
+            p.snapshot.base().len(),
+            peak_rss_mb().unwrap_or(f64::NAN),
+            outcome.best.map(|b| b.levels)
+        );
+    }
+    Ok(())
+}

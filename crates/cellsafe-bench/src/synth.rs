@@ -1,0 +1,222 @@
+//! Seeded synthetic data for benchmarks and tests: tables shaped like a real one
+//! ([`write_synthetic`], [`write_adult`]), nested disclosure instances
+//! ([`nested_disclosure`]) and compressed bipartite graphs with a perfect matching
+//! ([`bipartite`]).
+//!
+//! Each synthetic row starts as a copy of a random source row; then each cell is, with
+//! probability `mix`, replaced by the same column's value in another random source row.
+//! Marginals are kept, every value stays inside the source's domain (so its hierarchies
+//! still cover it), and new combinations appear as in larger real populations.
+//! Uses ChaCha8 so the same seed gives the same table on every platform and version.
+
+use std::io::Write;
+use std::path::Path;
+
+use cellsafe::algorithm::disclosure::{Check, Disclosure, Instance, Partition};
+use cellsafe::data::table::Table;
+use cellsafe::job::config::Config;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Writes `rows` synthetic rows derived from `source` as CSV (with header) to `out`.
+pub fn write_synthetic(
+    source: &Table,
+    rows: usize,
+    seed: u64,
+    mix: f64,
+    delimiter: u8,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(out);
+    w.write_record(source.header())?;
+    let n = source.rows();
+    let columns = source.header().len();
+    let mut record: Vec<&str> = Vec::with_capacity(columns);
+    for _ in 0..rows {
+        let base = rng.gen_range(0..n);
+        record.clear();
+        for c in 0..columns {
+            let row = if rng.gen_bool(mix) {
+                rng.gen_range(0..n)
+            } else {
+                base
+            };
+            record.push(source.value(row, c));
+        }
+        w.write_record(&record)?;
+    }
+    w.flush()
+}
+
+/// Writes `rows` synthetic rows derived from the bundled Adult table to `path` as a
+/// `;`-separated CSV with Adult's header, so `examples/adult/adult.toml` reads it with
+/// `path` replaced. The file is staged and renamed: it appears whole or not at all.
+pub fn write_adult(path: &Path, rows: usize, seed: u64, mix: f64) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&mix) {
+        anyhow::bail!("the mix probability must lie in [0, 1], not {mix}");
+    }
+    let source = crate::adult::table()?;
+    cellsafe::release::write_atomic(path, |w| write_synthetic(&source, rows, seed, mix, b';', w))?;
+    Ok(())
+}
+
+/// `config` reading a seeded synthetic Adult table of `rows` rows (mix 0.2), written into
+/// the returned temporary directory: keep it alive while the config is used.
+pub fn adult_config(
+    config: &Config,
+    rows: usize,
+    seed: u64,
+) -> anyhow::Result<(tempfile::TempDir, Config)> {
+    let dir = tempfile::Builder::new()
+        .prefix("cellsafe-synthetic-")
+        .tempdir()?;
+    let path = dir.path().join("synthetic.csv");
+    write_adult(&path, rows, seed, 0.2)?;
+    let mut synthetic = config.clone();
+    synthetic.input.path = path;
+    Ok((dir, synthetic))
+}
+
+/// A seeded nested disclosure instance for benchmarks and tests: `top` blocks of 20 rows,
+/// each split into 12 + 8 rows (g₂) and those into 6 + 6 and 8 (g₁), with g₃ the blocks;
+/// sensitive values uniform over `values` codes.
+pub fn nested_disclosure(
+    top: usize,
+    values: usize,
+    seed: u64,
+    check: Check,
+) -> cellsafe::Result<Disclosure> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let rows = top * 20;
+    let sensitive: Vec<u16> = (0..rows).map(|_| rng.gen_range(0..values as u16)).collect();
+    let g1: Vec<usize> = (0..rows)
+        .map(|r| 3 * (r / 20) + [0, 1, 2][((r % 20) / 6).min(2)])
+        .collect();
+    let g2: Vec<usize> = (0..rows)
+        .map(|r| 2 * (r / 20) + usize::from(r % 20 >= 12))
+        .collect();
+    let g3: Vec<usize> = (0..rows).map(|r| r / 20).collect();
+    let instance = Instance::new(
+        (0..rows).map(|r| format!("row {}", r + 1)).collect(),
+        (0..values).map(|v| format!("v{v}")).collect(),
+        sensitive,
+    )?;
+    Disclosure::new(
+        instance,
+        vec![
+            Partition::from_labels("6+6+8", &g1),
+            Partition::from_labels("12+8", &g2),
+            Partition::from_labels("20", &g3),
+        ],
+        check,
+    )
+}
+
+/// A compressed bipartite graph in the form `cellsafe::criteria::matching::usable` takes:
+/// multiplicities of the left and right types and type-to-type edges.
+#[derive(Debug, Clone)]
+pub struct Bipartite {
+    pub left: Vec<u32>,
+    pub right: Vec<u32>,
+    pub edges: Vec<(u32, u32)>,
+}
+
+/// A seeded bipartite workload shaped like set-based safety's person–record graph:
+/// `persons` persons, each matched to their own record (so a perfect matching exists),
+/// persons in `left_types` types and records in `right_types` types (both drawn uniformly,
+/// types left empty are dropped), the planted edges plus `extra` random edges per left
+/// type. Edges are distinct and sorted.
+pub fn bipartite(
+    persons: usize,
+    left_types: usize,
+    right_types: usize,
+    extra: usize,
+    seed: u64,
+) -> Bipartite {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut left = vec![0u32; left_types.max(1)];
+    let mut right = vec![0u32; right_types.max(1)];
+    let mut edges = Vec::with_capacity(persons + extra * left.len());
+    for _ in 0..persons {
+        let (p, q) = (rng.gen_range(0..left.len()), rng.gen_range(0..right.len()));
+        left[p] += 1;
+        right[q] += 1;
+        edges.push((p as u32, q as u32));
+    }
+    for p in 0..left.len() {
+        for _ in 0..extra {
+            edges.push((p as u32, rng.gen_range(0..right.len()) as u32));
+        }
+    }
+    // renumber the non-empty types and keep the edges between them
+    let renumber = |counts: &[u32]| -> Vec<Option<u32>> {
+        let mut next = 0;
+        counts
+            .iter()
+            .map(|&c| {
+                (c > 0).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    };
+    let (new_left, new_right) = (renumber(&left), renumber(&right));
+    let mut edges: Vec<(u32, u32)> = edges
+        .into_iter()
+        .filter_map(|(p, q)| Some((new_left[p as usize]?, new_right[q as usize]?)))
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    left.retain(|&c| c > 0);
+    right.retain(|&c| c > 0);
+    Bipartite { left, right, edges }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_table() {
+        let header = vec!["a".to_string(), "b".to_string()];
+        let rows: Vec<Vec<String>> = (0..20)
+            .map(|i| vec![format!("{}", i % 3), format!("{}", i % 7)])
+            .collect();
+        let t = Table::from_rows(header, &rows).unwrap();
+        let make = |seed| {
+            let mut out = Vec::new();
+            write_synthetic(&t, 100, seed, 0.3, b',', &mut out).unwrap();
+            out
+        };
+        assert_eq!(make(7), make(7));
+        assert_ne!(make(7), make(8));
+    }
+
+    #[test]
+    fn the_bipartite_workload_has_a_perfect_matching() {
+        let g = bipartite(2_000, 300, 200, 2, 5);
+        let total: u32 = g.left.iter().sum();
+        assert_eq!(total, 2_000);
+        assert_eq!(g.right.iter().sum::<u32>(), total);
+        assert!(g.left.iter().chain(&g.right).all(|&c| c > 0));
+        assert!(g.edges.windows(2).all(|w| w[0] < w[1]));
+        let usable = cellsafe::criteria::matching::usable(&g.left, &g.right, &g.edges)
+            .expect("the planted matching is perfect");
+        assert_eq!(usable.len(), g.edges.len());
+        assert_eq!(bipartite(2_000, 300, 200, 2, 5).edges, g.edges);
+    }
+
+    #[test]
+    fn nested_disclosure_has_three_nested_steps() {
+        use cellsafe::algorithm::disclosure::CheckSpec;
+        let check = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
+        let d = nested_disclosure(2, 3, 1, check).unwrap();
+        assert_eq!(d.instance.rows(), 40);
+        let sizes: Vec<usize> = d.chain.iter().map(|p| p.groups().len()).collect();
+        assert_eq!(sizes, [6, 4, 2]);
+    }
+}
