@@ -51,7 +51,7 @@ use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
 use crate::progress::Progress;
 use crate::release::audit::{self, Audit, Expected};
-use crate::release::{Released, RowOrder, SuppressedRows};
+use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
 
 /// Where the rows of an in-memory table are said to come from, in error messages.
 const IN_MEMORY: &str = "<in-memory table>";

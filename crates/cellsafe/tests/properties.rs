@@ -15,7 +15,7 @@ use cellsafe::framework::lattice::{is_generalization, tie_order};
 use cellsafe::hierarchy::Hierarchy;
 use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
 use cellsafe::release::audit::{group_holds, reference};
-use cellsafe::release::{RowOrder, SuppressedRows};
+use cellsafe::release::{ReleasedTable, RowOrder, SuppressedRows};
 use proptest::prelude::*;
 
 /// A random small anonymization problem, as plain data.

@@ -25,7 +25,9 @@ use crate::job::config::Config;
 use crate::job::report::{describe, Report};
 use crate::release::audit::{self, Audit};
 use crate::release::output::{check_paths, Transaction};
-use crate::release::{write_atomic, write_mapping, Released, RowOrder, SuppressedRows};
+use crate::release::{
+    write_atomic, write_mapping, Released, ReleasedTable, RowOrder, SuppressedRows,
+};
 
 /// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]

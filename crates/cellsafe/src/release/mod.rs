@@ -14,6 +14,7 @@ pub mod microaggregation;
 pub mod output;
 mod set_table;
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
@@ -141,18 +142,6 @@ impl<'a> Released<'a> {
         self.aggregated.as_ref().map_or(&[], |m| &m.warnings)
     }
 
-    /// Header of the released table.
-    pub fn header(&self) -> Vec<&str> {
-        let data = &self.problem.data;
-        data.table
-            .header()
-            .iter()
-            .zip(&data.roles)
-            .filter(|(_, r)| **r != Role::Identifying)
-            .map(|(h, _)| h.as_str())
-            .collect()
-    }
-
     pub fn is_suppressed(&self, row: usize) -> bool {
         self.suppressed[self.row_class[row] as usize]
     }
@@ -201,10 +190,30 @@ impl<'a> Released<'a> {
         }
         out
     }
+}
 
-    /// Writes the released table as CSV in `format`'s dialect (delimiter and quote, so it
-    /// reads back as written): the header, then input rows `order`.
-    pub fn write_to(
+/// A table as released: its header and the cells of each input row. Level-based
+/// ([`Released`]) and set-based ([`SetTable`](crate::algorithm::setbased::SetTable)) releases are written by its one writer.
+pub trait ReleasedTable {
+    /// The problem released (its input is never overwritten).
+    fn problem(&self) -> &Problem;
+    /// The released columns' names: every column but the identifying ones.
+    fn header(&self) -> Vec<&str> {
+        let data = &self.problem().data;
+        data.table
+            .header()
+            .iter()
+            .zip(&data.roles)
+            .filter(|(_, r)| **r != Role::Identifying)
+            .map(|(h, _)| h.as_str())
+            .collect()
+    }
+    /// The released cells of input row `row`, in header order.
+    fn cells(&self, row: usize) -> Vec<Cow<'_, str>>;
+
+    /// Writes the table as CSV in `format`'s dialect (delimiter and quote, so it reads
+    /// back as written): the header, then input rows `order`.
+    fn write_to(
         &self,
         w: &mut dyn Write,
         format: &CsvFormat,
@@ -213,18 +222,28 @@ impl<'a> Released<'a> {
         let mut csv = csv_writer(w, format);
         csv.write_record(self.header())?;
         for &row in order {
-            csv.write_record(self.row(row))?;
+            csv.write_record(self.cells(row).iter().map(|c| c.as_bytes()))?;
         }
         csv.flush()
     }
 
-    /// Writes the released table as CSV to `path`, atomically, rows in `order`.
-    pub fn write_csv(&self, path: &Path, delimiter: u8, order: &[usize]) -> Result<()> {
-        check_not_input(self.problem, path)?;
+    /// Writes the table as CSV to `path`, atomically and never over the input, rows in
+    /// `order`.
+    fn write_csv(&self, path: &Path, delimiter: u8, order: &[usize]) -> Result<()> {
+        check_not_input(self.problem(), path)?;
         let format = CsvFormat {
             delimiter,
             ..CsvFormat::default()
         };
         write_atomic(path, |w| self.write_to(w, &format, order))
+    }
+}
+
+impl ReleasedTable for Released<'_> {
+    fn problem(&self) -> &Problem {
+        self.problem
+    }
+    fn cells(&self, row: usize) -> Vec<Cow<'_, str>> {
+        self.row(row).into_iter().map(Cow::Borrowed).collect()
     }
 }
