@@ -682,14 +682,15 @@ fn safety_formula_error_points_at_the_character() {
         .stderr(predicate::str::contains("at character 34"));
 }
 
-/// The genetic search is reproducible: the same seed gives the same report section.
+/// The genetic search is reproducible: the same seed gives the same report section. Asked
+/// to, it reports the exhaustive optimum next to its answer; by default it does not.
 #[test]
 fn genetic_search_is_seeded() {
     let dir = fixture(
         DATA,
         AGE,
         &config(
-            "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n[metric]\nname = \"sf-ql\"\n[search]\nalgorithm = \"genetic\"\n[search.genetic]\nseed = 9\npopulation = 6\ngenerations = 5\n",
+            "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n[metric]\nname = \"sf-ql\"\n[search]\nalgorithm = \"genetic\"\n[search.genetic]\nseed = 9\npopulation = 6\ngenerations = 5\ncompare_with_optimum = true\n",
         ),
     );
     let mut sections = Vec::new();
@@ -699,10 +700,25 @@ fn genetic_search_is_seeded() {
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
                 .unwrap();
         let g = report["genetic"].clone();
+        assert_eq!(g["compared_with_optimum"], true);
         assert!(g["fitness"].as_f64().unwrap() <= g["optimum_fitness"].as_f64().unwrap());
         sections.push(g);
     }
     assert_eq!(sections[0], sections[1]);
+    let job = dir.path().join("job.toml");
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, text.replace("compare_with_optimum = true\n", "")).unwrap();
+    run_anonymize(dir.path()).success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let g = &report["genetic"];
+    assert_eq!(g["compared_with_optimum"], false);
+    assert!(
+        g.get("optimum_fitness").is_none() && g.get("gap").is_none(),
+        "{g}"
+    );
+    assert_eq!(g["fitness"], sections[0]["fitness"]);
 }
 
 /// The set-based search releases a safe set table and compares it with level-based.

@@ -141,6 +141,7 @@ fn operations_report_rising_positions_within_their_totals() {
     let recorder = Recorder::default();
     let spec = algorithm::genetic::GeneticSpec {
         generations: 5,
+        compare_with_optimum: true,
         ..Default::default()
     };
     algorithm::genetic::genetic_with_optimum_and_progress(&problem, &spec, Some(&recorder))

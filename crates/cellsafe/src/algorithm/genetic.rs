@@ -42,6 +42,10 @@ pub struct GeneticSpec {
     pub mutation_rate: f64,
     pub crossover: Crossover,
     pub seed: u64,
+    /// Also find the exhaustive optimum of sf·ql, to report how far the answer is from it
+    /// ([`GeneticReport::gap`]). It evaluates every node of lattices up to
+    /// [`MAX_COMPARED`] nodes (larger ones are not compared), so it is off by default.
+    pub compare_with_optimum: bool,
 }
 
 impl Default for GeneticSpec {
@@ -53,6 +57,7 @@ impl Default for GeneticSpec {
             mutation_rate: 0.02,
             crossover: Crossover::Mixed,
             seed: 1,
+            compare_with_optimum: false,
         }
     }
 }
@@ -221,28 +226,37 @@ impl<'a> Fitness<'a> {
     }
 }
 
-/// The genetic answer next to the exhaustive optimum of sf·ql over the acceptable nodes.
+/// The genetic answer and, when [`GeneticSpec::compare_with_optimum`] is set, the
+/// exhaustive optimum of sf·ql over the acceptable nodes next to it.
 #[derive(Debug, Clone, Serialize)]
 pub struct GeneticReport {
     #[serde(flatten)]
     pub outcome: GeneticOutcome,
+    /// Whether the optimum was computed (asked for, and the lattice has at most
+    /// [`MAX_COMPARED`] nodes); the three fields below are absent otherwise.
+    pub compared_with_optimum: bool,
     /// 0-based levels of the best acceptable node by exhaustive evaluation (ties: the
     /// lower level sum, then the smaller vector), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optimum_levels: Option<Vec<u8>>,
-    pub optimum_fitness: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimum_fitness: Option<f64>,
     /// optimum − found (0: the genetic search found an optimum).
-    pub gap: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<f64>,
 }
 
 /// The largest lattice the exhaustive comparison evaluates.
 pub const MAX_COMPARED: usize = 200_000;
 
-/// Runs [`genetic`] and, on lattices up to [`MAX_COMPARED`] nodes, the exhaustive optimum.
+/// Runs [`genetic`] and, if `spec` asks for it ([`GeneticSpec::compare_with_optimum`]) and
+/// the lattice has at most [`MAX_COMPARED`] nodes, finds the exhaustive optimum.
 pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticReport> {
     genetic_with_optimum_and_progress(problem, spec, None)
 }
 
-/// [`genetic_with_optimum`], reporting a [`GENETIC`] stage, then an [`OPTIMUM`] one.
+/// [`genetic_with_optimum`], reporting a [`GENETIC`] stage, then an [`OPTIMUM`] one when
+/// comparing.
 pub fn genetic_with_optimum_and_progress(
     problem: &Problem,
     spec: &GeneticSpec,
@@ -250,11 +264,12 @@ pub fn genetic_with_optimum_and_progress(
 ) -> Result<GeneticReport> {
     let outcome = genetic_with_progress(problem, spec, progress)?;
     let lattice = &problem.lattice;
-    if lattice.size() > MAX_COMPARED {
+    if !spec.compare_with_optimum || lattice.size() > MAX_COMPARED {
         return Ok(GeneticReport {
+            compared_with_optimum: false,
             optimum_levels: None,
-            optimum_fitness: f64::NAN,
-            gap: f64::NAN,
+            optimum_fitness: None,
+            gap: None,
             outcome,
         });
     }
@@ -277,9 +292,10 @@ pub fn genetic_with_optimum_and_progress(
     });
     let optimum_fitness = best.map_or(0.0, |b| b.1 .0);
     Ok(GeneticReport {
+        compared_with_optimum: true,
         optimum_levels: best.map(|b| b.0.clone()),
-        optimum_fitness,
-        gap: optimum_fitness - outcome.fitness,
+        optimum_fitness: Some(optimum_fitness),
+        gap: Some(optimum_fitness - outcome.fitness),
         outcome,
     })
 }
