@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
-use cellsafe::progress::{self, Progress};
+use cellsafe::observer::{self, Observer, Silent};
 use clap::{Parser, Subcommand};
 
 /// Exit code when no transformation satisfies the privacy models, the evaluated one is not
@@ -151,22 +151,25 @@ fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let bars = Bars::new(cli.quiet);
-    let progress = bars.as_ref().map(|b| b as &dyn Progress);
+    let observer: &dyn Observer = match &bars {
+        Some(bars) => bars,
+        None => &Silent,
+    };
     match cli.command {
         Command::Anonymize {
             config,
             output,
             report,
             mapping,
-        } => anonymize(&config, output, report, mapping, progress),
+        } => anonymize(&config, output, report, mapping, observer),
         Command::Disclose {
             config,
             strategy,
             report,
-        } => disclose(&config, strategy, report, progress),
+        } => disclose(&config, strategy, report, observer),
         Command::Evaluate { config, levels } => {
             let config = Config::from_file(&config)?;
-            let problem = config.problem_with_progress(progress)?;
+            let problem = config.problem_observed(observer)?;
             problem.check_levels(&levels)?;
             let node = cellsafe::job::report::describe(&problem, &levels, true);
             outln!("{}", serde_json::to_string_pretty(&node)?);
@@ -188,8 +191,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             levels,
             limit,
             report,
-        } => safety(&config, levels, limit, report, progress),
-        Command::Demo { dir } => demo::run(dir, progress),
+        } => safety(&config, levels, limit, report, observer),
+        Command::Demo { dir } => demo::run(dir, observer),
     }
 }
 
@@ -207,7 +210,7 @@ pub(crate) fn anonymize(
     output: Option<PathBuf>,
     report: Option<PathBuf>,
     mapping: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     let table = output
@@ -219,7 +222,7 @@ pub(crate) fn anonymize(
         report: report_path.clone(),
         mapping,
     };
-    let report = job::anonymize(&config, &outputs, progress)
+    let report = job::anonymize(&config, &outputs, observer)
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -256,13 +259,13 @@ fn disclose(
     config_path: &Path,
     strategy: Option<StrategyArg>,
     report: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     use cellsafe::algorithm::disclosure::Strategy;
     use cellsafe::job::disclosure as setup;
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let (problem, options) = setup::from_config_with_progress(&config, progress)?;
+    let (problem, options) = setup::from_config_observed(&config, observer)?;
     let strategy = match strategy {
         Some(StrategyArg::Inclusive) => Strategy::Inclusive,
         Some(StrategyArg::Exclusive) => Strategy::Exclusive,
@@ -273,7 +276,7 @@ fn disclose(
             .unwrap_or(Strategy::Exclusive),
     };
     let decision = problem
-        .decide_with_progress(strategy, &options, progress)
+        .decide_observed(strategy, &options, observer)
         .map_err(|e| setup::locate(e, &config.file_name()))
         .with_context(|| format!("deciding with {}", config_path.display()))?;
     match &report {
@@ -316,13 +319,13 @@ fn safety(
     levels: Option<Vec<u8>>,
     limit: usize,
     report: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let problem = config.problem_with_progress(progress)?;
+    let problem = config.problem_observed(observer)?;
     let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
-    let test = cellsafe::algorithm::safety::test_with_progress(&problem, &levels, limit, progress)
+    let test = cellsafe::algorithm::safety::test_observed(&problem, &levels, limit, observer)
         .with_context(|| format!("testing with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &test)?,
@@ -362,23 +365,23 @@ impl Bars {
     }
 }
 
-/// What a stage counts (see `cellsafe::progress`).
+/// What a stage counts (see `cellsafe::observer`).
 fn unit(stage: &str) -> &'static str {
     match stage {
-        progress::LOADING => "bytes",
-        progress::SEARCH | progress::OPTIMUM => "nodes",
-        progress::GENETIC => "generations",
-        progress::SET_BASED => "rounds",
-        progress::DISCLOSE => "generalizations",
-        progress::SAFETY => "rows",
+        observer::LOADING => "bytes",
+        observer::SEARCH | observer::OPTIMUM => "nodes",
+        observer::GENETIC => "generations",
+        observer::SET_BASED => "rounds",
+        observer::DISCLOSE => "generalizations",
+        observer::SAFETY => "rows",
         _ => "",
     }
 }
 
-impl Progress for Bars {
+impl Observer for Bars {
     fn start(&self, stage: &str, total: Option<u64>) {
         let (bar, template) = match total {
-            Some(total) if stage == progress::LOADING => (
+            Some(total) if stage == observer::LOADING => (
                 indicatif::ProgressBar::new(total),
                 "{msg:>9} [{bar:30}] {bytes}/{total_bytes} ({eta})".to_owned(),
             ),

@@ -17,10 +17,9 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
-use crate::algorithm::Progress;
 use crate::error::{Error, Result};
 use crate::metric::{Metric, MetricKind, MetricSpec};
-use crate::progress::{Stage, GENETIC, OPTIMUM};
+use crate::observer::{Observer, Silent, Stage, GENETIC, OPTIMUM};
 
 /// Which crossover to apply to a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -250,19 +249,15 @@ pub struct GeneticReport {
 pub const MAX_COMPARED: usize = 200_000;
 
 /// Runs [`genetic`] and, if `spec` asks for it ([`GeneticSpec::compare_with_optimum`]) and
-/// the lattice has at most [`MAX_COMPARED`] nodes, finds the exhaustive optimum.
-pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticReport> {
-    genetic_with_optimum_and_progress(problem, spec, None)
-}
-
-/// [`genetic_with_optimum`], reporting a [`GENETIC`] stage, then an [`OPTIMUM`] one when
-/// comparing.
-pub fn genetic_with_optimum_and_progress(
+/// the lattice has at most [`MAX_COMPARED`] nodes, finds the exhaustive optimum. Reports a
+/// [`GENETIC`] stage, then an [`OPTIMUM`] one when comparing; stops with
+/// [`Error::Cancelled`] when `observer` says so.
+pub fn genetic_report(
     problem: &Problem,
     spec: &GeneticSpec,
-    progress: Option<Progress>,
+    observer: &dyn Observer,
 ) -> Result<GeneticReport> {
-    let outcome = genetic_with_progress(problem, spec, progress)?;
+    let outcome = genetic_observed(problem, spec, observer)?;
     let lattice = &problem.lattice;
     if !spec.compare_with_optimum || lattice.size() > MAX_COMPARED {
         return Ok(GeneticReport {
@@ -274,16 +269,17 @@ pub fn genetic_with_optimum_and_progress(
         });
     }
     let fitness = Fitness::new(problem)?;
-    let stage = Stage::start(progress, OPTIMUM, Some(lattice.size() as u64));
+    let stage = Stage::start(observer, OPTIMUM, Some(lattice.size() as u64));
     let scored: Vec<(Vec<u8>, (f64, bool))> = (0..lattice.size())
         .into_par_iter()
         .map(|i| {
+            stage.check()?;
             let l = lattice.levels(i);
             let f = fitness.of(&l);
             stage.add(1);
-            (l, f)
+            Ok((l, f))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     drop(stage);
     let best = scored.iter().filter(|(_, (_, ok))| *ok).max_by(|a, b| {
         a.1 .0
@@ -302,14 +298,15 @@ pub fn genetic_with_optimum_and_progress(
 
 /// Runs the genetic algorithm on `problem`.
 pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> {
-    genetic_with_progress(problem, spec, None)
+    genetic_observed(problem, spec, &Silent)
 }
 
-/// [`genetic`], reporting the generations done as a [`GENETIC`] stage.
-pub fn genetic_with_progress(
+/// [`genetic`], reporting the generations done as a [`GENETIC`] stage and stopping with
+/// [`Error::Cancelled`] when `observer` says so (it is asked before each node's fitness).
+pub fn genetic_observed(
     problem: &Problem,
     spec: &GeneticSpec,
-    progress: Option<Progress>,
+    observer: &dyn Observer,
 ) -> Result<GeneticOutcome> {
     spec.validate()
         .map_err(|(name, message)| Error::Invalid(format!("{name} {message}")))?;
@@ -322,7 +319,7 @@ pub fn genetic_with_progress(
         .collect();
     let encoding = Encoding::new(sizes.clone());
     let stage = Stage::start(
-        progress,
+        observer,
         GENETIC,
         Some((spec.generations as u64).saturating_add(1)),
     );
@@ -340,12 +337,13 @@ pub fn genetic_with_progress(
         let scored: Vec<(Vec<u8>, (f64, bool))> = fresh
             .into_par_iter()
             .map(|n| {
+                stage.check()?;
                 let f = fitness.of(&n);
-                (n, f)
+                Ok((n, f))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         memo.extend(scored);
-        nodes.iter().map(|n| memo[n]).collect::<Vec<_>>()
+        Ok::<_, Error>(nodes.iter().map(|n| memo[n]).collect::<Vec<_>>())
     };
     // initial population: uniformly random admissible nodes, encoded
     let mut population: Vec<Vec<bool>> = (0..spec.population)
@@ -358,7 +356,8 @@ pub fn genetic_with_progress(
     let mut history = Vec::with_capacity(spec.generations + 1);
     let n_genes = encoding.len();
     for generation in 0..=spec.generations {
-        let scores = evaluate(&population, &mut memo);
+        stage.check()?;
+        let scores = evaluate(&population, &mut memo)?;
         stage.set(generation as u64 + 1);
         for (g, &(f, ok)) in population.iter().zip(&scores) {
             let better = match &best {
