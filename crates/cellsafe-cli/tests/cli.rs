@@ -952,6 +952,53 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
     }
 }
 
+/// Ctrl-C during the search cancels it through the library: the run itself ends with exit
+/// 130 and says so (the signal handler alone would end it silently), nothing is written and
+/// no temporary or lock file is left.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_during_the_search_cancels_it() {
+    let (dir, job) = long_job();
+    let d = dir.path();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+        .arg("anonymize")
+        .arg(&job)
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .arg("--report")
+        .arg(d.join("report.json"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = d.join(".out.csv.cellsafe-lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "the run never locked its output"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // reading Adult and building its problem take well under this; the genetic search of
+    // a thousand generations of a thousand takes minutes
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the search ended early"
+    );
+    signal(&child, "INT");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: no output was written"),
+        "{stderr}"
+    );
+    assert!(!d.join("out.csv").exists() && !d.join("report.json").exists());
+    assert_eq!(leftovers(d), Vec::<String>::new());
+}
+
 /// After `kill -9` the lock file stays, unlocked; the next run on the same output takes it
 /// over, succeeds, and leaves no cellsafe file behind.
 #[cfg(unix)]
