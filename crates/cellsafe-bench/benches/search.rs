@@ -7,6 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use cellsafe::algorithm;
+use cellsafe::observer::Silent;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn optimal(c: &mut Criterion) {
@@ -16,10 +17,13 @@ fn optimal(c: &mut Criterion) {
         let mut config = config.clone();
         config.suppression_limit = limit;
         let problem = config.problem().expect("the Adult problem");
-        let expected = algorithm::optimal(&problem, None).best.map(|b| b.levels);
+        let expected = algorithm::optimal(&problem, &Silent)
+            .expect("the optimal search")
+            .best
+            .map(|b| b.levels);
         assert!(expected.is_some(), "{name}: a transformation is found");
         group.bench_function(name, |b| {
-            b.iter(|| black_box(algorithm::optimal(black_box(&problem), None)))
+            b.iter(|| black_box(algorithm::optimal(black_box(&problem), &Silent)))
         });
     }
     group.finish();

@@ -8,28 +8,28 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cellsafe::algorithm::problem::Problem;
-use cellsafe::algorithm::{self, Outcome};
+use cellsafe::algorithm::{self, Minimal, MinimalStrategy, Search};
 use cellsafe::job::config::Config;
+use cellsafe::observer::Silent;
 
 use cellsafe_bench::synth::adult_config;
 use cellsafe_bench::timing::median_ms;
 
-type Search = fn(&Problem, Option<algorithm::Progress>) -> Outcome;
-
-const SEARCHES: [(&str, Search); 3] = [
-    ("bfs (fig. 5/11)", algorithm::minimal_bfs),
-    ("incognito", algorithm::incognito),
-    ("inference", algorithm::minimal_by_inference),
+const SEARCHES: [(&str, MinimalStrategy); 3] = [
+    ("bfs (fig. 5/11)", MinimalStrategy::Bfs),
+    ("incognito", MinimalStrategy::Incognito),
+    ("inference", MinimalStrategy::Inference),
 ];
 
 /// Runs the three minimal searches on `p`, each against `baseline` (time in ms and the
 /// minimal nodes) or, without one, against the first search.
-fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) {
+fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) -> Result<()> {
     let (mut base, mut answer) = baseline.unzip();
-    for (name, run) in SEARCHES {
+    for (name, strategy) in SEARCHES {
+        let search = Minimal { strategy };
         let mut outcome = None;
-        let ms = median_ms(runs, || outcome = Some(run(p, None)));
-        let outcome = outcome.expect("ran");
+        let ms = median_ms(runs, || outcome = Some(search.search(p, &Silent)));
+        let outcome = outcome.expect("ran")?;
         let found: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
         let same = answer.get_or_insert_with(|| found.clone()) == &found;
         let base = *base.get_or_insert(ms);
@@ -42,6 +42,7 @@ fn compare(p: &Problem, runs: usize, baseline: Option<(f64, Vec<Vec<u8>>)>) {
             if same { "" } else { "  DIFFERENT ANSWER" }
         );
     }
+    Ok(())
 }
 
 fn describe(label: &str, p: &Problem) {
@@ -65,7 +66,7 @@ fn set_based(p: &Problem, runs: usize) -> Result<()> {
         "set-based safety, original table: {:.1} ms ({} person types, {} record types, |R| = {}, |R reduced| = {}, {} unsafe persons)",
         ms, v.person_types, v.record_types, v.links, v.reduced_links, v.unsafe_persons
     );
-    let best = algorithm::minimal(p, None)
+    let best = algorithm::minimal(p, &Silent)?
         .minimal
         .iter()
         .map(|e| (level_based_cells(p, &e.levels), e.levels.clone()))
@@ -165,8 +166,8 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         p.lattice.size()
     );
     let mut all = None;
-    let exhaustive_ms = median_ms(runs, || all = Some(algorithm::exhaustive(&p, None).1));
-    let all = all.expect("ran");
+    let exhaustive_ms = median_ms(runs, || all = Some(algorithm::exhaustive(&p, &Silent)));
+    let (_, all) = all.expect("ran")?;
     let acceptable: Vec<&Vec<u8>> = all
         .iter()
         .filter(|e| e.acceptable)
@@ -187,7 +188,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
         exhaustive_ms,
         brute.len()
     );
-    compare(&p, runs, Some((exhaustive_ms, brute)));
+    compare(&p, runs, Some((exhaustive_ms, brute)))?;
     Ok(())
 }
 
@@ -209,7 +210,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     let p = config.problem()?;
     outln!("Adult loaded in {:.2} s", t.elapsed().as_secs_f64());
     describe("Adult", &p);
-    compare(&p, runs, None);
+    compare(&p, runs, None)?;
     partial_order(&config, runs)?;
     set_based(&p, runs)?;
     if let Some(rows) = synthetic_rows {
@@ -221,7 +222,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
             t.elapsed().as_secs_f64()
         );
         describe(&format!("synthetic {rows}"), &p);
-        compare(&p, runs, None);
+        compare(&p, runs, None)?;
     }
     goal_directed(&config, 2000)?;
     Ok(())

@@ -10,6 +10,7 @@ use cellsafe::criteria::{Distance, ModelSpec};
 use cellsafe::data::Role;
 use cellsafe::job::config::Config;
 use cellsafe::metric::{MetricKind, MetricSpec};
+use cellsafe::observer::Silent;
 use cellsafe_bench::timing::{median_ms, peak_rss_mb};
 
 struct Scenario {
@@ -116,12 +117,17 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
     for s in scenarios() {
         let p = problem(config, &s)?;
         let mut evaluated = 0;
-        let optimal = median_ms(runs, || {
-            evaluated = algorithm::optimal(&p, None).nodes_evaluated
+        let mut result = Ok(());
+        let optimal = median_ms(runs, || match algorithm::optimal(&p, &Silent) {
+            Ok(outcome) => evaluated = outcome.nodes_evaluated,
+            Err(e) => result = Err(e),
         });
         let exhaustive = median_ms(runs, || {
-            algorithm::exhaustive(&p, None);
+            if let Err(e) = algorithm::exhaustive(&p, &Silent) {
+                result = Err(e);
+            }
         });
+        result?;
         outln!(
             "{:<22} {:>7} {:>10} {:>6.1} ms {:>11.1} ms {:>8.1}x",
             s.name,
@@ -138,7 +144,7 @@ pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Resul
         let p = synthetic.problem()?;
         let load = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let outcome = algorithm::optimal(&p, None);
+        let outcome = algorithm::optimal(&p, &Silent)?;
         let search_s = t.elapsed().as_secs_f64();
         outln!(
             "synthetic {rows} rows, k=5 1% Loss: load {load:.2} s, search {search_s:.2} s, total {:.2} s, {} nodes, {} base tuples, peak RSS {:.0} MB, levels {:?}",

@@ -60,10 +60,7 @@ fn new_or_empty(dir: &Path) -> Result<bool> {
     Ok(entries.next().is_none())
 }
 
-pub fn run(
-    dir: Option<PathBuf>,
-    progress: Option<&dyn cellsafe::progress::Progress>,
-) -> Result<ExitCode> {
+pub fn run(dir: Option<PathBuf>, observer: &dyn cellsafe::observer::Observer) -> Result<ExitCode> {
     let dir = match dir {
         Some(d) => {
             if !new_or_empty(&d)? {
@@ -90,7 +87,7 @@ pub fn run(
         Some(output.clone()),
         Some(report.clone()),
         None,
-        progress,
+        observer,
     )?;
     outln!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");
     outln!("released table: {}", output.display());

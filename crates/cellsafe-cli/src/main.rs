@@ -1,7 +1,8 @@
 //! `cellsafe`: the command-line front end. It parses arguments, calls the library, prints
 //! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage or an output that
 //! would overwrite an input, 3 nothing found, not acceptable or unsafe, 130 interrupted).
-//! Long work shows progress bars on stderr when it is a terminal (see [`Bars`]).
+//! Long work shows progress bars on stderr when it is a terminal, and Ctrl-C stops it
+//! through the library's cancellation (see [`Front`]).
 
 /// Prints a line on stdout. A reader that went away (`cellsafe evaluate ... | head`) ends
 /// the process quietly instead of a panic.
@@ -19,13 +20,14 @@ mod demo;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
-use cellsafe::progress::{self, Progress};
+use cellsafe::observer::{self, Cancel, Observer};
 use clap::{Parser, Subcommand};
 
 /// Exit code when no transformation satisfies the privacy models, the evaluated one is not
@@ -34,7 +36,12 @@ const NOT_FOUND: u8 = 3;
 /// Exit code of bad arguments, including an output path that names an input.
 const USAGE: u8 = 2;
 /// Exit code after Ctrl-C or a termination signal (128 + SIGINT).
-const INTERRUPTED: i32 = 130;
+const INTERRUPTED: u8 = 130;
+/// How long, after Ctrl-C during work that asks for cancellation, the work has to stop and
+/// the run to end by itself before the signal handler ends the process.
+const GRACE: Duration = Duration::from_secs(3);
+/// How long the run has to end once the cancelled work has stopped.
+const WIND_DOWN: Duration = Duration::from_millis(200);
 
 #[derive(Parser)]
 #[command(name = "cellsafe", version, about = "Safe release of microdata")]
@@ -111,13 +118,15 @@ enum StrategyArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Staged outputs are removed before exiting, so an interrupted run leaves no files.
-    let _ = ctrlc::set_handler(|| {
-        cellsafe::release::output::interrupted();
-        std::process::exit(INTERRUPTED);
-    });
-    match run(cli) {
+    let front = Arc::new(Front::new(cli.quiet));
+    let handler = Arc::clone(&front);
+    let _ = ctrlc::set_handler(move || interrupt(&handler));
+    match run(cli, &*front) {
         Ok(code) => code,
+        Err(e) if stopped(&e) => {
+            eprintln!("interrupted: no output was written");
+            ExitCode::from(INTERRUPTED)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             let clash = e
@@ -126,6 +135,34 @@ fn main() -> ExitCode {
             ExitCode::from(if clash { USAGE } else { 1 })
         }
     }
+}
+
+/// The signal handler (Ctrl-C, SIGTERM). Staged outputs are removed and no commit starts
+/// any more, so an interrupted run leaves no files. Work that asks for cancellation (the
+/// stages the library reports: loading, the searches, the disclosure strategies, the
+/// safety test) is cancelled through `front` and ends the run with [`INTERRUPTED`] by
+/// itself; anything else, or work that does not stop within [`GRACE`], ends here.
+fn interrupt(front: &Front) {
+    cellsafe::release::output::interrupted();
+    front.cancel.cancel();
+    if front.in_stage() {
+        let deadline = Instant::now() + GRACE;
+        while front.in_stage() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(WIND_DOWN);
+    }
+    std::process::exit(INTERRUPTED.into());
+}
+
+/// Whether `e` says the work was cancelled or interrupted (by [`interrupt`]).
+fn stopped(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref(),
+            Some(cellsafe::Error::Cancelled | cellsafe::Error::Interrupted)
+        )
+    })
 }
 
 /// Ends the process after a failed write to stdout: quietly (exit 0) when the reader closed
@@ -149,24 +186,22 @@ fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
-    let bars = Bars::new(cli.quiet);
-    let progress = bars.as_ref().map(|b| b as &dyn Progress);
+fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
     match cli.command {
         Command::Anonymize {
             config,
             output,
             report,
             mapping,
-        } => anonymize(&config, output, report, mapping, progress),
+        } => anonymize(&config, output, report, mapping, observer),
         Command::Disclose {
             config,
             strategy,
             report,
-        } => disclose(&config, strategy, report, progress),
+        } => disclose(&config, strategy, report, observer),
         Command::Evaluate { config, levels } => {
             let config = Config::from_file(&config)?;
-            let problem = config.problem_with_progress(progress)?;
+            let problem = config.problem_observed(observer)?;
             problem.check_levels(&levels)?;
             let node = cellsafe::job::report::describe(&problem, &levels, true);
             outln!("{}", serde_json::to_string_pretty(&node)?);
@@ -188,8 +223,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             levels,
             limit,
             report,
-        } => safety(&config, levels, limit, report, progress),
-        Command::Demo { dir } => demo::run(dir, progress),
+        } => safety(&config, levels, limit, report, observer),
+        Command::Demo { dir } => demo::run(dir, observer),
     }
 }
 
@@ -207,7 +242,7 @@ pub(crate) fn anonymize(
     output: Option<PathBuf>,
     report: Option<PathBuf>,
     mapping: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     let table = output
@@ -219,7 +254,7 @@ pub(crate) fn anonymize(
         report: report_path.clone(),
         mapping,
     };
-    let report = job::anonymize(&config, &outputs, progress)
+    let report = job::anonymize(&config, &outputs, observer)
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -256,13 +291,13 @@ fn disclose(
     config_path: &Path,
     strategy: Option<StrategyArg>,
     report: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     use cellsafe::algorithm::disclosure::Strategy;
     use cellsafe::job::disclosure as setup;
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let (problem, options) = setup::from_config_with_progress(&config, progress)?;
+    let (problem, options) = setup::from_config_observed(&config, observer)?;
     let strategy = match strategy {
         Some(StrategyArg::Inclusive) => Strategy::Inclusive,
         Some(StrategyArg::Exclusive) => Strategy::Exclusive,
@@ -273,7 +308,7 @@ fn disclose(
             .unwrap_or(Strategy::Exclusive),
     };
     let decision = problem
-        .decide_with_progress(strategy, &options, progress)
+        .decide_observed(strategy, &options, observer)
         .map_err(|e| setup::locate(e, &config.file_name()))
         .with_context(|| format!("deciding with {}", config_path.display()))?;
     match &report {
@@ -316,13 +351,13 @@ fn safety(
     levels: Option<Vec<u8>>,
     limit: usize,
     report: Option<PathBuf>,
-    progress: Option<&dyn Progress>,
+    observer: &dyn Observer,
 ) -> Result<ExitCode> {
     let config = Config::from_file(config_path)?;
     check_report(&config, &report)?;
-    let problem = config.problem_with_progress(progress)?;
+    let problem = config.problem_observed(observer)?;
     let levels = levels.unwrap_or_else(|| problem.lattice.bottom());
-    let test = cellsafe::algorithm::safety::test_with_progress(&problem, &levels, limit, progress)
+    let test = cellsafe::algorithm::safety::test_observed(&problem, &levels, limit, observer)
         .with_context(|| format!("testing with {}", config_path.display()))?;
     match &report {
         Some(path) => job::write_json(path, &test)?,
@@ -343,42 +378,60 @@ fn safety(
     }
 }
 
-/// The library's progress as indicatif bars on stderr: one bar per stage, with its
-/// position, total and ETA, cleared when the stage finishes.
-struct Bars {
+/// What the library reports and asks, for the terminal: its stages as indicatif bars on
+/// stderr (one bar per stage, with its position, total and ETA, cleared when the stage
+/// finishes; only when stderr is a terminal and not `--quiet`), and the cancellation flag
+/// that Ctrl-C sets (see [`interrupt`]).
+struct Front {
+    /// Whether to draw bars.
+    draw: bool,
     bar: Mutex<Option<indicatif::ProgressBar>>,
+    cancel: Cancel,
+    /// A stage is under way: the work asks for cancellation.
+    in_stage: AtomicBool,
 }
 
-impl Bars {
-    /// Bars, unless `quiet` or stderr is not a terminal (then nothing but the messages).
-    fn new(quiet: bool) -> Option<Bars> {
-        (!quiet && std::io::stderr().is_terminal()).then(|| Bars {
+impl Front {
+    /// Bars unless `quiet` or stderr is not a terminal (then nothing but the messages).
+    fn new(quiet: bool) -> Front {
+        Front {
+            draw: !quiet && std::io::stderr().is_terminal(),
             bar: Mutex::new(None),
-        })
+            cancel: Cancel::new(),
+            in_stage: AtomicBool::new(false),
+        }
     }
 
     fn bar(&self) -> std::sync::MutexGuard<'_, Option<indicatif::ProgressBar>> {
         self.bar.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn in_stage(&self) -> bool {
+        self.in_stage.load(Ordering::SeqCst)
+    }
 }
 
-/// What a stage counts (see `cellsafe::progress`).
+/// What a stage counts (see `cellsafe::observer`).
 fn unit(stage: &str) -> &'static str {
     match stage {
-        progress::LOADING => "bytes",
-        progress::SEARCH | progress::OPTIMUM => "nodes",
-        progress::GENETIC => "generations",
-        progress::SET_BASED => "rounds",
-        progress::DISCLOSE => "generalizations",
-        progress::SAFETY => "rows",
+        observer::LOADING => "bytes",
+        observer::SEARCH | observer::OPTIMUM => "nodes",
+        observer::GENETIC => "generations",
+        observer::SET_BASED => "rounds",
+        observer::DISCLOSE => "generalizations",
+        observer::SAFETY => "rows",
         _ => "",
     }
 }
 
-impl Progress for Bars {
+impl Observer for Front {
     fn start(&self, stage: &str, total: Option<u64>) {
+        self.in_stage.store(true, Ordering::SeqCst);
+        if !self.draw {
+            return;
+        }
         let (bar, template) = match total {
-            Some(total) if stage == progress::LOADING => (
+            Some(total) if stage == observer::LOADING => (
                 indicatif::ProgressBar::new(total),
                 "{msg:>9} [{bar:30}] {bytes}/{total_bytes} ({eta})".to_owned(),
             ),
@@ -411,8 +464,13 @@ impl Progress for Bars {
     }
 
     fn finish(&self) {
+        self.in_stage.store(false, Ordering::SeqCst);
         if let Some(bar) = self.bar().take() {
             bar.finish_and_clear();
         }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
     }
 }

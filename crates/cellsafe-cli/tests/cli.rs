@@ -682,14 +682,15 @@ fn safety_formula_error_points_at_the_character() {
         .stderr(predicate::str::contains("at character 34"));
 }
 
-/// The genetic search is reproducible: the same seed gives the same report section.
+/// The genetic search is reproducible: the same seed gives the same report section. Asked
+/// to, it reports the exhaustive optimum next to its answer; by default it does not.
 #[test]
 fn genetic_search_is_seeded() {
     let dir = fixture(
         DATA,
         AGE,
         &config(
-            "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n[metric]\nname = \"sf-ql\"\n[search]\nalgorithm = \"genetic\"\n[search.genetic]\nseed = 9\npopulation = 6\ngenerations = 5\n",
+            "[[privacy]]\nmodel = \"logical-safety\"\n[safety]\nformulas = { flu = \"disease = flu\" }\ndefault = [\"flu\"]\n[metric]\nname = \"sf-ql\"\n[search]\nalgorithm = \"genetic\"\n[search.genetic]\nseed = 9\npopulation = 6\ngenerations = 5\ncompare_with_optimum = true\n",
         ),
     );
     let mut sections = Vec::new();
@@ -699,10 +700,25 @@ fn genetic_search_is_seeded() {
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
                 .unwrap();
         let g = report["genetic"].clone();
+        assert_eq!(g["compared_with_optimum"], true);
         assert!(g["fitness"].as_f64().unwrap() <= g["optimum_fitness"].as_f64().unwrap());
         sections.push(g);
     }
     assert_eq!(sections[0], sections[1]);
+    let job = dir.path().join("job.toml");
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, text.replace("compare_with_optimum = true\n", "")).unwrap();
+    run_anonymize(dir.path()).success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let g = &report["genetic"];
+    assert_eq!(g["compared_with_optimum"], false);
+    assert!(
+        g.get("optimum_fitness").is_none() && g.get("gap").is_none(),
+        "{g}"
+    );
+    assert_eq!(g["fitness"], sections[0]["fitness"]);
 }
 
 /// The set-based search releases a safe set table and compares it with level-based.
@@ -934,6 +950,53 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
         assert!(!d.join("other.json").exists());
         assert_eq!(leftovers(d), Vec::<String>::new(), "{sig}");
     }
+}
+
+/// Ctrl-C during the search cancels it through the library: the run itself ends with exit
+/// 130 and says so (the signal handler alone would end it silently), nothing is written and
+/// no temporary or lock file is left.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_during_the_search_cancels_it() {
+    let (dir, job) = long_job();
+    let d = dir.path();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+        .arg("anonymize")
+        .arg(&job)
+        .arg("--output")
+        .arg(d.join("out.csv"))
+        .arg("--report")
+        .arg(d.join("report.json"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = d.join(".out.csv.cellsafe-lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "the run never locked its output"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // reading Adult and building its problem take well under this; the genetic search of
+    // a thousand generations of a thousand takes minutes
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the search ended early"
+    );
+    signal(&child, "INT");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: no output was written"),
+        "{stderr}"
+    );
+    assert!(!d.join("out.csv").exists() && !d.join("report.json").exists());
+    assert_eq!(leftovers(d), Vec::<String>::new());
 }
 
 /// After `kill -9` the lock file stays, unlocked; the next run on the same output takes it

@@ -40,6 +40,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::algorithm::genetic::GeneticSpec;
 use crate::algorithm::problem::{levels_map, Evaluation, Problem};
 use crate::algorithm::{self, Algorithm};
 use crate::criteria::ModelSpec;
@@ -49,7 +50,7 @@ use crate::error::{Error, Location, Result};
 use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
-use crate::progress::Progress;
+use crate::observer::{Observer, Silent};
 use crate::release::audit::{self, Audit, Expected};
 use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
 
@@ -96,7 +97,8 @@ pub struct Anonymizer<'a> {
     suppression_limit: f64,
     metric: MetricSpec,
     algorithm: Algorithm,
-    observer: Option<&'a dyn Progress>,
+    genetic: GeneticSpec,
+    observer: &'a dyn Observer,
     order: Option<RowOrder>,
     suppressed: SuppressedRows,
     format: CsvFormat,
@@ -113,7 +115,8 @@ impl<'a> Anonymizer<'a> {
             suppression_limit: 0.0,
             metric: MetricSpec::default(),
             algorithm: Algorithm::Optimal,
-            observer: None,
+            genetic: GeneticSpec::default(),
+            observer: &Silent,
             order: None,
             suppressed: SuppressedRows::Star,
             format: CsvFormat::default(),
@@ -185,16 +188,24 @@ impl<'a> Anonymizer<'a> {
         self
     }
 
-    /// The search (default: optimal). The set-based search releases sets, not a node, and
-    /// is not available here.
+    /// The search (default: optimal; the genetic one with [`genetic`](Self::genetic)'s
+    /// parameters, by default [`GeneticSpec::default`]). The set-based search releases
+    /// sets, not a node, and is not available here.
     pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
         self
     }
 
-    /// Reports progress to `observer`.
-    pub fn observer(mut self, observer: &'a dyn Progress) -> Self {
-        self.observer = Some(observer);
+    /// The genetic search with parameters `spec`.
+    pub fn genetic(mut self, spec: GeneticSpec) -> Self {
+        self.algorithm = Algorithm::Genetic;
+        self.genetic = spec;
+        self
+    }
+
+    /// Reports progress to `observer`, and stops with [`Error::Cancelled`] when it says so.
+    pub fn observer(mut self, observer: &'a dyn Observer) -> Self {
+        self.observer = observer;
         self
     }
 
@@ -292,7 +303,8 @@ impl<'a> Anonymizer<'a> {
 
     /// Runs the search, releases the best acceptable transformation and audits the
     /// written release. Errors: bad roles or hierarchies, no acceptable transformation
-    /// ([`Error::NothingAcceptable`]), a failed audit ([`Error::AuditFailed`]).
+    /// ([`Error::NothingAcceptable`]), a failed audit ([`Error::AuditFailed`]), a
+    /// cancellation by the observer ([`Error::Cancelled`]).
     pub fn run(self) -> Result<Release> {
         if self.algorithm == Algorithm::SetBased {
             return Err(Error::Invalid(
@@ -303,7 +315,7 @@ impl<'a> Anonymizer<'a> {
         }
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
-        let outcome = algorithm::run(&problem, self.algorithm, self.observer);
+        let outcome = algorithm::run(&problem, self.algorithm, &self.genetic, self.observer)?;
         let best = outcome.best.ok_or(Error::NothingAcceptable)?;
         let order = self
             .order

@@ -92,6 +92,10 @@ pub enum Error {
     /// No transformation satisfies the privacy models within the suppression limit.
     #[error("no transformation satisfies the privacy models within the suppression limit")]
     NothingAcceptable,
+    /// An [`Observer`](crate::observer::Observer) asked the work to stop; it stopped
+    /// without a result.
+    #[error("cancelled")]
+    Cancelled,
     /// The run was interrupted; nothing more is written.
     #[error("interrupted: no output was written")]
     Interrupted,

@@ -14,7 +14,8 @@
 //! - [`anonymizer`]: the in-memory API over all of them ([`Anonymizer`]);
 //! - [`job`]: a TOML job description turned into calls of the layers above, and the report.
 //!
-//! [`error`] and [`progress`] are shared by every layer.
+//! [`error`] and [`observer`] (progress reports and cancellation of long work) are shared by
+//! every layer.
 //!
 //! The [`anonymizer`] module shows the API on rows in memory; the README's example is
 //! compiled and run as a doctest too.
@@ -28,7 +29,7 @@ pub mod framework;
 pub mod hierarchy;
 pub mod job;
 pub mod metric;
-pub mod progress;
+pub mod observer;
 pub mod release;
 
 /// The README, so that its Rust example is compiled and run as a doctest.

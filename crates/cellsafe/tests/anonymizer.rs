@@ -20,7 +20,8 @@ fn same_optimum_as_the_config_job_on_adult() {
     let dir = adult_dir();
     let config = Config::from_file(&dir.join("adult.toml")).unwrap();
     let problem = config.problem().unwrap();
-    let expected = algorithm::run(&problem, algorithm::Algorithm::Optimal, None)
+    let expected = algorithm::optimal(&problem, &cellsafe::observer::Silent)
+        .unwrap()
         .best
         .unwrap();
 

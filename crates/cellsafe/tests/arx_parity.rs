@@ -6,6 +6,7 @@ mod common;
 use cellsafe::algorithm;
 use cellsafe::criteria::ModelSpec;
 use cellsafe::metric::{Aggregate, MetricKind};
+use cellsafe::observer::Silent;
 
 fn k5() -> Vec<ModelSpec> {
     vec![ModelSpec::KAnonymity { k: 5 }]
@@ -15,7 +16,10 @@ fn k5() -> Vec<ModelSpec> {
 fn nine_qis_k5_no_suppression_dm() {
     let p = common::adult(true, k5(), 0.0, MetricKind::Discernibility, None);
     assert_eq!(p.lattice.size(), 12_960);
-    let best = algorithm::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, &Silent)
+        .unwrap()
+        .best
+        .expect("a solution");
     assert_eq!(best.score.value, 33_627_534.0);
     assert_eq!(best.levels, vec![1, 1, 1, 2, 3, 2, 2, 1, 1]);
 }
@@ -29,7 +33,10 @@ fn nine_qis_k5_no_suppression_loss() {
         MetricKind::Loss,
         Some(Aggregate::GeometricMean),
     );
-    let best = algorithm::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, &Silent)
+        .unwrap()
+        .best
+        .expect("a solution");
     assert!(
         (best.score.value - 0.5731509655590044).abs() < 1e-8,
         "{}",
@@ -46,7 +53,10 @@ fn nine_qis_k5_one_percent_loss() {
         MetricKind::Loss,
         Some(Aggregate::GeometricMean),
     );
-    let best = algorithm::optimal(&p, None).best.expect("a solution");
+    let best = algorithm::optimal(&p, &Silent)
+        .unwrap()
+        .best
+        .expect("a solution");
     assert!(
         (best.score.value - 0.36240672301036203).abs() < 1e-8,
         "{} at {:?}",
@@ -84,7 +94,7 @@ fn check(case: Case) {
         case.metric,
         None,
     );
-    let best = algorithm::optimal(&p, None).best;
+    let best = algorithm::optimal(&p, &Silent).unwrap().best;
     match (case.score, best) {
         (None, None) => {}
         (Some(score), Some(best)) => {
@@ -347,11 +357,11 @@ fn searches_agree_on_adult() {
         ),
     ] {
         let p = common::adult(false, models.clone(), limit, metric, None);
-        let (exhaustive, all) = algorithm::exhaustive(&p, None);
+        let (exhaustive, all) = algorithm::exhaustive(&p, &Silent).unwrap();
         let best = exhaustive.best.expect("a solution");
         for other in [
-            algorithm::optimal(&p, None),
-            algorithm::optimal_walk(&p, None),
+            algorithm::optimal(&p, &Silent).unwrap(),
+            algorithm::optimal_walk(&p, &Silent).unwrap(),
         ] {
             let o = other.best.expect("a solution");
             assert_eq!(
@@ -360,10 +370,14 @@ fn searches_agree_on_adult() {
                 "{models:?}"
             );
         }
-        let b = algorithm::best_first(&p, None).best.expect("a solution");
+        let b = algorithm::best_first(&p, &Silent)
+            .unwrap()
+            .best
+            .expect("a solution");
         assert_eq!(b.levels, best.levels);
         let want = common::minimal_acceptable(&all);
-        let got: Vec<Vec<u8>> = algorithm::minimal(&p, None)
+        let got: Vec<Vec<u8>> = algorithm::minimal(&p, &Silent)
+            .unwrap()
             .minimal
             .into_iter()
             .map(|e| e.levels)

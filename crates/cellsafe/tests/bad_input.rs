@@ -51,7 +51,7 @@ impl Fixture {
             report: Some(self.dir.path().join("report.json")),
             mapping: None,
         };
-        job::anonymize(&self.config()?, &outputs, None)
+        job::anonymize(&self.config()?, &outputs, &cellsafe::observer::Silent)
     }
     fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()

@@ -780,6 +780,7 @@ fn located(e: &Error) -> bool {
         Error::AuditFailed { .. }
         | Error::Interrupted
         | Error::NothingAcceptable
+        | Error::Cancelled
         | Error::Invalid(_)
         | Error::Intractable(_) => false,
     }
@@ -802,7 +803,7 @@ fn exercise(dir: &Path, config_text: &str) -> (Vec<Error>, Option<String>) {
         mapping: None,
     };
     let mut audit = None;
-    match job::anonymize(&config, &outputs, None) {
+    match job::anonymize(&config, &outputs, &cellsafe::observer::Silent) {
         Ok(report) => {
             if let Some(a) = &report.audit {
                 if !a.passed {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use cellsafe::algorithm::problem::Problem;
 use cellsafe::algorithm::{self, Algorithm};
 use cellsafe::job::config::Config;
+use cellsafe::observer::Silent;
 use proptest::prelude::*;
 
 const BLOOD: [&str; 4] = ["A", "B", "O", "AB"];
@@ -282,7 +283,7 @@ proptest! {
             }
         }
         let (acceptable, minimal) = oracle_nodes(&case, &problem);
-        let (exhaustive, all) = algorithm::exhaustive(&problem, None);
+        let (exhaustive, all) = algorithm::exhaustive(&problem, &Silent).unwrap();
         for e in &all {
             prop_assert_eq!(
                 e.acceptable,
@@ -291,14 +292,14 @@ proptest! {
             );
         }
         for algorithm in [Algorithm::Minimal, Algorithm::MinimalBfs, Algorithm::MinimalInference] {
-            let outcome = algorithm::run(&problem, algorithm, None);
+            let outcome = algorithm::run(&problem, algorithm, &Default::default(), &Silent).unwrap();
             let got: Vec<Vec<u8>> = outcome.minimal.iter().map(|e| e.levels.clone()).collect();
             prop_assert_eq!(&got, &minimal, "{:?}", algorithm);
         }
         // the optimum is the best acceptable node of all
         let best = exhaustive.best.map(|e| e.levels);
         prop_assert_eq!(best.is_some(), !acceptable.is_empty());
-        let optimal = algorithm::run(&problem, Algorithm::Optimal, None).best.map(|e| e.levels);
+        let optimal = algorithm::run(&problem, Algorithm::Optimal, &Default::default(), &Silent).unwrap().best.map(|e| e.levels);
         prop_assert_eq!(optimal, best);
     }
 }
@@ -310,7 +311,8 @@ fn blood_type_example_has_incomparable_minimal_nodes() {
     let path = common::examples().join("papers/blood.toml");
     let problem = Config::from_file(&path).unwrap().problem().unwrap();
     assert!(!problem.lattice.is_chain());
-    let outcome = algorithm::run(&problem, Algorithm::Minimal, None);
+    let outcome =
+        algorithm::run(&problem, Algorithm::Minimal, &Default::default(), &Silent).unwrap();
     let names: Vec<String> = outcome
         .minimal
         .iter()
@@ -360,7 +362,8 @@ fn personal_con_with_suppression_is_searched_without_monotone_pruning() {
         Algorithm::MinimalBfs,
         Algorithm::MinimalInference,
     ] {
-        let got: Vec<Vec<u8>> = algorithm::run(&problem, algorithm, None)
+        let got: Vec<Vec<u8>> = algorithm::run(&problem, algorithm, &Default::default(), &Silent)
+            .unwrap()
             .minimal
             .iter()
             .map(|e| e.levels.clone())

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Layers from the bottom up; `error` and `progress` are shared by all.
+/// Layers from the bottom up; `error` and `observer` are shared by all.
 const LAYERS: &[&[&str]] = &[
-    &["error", "progress"],
+    &["error", "observer"],
     &["data"],
     &["hierarchy"],
     &["framework"],

@@ -13,6 +13,7 @@ use cellsafe::algorithm::safety;
 use cellsafe::algorithm::setbased::SetTable;
 use cellsafe::framework::lattice::is_generalization;
 use cellsafe::job::config::Config;
+use cellsafe::observer::Silent;
 use cellsafe::release::{Released, ReleasedTable};
 use proptest::prelude::*;
 
@@ -297,7 +298,7 @@ proptest! {
             .cloned()
             .collect();
         minimal.sort();
-        for outcome in [algorithm::minimal(&p, None), algorithm::minimal_bfs(&p, None), algorithm::minimal_by_inference(&p, None)] {
+        for outcome in [algorithm::minimal(&p, &Silent).unwrap(), algorithm::minimal_bfs(&p, &Silent).unwrap(), algorithm::minimal_by_inference(&p, &Silent).unwrap()] {
             let mut found: Vec<Vec<u8>> = outcome.minimal.into_iter().map(|e| e.levels).collect();
             found.sort();
             prop_assert_eq!(&found, &minimal);
@@ -345,7 +346,7 @@ proptest! {
     /// seed fixes the run.
     #[test]
     fn genetic_search_against_the_oracle_optimum(case in case_strategy(), seed in 0..1_000u64) {
-        use cellsafe::algorithm::genetic::{genetic_with_optimum, GeneticSpec};
+        use cellsafe::algorithm::genetic::{genetic_report, GeneticSpec};
         let dir = tempfile::tempdir().unwrap();
         let p = problem_of(&case, dir.path(), "sf-ql");
         let fitness = |levels: &[u8]| -> Option<f64> {
@@ -357,9 +358,17 @@ proptest! {
         let optimum = (0..p.lattice.size())
             .filter_map(|i| fitness(&p.lattice.levels(i)))
             .fold(0.0f64, f64::max);
-        let spec = GeneticSpec { population: 12, generations: 8, seed, ..GeneticSpec::default() };
-        let g = genetic_with_optimum(&p, &spec).unwrap();
-        prop_assert!((g.optimum_fitness - optimum).abs() < 1e-9, "{} vs {}", g.optimum_fitness, optimum);
+        let spec = GeneticSpec {
+            population: 12,
+            generations: 8,
+            seed,
+            compare_with_optimum: true,
+            ..GeneticSpec::default()
+        };
+        let g = genetic_report(&p, &spec, &Silent).unwrap();
+        prop_assert!(g.compared_with_optimum);
+        let found_optimum = g.optimum_fitness.unwrap();
+        prop_assert!((found_optimum - optimum).abs() < 1e-9, "{} vs {}", found_optimum, optimum);
         if let Some(levels) = &g.optimum_levels {
             prop_assert!((fitness(levels).unwrap() - optimum).abs() < 1e-9);
         }
@@ -373,7 +382,7 @@ proptest! {
         if found.nodes_evaluated == p.lattice.size() {
             prop_assert!((found.fitness - optimum).abs() < 1e-9);
         }
-        let again = genetic_with_optimum(&p, &spec).unwrap().outcome;
+        let again = genetic_report(&p, &spec, &Silent).unwrap().outcome;
         prop_assert_eq!(&again.levels, &found.levels);
         prop_assert_eq!(&again.history, &found.history);
     }

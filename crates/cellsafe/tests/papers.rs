@@ -4,6 +4,7 @@ mod common;
 
 use cellsafe::criteria::ModelSpec;
 use cellsafe::job::config::Config;
+use cellsafe::observer::Silent;
 use cellsafe::release::Released;
 
 fn load(name: &str) -> Config {
@@ -97,9 +98,10 @@ fn aog_section_3_2() {
 #[test]
 fn linking_minimal_safe_generalizations() {
     let p = load("linking8.toml").problem().unwrap();
-    let (_, all) = cellsafe::algorithm::exhaustive(&p, None);
+    let (_, all) = cellsafe::algorithm::exhaustive(&p, &Silent).unwrap();
     let want = common::minimal_acceptable(&all);
-    let got: Vec<Vec<u8>> = cellsafe::algorithm::minimal(&p, None)
+    let got: Vec<Vec<u8>> = cellsafe::algorithm::minimal(&p, &Silent)
+        .unwrap()
         .minimal
         .into_iter()
         .map(|e| e.levels)

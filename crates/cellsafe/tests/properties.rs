@@ -14,6 +14,7 @@ use cellsafe::framework::dataset::Dataset;
 use cellsafe::framework::lattice::{is_generalization, tie_order};
 use cellsafe::hierarchy::Hierarchy;
 use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
+use cellsafe::observer::Silent;
 use cellsafe::release::audit::{group_holds, reference};
 use cellsafe::release::{ReleasedTable, RowOrder, SuppressedRows};
 use proptest::prelude::*;
@@ -326,7 +327,7 @@ proptest! {
     #[test]
     fn searches_agree_with_brute_force(case in case_strategy()) {
         let (p, _) = build(&case);
-        let (exhaustive, all) = algorithm::exhaustive(&p, None);
+        let (exhaustive, all) = algorithm::exhaustive(&p, &Silent).unwrap();
         prop_assert_eq!(all.len(), p.lattice.size());
         // brute-force best: scan every node
         let mut best: Option<&Evaluation> = None;
@@ -339,9 +340,9 @@ proptest! {
             if better { best = Some(e); }
         }
         assert_same_best(&exhaustive.best, &best.cloned());
-        assert_same_best(&algorithm::optimal(&p, None).best, &exhaustive.best);
-        assert_same_best(&algorithm::optimal_walk(&p, None).best, &exhaustive.best);
-        assert_same_best(&algorithm::best_first(&p, None).best, &exhaustive.best);
+        assert_same_best(&algorithm::optimal(&p, &Silent).unwrap().best, &exhaustive.best);
+        assert_same_best(&algorithm::optimal_walk(&p, &Silent).unwrap().best, &exhaustive.best);
+        assert_same_best(&algorithm::best_first(&p, &Silent).unwrap().best, &exhaustive.best);
         // minimal: acceptable nodes with no acceptable strict specialization
         let want: Vec<Vec<u8>> = all
             .iter()
@@ -350,15 +351,15 @@ proptest! {
             .map(|e| e.levels.clone())
             .collect();
         let levels = |o: algorithm::Outcome| -> Vec<Vec<u8>> { o.minimal.iter().map(|e| e.levels.clone()).collect() };
-        prop_assert_eq!(&levels(algorithm::minimal(&p, None)), &want);
-        prop_assert_eq!(&levels(algorithm::minimal_bfs(&p, None)), &want);
-        prop_assert_eq!(&levels(algorithm::minimal_by_inference(&p, None)), &want);
+        prop_assert_eq!(&levels(algorithm::minimal(&p, &Silent).unwrap()), &want);
+        prop_assert_eq!(&levels(algorithm::minimal_bfs(&p, &Silent).unwrap()), &want);
+        prop_assert_eq!(&levels(algorithm::minimal_by_inference(&p, &Silent).unwrap()), &want);
     }
 
     #[test]
     fn released_tables_pass_the_independent_audit(case in case_strategy()) {
         let (p, _) = build(&case);
-        if let Some(best) = algorithm::optimal(&p, None).best {
+        if let Some(best) = algorithm::optimal(&p, &Silent).unwrap().best {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("out.csv");
             let released = cellsafe::release::Released::new(&p, &best.levels).unwrap();
@@ -384,7 +385,7 @@ proptest! {
     #[test]
     fn classes_and_suppression_match_strings(case in case_strategy()) {
         let (p, hrows) = build(&case);
-        let (_, all) = algorithm::exhaustive(&p, None);
+        let (_, all) = algorithm::exhaustive(&p, &Silent).unwrap();
         for e in &all {
             let g = groups(&p, &hrows, &e.levels);
             prop_assert_eq!(e.classes, g.len(), "classes of {:?}", e.levels);
@@ -397,7 +398,7 @@ proptest! {
     #[test]
     fn metrics_match_definitions(case in case_strategy()) {
         let (p, hrows) = build(&case);
-        let (_, all) = algorithm::exhaustive(&p, None);
+        let (_, all) = algorithm::exhaustive(&p, &Silent).unwrap();
         let n = case.rows.len() as f64;
         let gs = case.gs;
         let sf = if gs < 0.5 { 2.0 * gs } else { 1.0 };

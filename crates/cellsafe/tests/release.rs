@@ -297,7 +297,7 @@ fn release_to(config: &Config, out: &Path) -> cellsafe::job::report::Report {
         report: None,
         mapping: None,
     };
-    job::anonymize(config, &outputs, None).unwrap()
+    job::anonymize(config, &outputs, &cellsafe::observer::Silent).unwrap()
 }
 
 /// The released file's rows as (a, b, disease, income) strings.
@@ -322,7 +322,7 @@ proptest! {
         let config = Config::from_file(&write_case(&case, dir.path())).unwrap();
         let out = dir.path().join("out.csv");
         let outputs = Outputs { table: Some(out.clone()), report: None, mapping: None };
-        let report = job::anonymize(&config, &outputs, None).unwrap();
+        let report = job::anonymize(&config, &outputs, &cellsafe::observer::Silent).unwrap();
         if !report.found {
             prop_assert!(!out.exists());
             return Ok(());
@@ -456,7 +456,7 @@ fn row_order_is_seeded_and_the_mapping_leads_back() {
             report: None,
             mapping: mapping.then(|| d.join(format!("{name}.map.csv"))),
         };
-        let report = job::anonymize(config, &outputs, None).unwrap();
+        let report = job::anonymize(config, &outputs, &cellsafe::observer::Silent).unwrap();
         (
             std::fs::read_to_string(d.join(format!("{name}.csv"))).unwrap(),
             report,
@@ -725,7 +725,7 @@ fn a_public_column_that_singles_persons_out_fails_the_audit() {
             report: Some(d.join("r.json")),
             mapping: None,
         };
-        let err = job::anonymize(&config, &outputs, None).unwrap_err().to_string();
+        let err = job::anonymize(&config, &outputs, &cellsafe::observer::Silent).unwrap_err().to_string();
         assert!(err.contains("audit") && err.contains("public columns (region)"), "{err}");
         assert!(!out.exists() && !d.join("r.json").exists());
     }
@@ -763,7 +763,7 @@ fn set_based_releases_say_what_widening_tells() {
         table: Some(d.join("out.csv")),
         ..Outputs::default()
     };
-    let err = job::anonymize(&config, &outputs, None)
+    let err = job::anonymize(&config, &outputs, &cellsafe::observer::Silent)
         .unwrap_err()
         .to_string();
     assert!(err.contains("output.values"), "{err}");

@@ -17,10 +17,9 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
-use crate::algorithm::Progress;
 use crate::error::{Error, Result};
 use crate::metric::{Metric, MetricKind, MetricSpec};
-use crate::progress::{Stage, GENETIC, OPTIMUM};
+use crate::observer::{Observer, Silent, Stage, GENETIC, OPTIMUM};
 
 /// Which crossover to apply to a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +41,10 @@ pub struct GeneticSpec {
     pub mutation_rate: f64,
     pub crossover: Crossover,
     pub seed: u64,
+    /// Also find the exhaustive optimum of sf·ql, to report how far the answer is from it
+    /// ([`GeneticReport::gap`]). It evaluates every node of lattices up to
+    /// [`MAX_COMPARED`] nodes (larger ones are not compared), so it is off by default.
+    pub compare_with_optimum: bool,
 }
 
 impl Default for GeneticSpec {
@@ -53,6 +56,7 @@ impl Default for GeneticSpec {
             mutation_rate: 0.02,
             crossover: Crossover::Mixed,
             seed: 1,
+            compare_with_optimum: false,
         }
     }
 }
@@ -221,54 +225,61 @@ impl<'a> Fitness<'a> {
     }
 }
 
-/// The genetic answer next to the exhaustive optimum of sf·ql over the acceptable nodes.
+/// The genetic answer and, when [`GeneticSpec::compare_with_optimum`] is set, the
+/// exhaustive optimum of sf·ql over the acceptable nodes next to it.
 #[derive(Debug, Clone, Serialize)]
 pub struct GeneticReport {
     #[serde(flatten)]
     pub outcome: GeneticOutcome,
+    /// Whether the optimum was computed (asked for, and the lattice has at most
+    /// [`MAX_COMPARED`] nodes); the three fields below are absent otherwise.
+    pub compared_with_optimum: bool,
     /// 0-based levels of the best acceptable node by exhaustive evaluation (ties: the
     /// lower level sum, then the smaller vector), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub optimum_levels: Option<Vec<u8>>,
-    pub optimum_fitness: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimum_fitness: Option<f64>,
     /// optimum − found (0: the genetic search found an optimum).
-    pub gap: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<f64>,
 }
 
 /// The largest lattice the exhaustive comparison evaluates.
 pub const MAX_COMPARED: usize = 200_000;
 
-/// Runs [`genetic`] and, on lattices up to [`MAX_COMPARED`] nodes, the exhaustive optimum.
-pub fn genetic_with_optimum(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticReport> {
-    genetic_with_optimum_and_progress(problem, spec, None)
-}
-
-/// [`genetic_with_optimum`], reporting a [`GENETIC`] stage, then an [`OPTIMUM`] one.
-pub fn genetic_with_optimum_and_progress(
+/// Runs [`genetic`] and, if `spec` asks for it ([`GeneticSpec::compare_with_optimum`]) and
+/// the lattice has at most [`MAX_COMPARED`] nodes, finds the exhaustive optimum. Reports a
+/// [`GENETIC`] stage, then an [`OPTIMUM`] one when comparing; stops with
+/// [`Error::Cancelled`] when `observer` says so.
+pub fn genetic_report(
     problem: &Problem,
     spec: &GeneticSpec,
-    progress: Option<Progress>,
+    observer: &dyn Observer,
 ) -> Result<GeneticReport> {
-    let outcome = genetic_with_progress(problem, spec, progress)?;
+    let outcome = genetic_observed(problem, spec, observer)?;
     let lattice = &problem.lattice;
-    if lattice.size() > MAX_COMPARED {
+    if !spec.compare_with_optimum || lattice.size() > MAX_COMPARED {
         return Ok(GeneticReport {
+            compared_with_optimum: false,
             optimum_levels: None,
-            optimum_fitness: f64::NAN,
-            gap: f64::NAN,
+            optimum_fitness: None,
+            gap: None,
             outcome,
         });
     }
     let fitness = Fitness::new(problem)?;
-    let stage = Stage::start(progress, OPTIMUM, Some(lattice.size() as u64));
+    let stage = Stage::start(observer, OPTIMUM, Some(lattice.size() as u64));
     let scored: Vec<(Vec<u8>, (f64, bool))> = (0..lattice.size())
         .into_par_iter()
         .map(|i| {
+            stage.check()?;
             let l = lattice.levels(i);
             let f = fitness.of(&l);
             stage.add(1);
-            (l, f)
+            Ok((l, f))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     drop(stage);
     let best = scored.iter().filter(|(_, (_, ok))| *ok).max_by(|a, b| {
         a.1 .0
@@ -277,23 +288,25 @@ pub fn genetic_with_optimum_and_progress(
     });
     let optimum_fitness = best.map_or(0.0, |b| b.1 .0);
     Ok(GeneticReport {
+        compared_with_optimum: true,
         optimum_levels: best.map(|b| b.0.clone()),
-        optimum_fitness,
-        gap: optimum_fitness - outcome.fitness,
+        optimum_fitness: Some(optimum_fitness),
+        gap: Some(optimum_fitness - outcome.fitness),
         outcome,
     })
 }
 
 /// Runs the genetic algorithm on `problem`.
 pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> {
-    genetic_with_progress(problem, spec, None)
+    genetic_observed(problem, spec, &Silent)
 }
 
-/// [`genetic`], reporting the generations done as a [`GENETIC`] stage.
-pub fn genetic_with_progress(
+/// [`genetic`], reporting the generations done as a [`GENETIC`] stage and stopping with
+/// [`Error::Cancelled`] when `observer` says so (it is asked before each node's fitness).
+pub fn genetic_observed(
     problem: &Problem,
     spec: &GeneticSpec,
-    progress: Option<Progress>,
+    observer: &dyn Observer,
 ) -> Result<GeneticOutcome> {
     spec.validate()
         .map_err(|(name, message)| Error::Invalid(format!("{name} {message}")))?;
@@ -306,7 +319,7 @@ pub fn genetic_with_progress(
         .collect();
     let encoding = Encoding::new(sizes.clone());
     let stage = Stage::start(
-        progress,
+        observer,
         GENETIC,
         Some((spec.generations as u64).saturating_add(1)),
     );
@@ -324,12 +337,13 @@ pub fn genetic_with_progress(
         let scored: Vec<(Vec<u8>, (f64, bool))> = fresh
             .into_par_iter()
             .map(|n| {
+                stage.check()?;
                 let f = fitness.of(&n);
-                (n, f)
+                Ok((n, f))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         memo.extend(scored);
-        nodes.iter().map(|n| memo[n]).collect::<Vec<_>>()
+        Ok::<_, Error>(nodes.iter().map(|n| memo[n]).collect::<Vec<_>>())
     };
     // initial population: uniformly random admissible nodes, encoded
     let mut population: Vec<Vec<bool>> = (0..spec.population)
@@ -342,7 +356,8 @@ pub fn genetic_with_progress(
     let mut history = Vec::with_capacity(spec.generations + 1);
     let n_genes = encoding.len();
     for generation in 0..=spec.generations {
-        let scores = evaluate(&population, &mut memo);
+        stage.check()?;
+        let scores = evaluate(&population, &mut memo)?;
         stage.set(generation as u64 + 1);
         for (g, &(f, ok)) in population.iter().zip(&scores) {
             let better = match &best {

@@ -25,12 +25,13 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{pick_best, search_stage, settle, Outcome, Progress, Status};
+use super::{pick_best, search_stage, settle, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
+use crate::error::Result;
 use crate::framework::classes::Classes;
 use crate::framework::lattice::level_sum;
 use crate::hierarchy::Hierarchy;
-use crate::progress::Stage;
+use crate::observer::{Observer, Stage};
 
 /// All minimal acceptable nodes, by the breadth-first search of the AOG paper (figure 5).
 ///
@@ -41,8 +42,8 @@ use crate::progress::Stage;
 /// partitions alike), so each node is reached only after everything below it, and the
 /// output is exactly the set of minimal acceptable nodes whether or not the models are
 /// monotonic. Each node's classes are rolled up from the direct predecessor that queued it.
-pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    let stage = search_stage(problem, progress);
+pub fn bfs(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    let stage = search_stage(problem, observer);
     let lattice = &problem.lattice;
     let hierarchies = problem.hierarchies();
     let mut done = vec![false; lattice.size()];
@@ -65,15 +66,16 @@ pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
         let results: Vec<(usize, Evaluation, Classes)> = nodes
             .par_iter()
             .map(|&(i, parent)| {
+                stage.check()?;
                 let levels = lattice.levels(i);
                 let classes = parent
                     .and_then(|p| cache.get(&p).map(|(c, _)| (lattice.levels(p), c)))
                     .map(|(p, c)| problem.snapshot.rollup(&hierarchies, c, &p, &levels))
                     .unwrap_or_else(|| problem.classes(&levels));
                 let (evaluation, _) = problem.assess(&levels, &classes);
-                (i, evaluation, classes)
+                Ok((i, evaluation, classes))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         for parent in layer.values().flatten() {
             if let Some(entry) = cache.get_mut(parent) {
                 entry.1 -= 1;
@@ -115,11 +117,12 @@ pub fn bfs(problem: &Problem, progress: Option<Progress>) -> Outcome {
     }
     found.sort_by_key(|e| lattice.index(&e.levels));
     let best = pick_best(&found);
-    Outcome {
+    Ok(Outcome {
         best,
         minimal: found,
         nodes_evaluated: evaluated,
-    }
+        genetic: None,
+    })
 }
 
 /// Evaluates nodes, rolling each up from the smallest cached finer node, and keeps the
@@ -139,7 +142,7 @@ struct Settler<'a> {
 const MAX_CACHED_NODES: usize = 256;
 
 impl<'a> Settler<'a> {
-    fn new(problem: &'a Problem, progress: Option<Progress<'a>>) -> Settler<'a> {
+    fn new(problem: &'a Problem, observer: &'a dyn Observer) -> Settler<'a> {
         Settler {
             problem,
             hierarchies: problem.hierarchies(),
@@ -148,7 +151,7 @@ impl<'a> Settler<'a> {
             cached: 0,
             budget: 4 * problem.snapshot.base().len() + 1_000_000,
             evaluated: 0,
-            stage: search_stage(problem, progress),
+            stage: search_stage(problem, observer),
         }
     }
 
@@ -157,7 +160,8 @@ impl<'a> Settler<'a> {
     }
 
     /// Evaluates `levels` and records what it implies for its up-set or down-set.
-    fn settle(&mut self, levels: &[u8]) -> Evaluation {
+    fn settle(&mut self, levels: &[u8]) -> Result<Evaluation> {
+        self.stage.check()?;
         let lattice = &self.problem.lattice;
         let source = self
             .cache
@@ -183,14 +187,17 @@ impl<'a> Settler<'a> {
             (lattice.specializations_of(levels), Status::Unacceptable)
         };
         self.stage.add(settle(&mut self.status, tagged, tag));
-        evaluation
+        Ok(evaluation)
     }
 
     /// The minimal acceptable nodes once every status is known, with their evaluations.
-    fn finish(self, mut evaluations: FxHashMap<usize, Evaluation>) -> Outcome {
+    fn finish(self, mut evaluations: FxHashMap<usize, Evaluation>) -> Result<Outcome> {
         let lattice = &self.problem.lattice;
         let mut found = Vec::new();
         for i in 0..lattice.size() {
+            if i.is_multiple_of(CHECK_EVERY) {
+                self.stage.check()?;
+            }
             if self.status[i] != Status::Acceptable {
                 continue;
             }
@@ -213,11 +220,12 @@ impl<'a> Settler<'a> {
             }
         }
         let best = pick_best(&found);
-        Outcome {
+        Ok(Outcome {
             best,
             minimal: found,
             nodes_evaluated: self.evaluated,
-        }
+            genetic: None,
+        })
     }
 }
 
@@ -227,19 +235,22 @@ fn bottom_up(nodes: &mut [Vec<u8>]) {
 }
 
 /// All minimal acceptable nodes by bidirectional inference (see the module docs).
-pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
+pub fn by_inference(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     if !problem.models_monotonic() {
-        return bfs(problem, progress);
+        return bfs(problem, observer);
     }
     let lattice = &problem.lattice;
-    let mut s = Settler::new(problem, progress);
+    let mut s = Settler::new(problem, observer);
     let mut evaluations = FxHashMap::default();
     let mut nodes: Vec<Vec<u8>> = (0..lattice.size()).map(|i| lattice.levels(i)).collect();
     bottom_up(&mut nodes);
     let top = lattice.top();
-    let e = s.settle(&top);
+    let e = s.settle(&top)?;
     evaluations.insert(lattice.index(&top), e);
-    for levels in &nodes {
+    for (n, levels) in nodes.iter().enumerate() {
+        if n.is_multiple_of(CHECK_EVERY) {
+            s.stage.check()?;
+        }
         if s.status(levels) != Status::Unknown {
             continue;
         }
@@ -249,7 +260,7 @@ pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
         while hi - lo > 1 && s.status(levels) == Status::Unknown {
             let mid = (lo + hi) / 2;
             if s.status(&chain[mid]) == Status::Unknown {
-                let e = s.settle(&chain[mid]);
+                let e = s.settle(&chain[mid])?;
                 evaluations.insert(lattice.index(&chain[mid]), e);
             }
             match s.status(&chain[mid]) {
@@ -258,7 +269,7 @@ pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
             }
         }
         if s.status(levels) == Status::Unknown {
-            let e = s.settle(levels);
+            let e = s.settle(levels)?;
             evaluations.insert(lattice.index(levels), e);
         }
     }
@@ -267,15 +278,15 @@ pub fn by_inference(problem: &Problem, progress: Option<Progress>) -> Outcome {
 
 /// All minimal acceptable nodes by Incognito's iteration over attribute subsets (paper 000
 /// section 3.4; see the module docs).
-pub fn incognito(problem: &Problem, progress: Option<Progress>) -> Outcome {
+pub fn incognito(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     if !problem.models_monotonic() {
-        return bfs(problem, progress);
+        return bfs(problem, observer);
     }
     let lattice = &problem.lattice;
     let max = lattice.max_levels().to_vec();
     let d = max.len();
     let free: Vec<usize> = (0..d).filter(|&j| max[j] > 0).collect();
-    let mut s = Settler::new(problem, progress);
+    let mut s = Settler::new(problem, observer);
     let mut evaluations = FxHashMap::default();
     // subsets of the attributes that can be generalized, by size, then lexicographically
     let mut subsets: Vec<Vec<usize>> = (0u64..1 << free.len())
@@ -303,9 +314,12 @@ pub fn incognito(problem: &Problem, progress: Option<Progress>) -> Outcome {
                 .collect();
         }
         bottom_up(&mut nodes);
-        for levels in &nodes {
+        for (n, levels) in nodes.iter().enumerate() {
+            if n.is_multiple_of(CHECK_EVERY) {
+                s.stage.check()?;
+            }
             if s.status(levels) == Status::Unknown {
-                let e = s.settle(levels);
+                let e = s.settle(levels)?;
                 evaluations.insert(lattice.index(levels), e);
             }
         }

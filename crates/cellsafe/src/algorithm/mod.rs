@@ -9,7 +9,17 @@
 //!   the metric's monotone lower bound shows nothing in it can beat the best node found;
 //!   ties go to the lower level sum, then the lexicographically smaller vector.
 //!
+//! - [`genetic`] is paper 000's genetic algorithm maximizing sf·ql.
+//!
+//! Each is a [`Search`]: [`Exhaustive`], [`Optimal`], [`Minimal`] (with its [`MinimalStrategy`]
+//! among the three) and [`Genetic`] (with its [`GeneticSpec`](genetic::GeneticSpec)); [`run`]
+//! dispatches a configured [`Algorithm`] to them. Set-based generalization
+//! ([`setbased::run`]) changes single cells rather than choosing a lattice node, so it is
+//! not a `Search` and `run` refuses it.
+//!
 //! All run in parallel with rayon; the answers do not depend on the number of threads.
+//! Every search reports to an [`Observer`] and stops with [`Error::Cancelled`] once the
+//! observer says so (it is asked before each node is evaluated).
 
 pub mod disclosure;
 pub mod genetic;
@@ -28,13 +38,14 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::{Evaluation, Problem};
+use crate::error::{Error, Result};
 use crate::framework::classes::Classes;
 use crate::framework::lattice::{is_generalization, tie_order};
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
-use crate::progress::{Stage, SEARCH};
+use crate::observer::{Observer, Stage, SEARCH};
 
-/// Which search to run.
+/// Which search to run, as `[search] algorithm` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
@@ -55,23 +66,130 @@ pub enum Algorithm {
 }
 
 /// What a search found.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Outcome {
     /// The best acceptable node, if any.
     pub best: Option<Evaluation>,
     /// For `minimal`: every minimal acceptable node, in lattice index order.
     pub minimal: Vec<Evaluation>,
     pub nodes_evaluated: usize,
+    /// For the genetic search: its answer, run parameters and, if asked for, the
+    /// exhaustive optimum.
+    pub genetic: Option<genetic::GeneticReport>,
 }
 
-/// Where a search reports how far it has got: one [`SEARCH`] stage of the lattice's size
-/// (see [`crate::progress`]). `None` reports nothing.
-pub type Progress<'a> = &'a dyn crate::progress::Progress;
+/// A search of the lattice of `problem` for acceptable nodes. It reports one stage or more
+/// to `observer` (a lattice search: one [`SEARCH`] stage of the lattice's size) and returns
+/// `Err(Error::Cancelled)`, and no outcome, once `observer` says stop.
+pub trait Search {
+    fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome>;
+}
+
+/// Every node: [`exhaustive`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Exhaustive;
+
+/// The best acceptable node: [`optimal`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Optimal;
+
+/// Every minimal acceptable node, by `strategy`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Minimal {
+    pub strategy: MinimalStrategy,
+}
+
+/// How [`Minimal`] finds the minimal acceptable nodes (the same set each way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MinimalStrategy {
+    /// [`incognito`].
+    #[default]
+    Incognito,
+    /// [`minimal_bfs`]: the papers' breadth-first search.
+    Bfs,
+    /// [`minimal_by_inference`].
+    Inference,
+}
+
+/// Paper 000's genetic algorithm with parameters `spec` ([`genetic::genetic_report`]).
+#[derive(Debug, Clone, Default)]
+pub struct Genetic {
+    pub spec: genetic::GeneticSpec,
+}
+
+impl Search for Exhaustive {
+    fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+        Ok(exhaustive(problem, observer)?.0)
+    }
+}
+
+impl Search for Optimal {
+    fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+        optimal(problem, observer)
+    }
+}
+
+impl Search for Minimal {
+    fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+        match self.strategy {
+            MinimalStrategy::Incognito => incognito(problem, observer),
+            MinimalStrategy::Bfs => minimal_bfs(problem, observer),
+            MinimalStrategy::Inference => minimal_by_inference(problem, observer),
+        }
+    }
+}
+
+impl Search for Genetic {
+    /// The genetic answer as the best node if the models accept it; the whole report in
+    /// [`Outcome::genetic`].
+    fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+        let report = genetic::genetic_report(problem, &self.spec, observer)?;
+        let best = if report.outcome.acceptable {
+            Some(problem.evaluate(&report.outcome.levels)?)
+        } else {
+            None
+        };
+        Ok(Outcome {
+            best,
+            minimal: Vec::new(),
+            nodes_evaluated: report.outcome.nodes_evaluated,
+            genetic: Some(report),
+        })
+    }
+}
+
+impl Algorithm {
+    /// The node search this names, the genetic one with parameters `genetic`; `None` for
+    /// [`Algorithm::SetBased`], which is not a node search (see [`setbased::run`]).
+    pub fn node_search(self, genetic: &genetic::GeneticSpec) -> Option<Box<dyn Search>> {
+        Some(match self {
+            Algorithm::Exhaustive => Box::new(Exhaustive),
+            Algorithm::Optimal => Box::new(Optimal),
+            Algorithm::Minimal => Box::new(Minimal {
+                strategy: MinimalStrategy::Incognito,
+            }),
+            Algorithm::MinimalBfs => Box::new(Minimal {
+                strategy: MinimalStrategy::Bfs,
+            }),
+            Algorithm::MinimalInference => Box::new(Minimal {
+                strategy: MinimalStrategy::Inference,
+            }),
+            Algorithm::Genetic => Box::new(Genetic {
+                spec: genetic.clone(),
+            }),
+            Algorithm::SetBased => return None,
+        })
+    }
+}
 
 /// The [`SEARCH`] stage of a search of `problem`.
-fn search_stage<'a>(problem: &Problem, progress: Option<Progress<'a>>) -> Stage<'a> {
-    Stage::start(progress, SEARCH, Some(problem.lattice.size() as u64))
+fn search_stage<'a>(problem: &Problem, observer: &'a dyn Observer) -> Stage<'a> {
+    Stage::start(observer, SEARCH, Some(problem.lattice.size() as u64))
 }
+
+/// Loops that pass over many nodes without evaluating them ask for cancellation once per
+/// this many nodes.
+pub(crate) const CHECK_EVERY: usize = 4096;
 
 /// `a` beats `b`: better score, or equal score and earlier in the tie order. Scores within
 /// rounding of each other count as equal (see [`score_order`]), so that two nodes whose
@@ -140,7 +258,12 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Evaluates `levels` and walks its subtree; returns at once when cancelled (the
+    /// caller then asks [`Stage::check_stopped`]).
     fn visit(&self, levels: &[u8], classes: &Classes) {
+        if self.stage.cancelled() {
+            return;
+        }
         let (evaluation, _) = self.problem.assess(levels, classes);
         self.evaluated.fetch_add(1, AtomicOrdering::Relaxed);
         self.stage.add(1);
@@ -184,7 +307,9 @@ impl Walk<'_> {
             });
         }
         let run = |(child, _): &(Vec<u8>, Option<Score>)| {
-            if self.prune && self.prunable(child, class_bound.as_ref()) {
+            if self.stage.was_cancelled()
+                || (self.prune && self.prunable(child, class_bound.as_ref()))
+            {
                 return;
             }
             let child_classes =
@@ -219,8 +344,8 @@ fn walk<'a>(
     problem: &'a Problem,
     prune: bool,
     keep_all: bool,
-    progress: Option<Progress<'a>>,
-) -> Walk<'a> {
+    observer: &'a dyn Observer,
+) -> Result<Walk<'a>> {
     let w = Walk {
         problem,
         hierarchies: problem.hierarchies(),
@@ -228,43 +353,48 @@ fn walk<'a>(
         best: Mutex::new(None),
         all: keep_all.then(|| Mutex::new(Vec::new())),
         evaluated: AtomicUsize::new(0),
-        stage: search_stage(problem, progress),
+        stage: search_stage(problem, observer),
     };
     let bottom = problem.lattice.bottom();
     w.visit(&bottom, problem.snapshot.base());
-    w
+    w.stage.check_stopped()?;
+    Ok(w)
 }
 
 /// Evaluates every node. Returns the outcome and all evaluations in lattice index order.
-pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Vec<Evaluation>) {
+pub fn exhaustive(
+    problem: &Problem,
+    observer: &dyn Observer,
+) -> Result<(Outcome, Vec<Evaluation>)> {
     let all = if problem.lattice.is_chain() {
-        let w = walk(problem, false, true, progress);
+        let w = walk(problem, false, true, observer)?;
         let mut all = w.all.expect("kept").into_inner().expect("search lock");
         all.sort_by_key(|e| problem.lattice.index(&e.levels));
         all
     } else {
         // partitions that do not nest: every node's classes come from the base
-        let stage = search_stage(problem, progress);
+        let stage = search_stage(problem, observer);
         (0..problem.lattice.size())
             .into_par_iter()
             .map(|i| {
+                stage.check()?;
                 let levels = problem.lattice.levels(i);
                 let evaluation = problem.assess(&levels, &problem.classes(&levels)).0;
                 stage.add(1);
-                evaluation
+                Ok(evaluation)
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?
     };
     let best = pick_best(&all);
     let nodes_evaluated = all.len();
-    (
+    Ok((
         Outcome {
             best,
-            minimal: Vec::new(),
             nodes_evaluated,
+            ..Outcome::default()
         },
         all,
-    )
+    ))
 }
 
 /// The optimal acceptable node, with exact pruning.
@@ -278,9 +408,9 @@ pub fn exhaustive(problem: &Problem, progress: Option<Progress>) -> (Outcome, Ve
 ///
 /// Partial orders of partitions have neither the spanning tree nor monotone bounds that
 /// this relies on, so there every node is evaluated ([`exhaustive`]).
-pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
+pub fn optimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     if !problem.lattice.is_chain() {
-        return exhaustive(problem, progress).0;
+        return Ok(exhaustive(problem, observer)?.0);
     }
     if problem.models_monotonic()
         && problem
@@ -288,22 +418,22 @@ pub fn optimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
             .level_bound(&problem.lattice.bottom())
             .is_some()
     {
-        return best_first(problem, progress);
+        return best_first(problem, observer);
     }
-    optimal_walk(problem, progress)
+    optimal_walk(problem, observer)
 }
 
 /// Depth-first walk of the rollup tree with bound pruning (see [`optimal`]).
-pub fn optimal_walk(problem: &Problem, progress: Option<Progress>) -> Outcome {
+pub fn optimal_walk(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     if !problem.lattice.is_chain() {
-        return exhaustive(problem, progress).0;
+        return Ok(exhaustive(problem, observer)?.0);
     }
-    let w = walk(problem, true, false, progress);
-    Outcome {
+    let w = walk(problem, true, false, observer)?;
+    Ok(Outcome {
         best: w.best.into_inner().expect("search lock"),
-        minimal: Vec::new(),
         nodes_evaluated: w.evaluated.into_inner(),
-    }
+        ..Outcome::default()
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -330,9 +460,9 @@ pub(crate) fn settle(
 /// Best-first search by class-free lower bound (see [`optimal`]). Its tagging is sound only
 /// for monotonic models, and it needs a class-free bound: otherwise it runs
 /// [`optimal_walk`].
-pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
+pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     if !problem.lattice.is_chain() {
-        return exhaustive(problem, progress).0;
+        return Ok(exhaustive(problem, observer)?.0);
     }
     if !problem.models_monotonic()
         || problem
@@ -340,19 +470,25 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
             .level_bound(&problem.lattice.bottom())
             .is_none()
     {
-        return optimal_walk(problem, progress);
+        return optimal_walk(problem, observer);
     }
-    let stage = search_stage(problem, progress);
+    let stage = search_stage(problem, observer);
     let lattice = &problem.lattice;
     let metric = &problem.metric;
     let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())
+        .into_par_iter()
         .map(|i| {
+            if i.is_multiple_of(CHECK_EVERY) {
+                stage.check()?;
+            }
             let levels = lattice.levels(i);
             let bound = metric.level_bound(&levels).expect("class-free bound");
-            (levels, bound)
+            Ok((levels, bound))
         })
-        .collect();
-    order.sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+        .collect::<Result<_>>()?;
+    stage.check()?;
+    order.par_sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+    stage.check()?;
     let mut status = vec![Status::Unknown; lattice.size()];
     let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
     let mut evaluated = 0usize;
@@ -361,7 +497,8 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
     let budget = 4 * problem.snapshot.base().len() + 1_000_000;
     let mut cache: Vec<(Vec<u8>, Classes)> = Vec::new();
     let mut cached = 0usize;
-    let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Evaluation {
+    let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Result<Evaluation> {
+        stage.check()?;
         let source = cache
             .iter()
             .filter(|(l, _)| is_generalization(levels, l))
@@ -382,13 +519,16 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
             (lattice.specializations_of(levels), Status::Unacceptable)
         };
         stage.add(settle(status, tagged, tag));
-        evaluation
+        Ok(evaluation)
     };
     let top = lattice.top();
-    let top_eval = evaluate(&top, &mut status);
+    let top_eval = evaluate(&top, &mut status)?;
     scored.insert(lattice.index(&top), top_eval);
     let mut best: Option<Evaluation> = None;
-    for (levels, bound) in &order {
+    for (n, (levels, bound)) in order.iter().enumerate() {
+        if n.is_multiple_of(CHECK_EVERY) {
+            stage.check()?;
+        }
         if let Some(b) = &best {
             match score_order(bound, &b.score) {
                 std::cmp::Ordering::Greater => break,
@@ -409,7 +549,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
                 let mid = (lo + hi) / 2;
                 let m = lattice.index(&chain[mid]);
                 if status[m] == Status::Unknown {
-                    let e = evaluate(&chain[mid], &mut status);
+                    let e = evaluate(&chain[mid], &mut status)?;
                     scored.insert(m, e);
                 }
                 match status[m] {
@@ -418,7 +558,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
                 }
             }
             if status[index] == Status::Unknown {
-                let e = evaluate(levels, &mut status);
+                let e = evaluate(levels, &mut status)?;
                 scored.insert(index, e);
             }
         }
@@ -428,7 +568,7 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
         let evaluation = match scored.get(&index) {
             Some(e) => e.clone(),
             None => {
-                let e = evaluate(levels, &mut status);
+                let e = evaluate(levels, &mut status)?;
                 scored.insert(index, e.clone());
                 e
             }
@@ -437,42 +577,34 @@ pub fn best_first(problem: &Problem, progress: Option<Progress>) -> Outcome {
             best = Some(evaluation);
         }
     }
-    Outcome {
+    Ok(Outcome {
         best,
-        minimal: Vec::new(),
         nodes_evaluated: evaluated,
-    }
-}
-
-/// The genetic search as an [`Outcome`] (its answer, if the models accept it).
-pub fn genetic_outcome(problem: &Problem, spec: &genetic::GeneticSpec) -> Outcome {
-    let found = genetic::genetic(problem, spec).ok();
-    let best = found
-        .as_ref()
-        .filter(|g| g.acceptable)
-        .and_then(|g| problem.evaluate(&g.levels).ok());
-    Outcome {
-        best,
-        minimal: Vec::new(),
-        nodes_evaluated: found.map_or(0, |g| g.nodes_evaluated),
-    }
+        ..Outcome::default()
+    })
 }
 
 /// Every minimal acceptable node ([`incognito`], the fastest of the three on Adult).
-pub fn minimal(problem: &Problem, progress: Option<Progress>) -> Outcome {
-    incognito(problem, progress)
+pub fn minimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    incognito(problem, observer)
 }
 
-/// Runs `algorithm`.
-pub fn run(problem: &Problem, algorithm: Algorithm, progress: Option<Progress>) -> Outcome {
-    match algorithm {
-        Algorithm::Exhaustive => exhaustive(problem, progress).0,
-        Algorithm::Minimal => incognito(problem, progress),
-        Algorithm::MinimalBfs => minimal_bfs(problem, progress),
-        Algorithm::MinimalInference => minimal_by_inference(problem, progress),
-        Algorithm::Genetic => genetic_outcome(problem, &genetic::GeneticSpec::default()),
-        // the job runs it (it releases a set table, not a node); here: the minimal nodes
-        Algorithm::SetBased => minimal(problem, progress),
-        Algorithm::Optimal => optimal(problem, progress),
-    }
+/// Runs the node search `algorithm` names, the genetic one with parameters `genetic` (see
+/// [`Algorithm::node_search`]). [`Algorithm::SetBased`] is refused with
+/// [`Error::Invalid`]: it releases a table of set-valued cells, not a node, and is run by
+/// [`setbased::run`].
+pub fn run(
+    problem: &Problem,
+    algorithm: Algorithm,
+    genetic: &genetic::GeneticSpec,
+    observer: &dyn Observer,
+) -> Result<Outcome> {
+    let search = algorithm.node_search(genetic).ok_or_else(|| {
+        Error::Invalid(
+            "set-based generalization is not a search of the lattice's nodes: run \
+             algorithm::setbased::run"
+                .into(),
+        )
+    })?;
+    search.search(problem, observer)
 }

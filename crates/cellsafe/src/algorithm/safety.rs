@@ -60,30 +60,40 @@ fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
 
 /// Tests transformation `levels`, listing at most `limit` unsafe persons.
 pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest> {
-    test_with_progress(problem, levels, limit, None)
+    test_observed(problem, levels, limit, &crate::observer::Silent)
 }
 
-/// [`test`], reporting the rows checked as a [`SAFETY`](crate::progress::SAFETY) stage.
-pub fn test_with_progress(
+/// Rows between two progress reports and cancellation checks.
+const ROWS_PER_CHECK: usize = 4096;
+
+/// [`test`], reporting the rows checked as a [`SAFETY`](crate::observer::SAFETY) stage and
+/// stopping with [`Error::Cancelled`] when `observer` says so.
+pub fn test_observed(
     problem: &Problem,
     levels: &[u8],
     limit: usize,
-    progress: Option<&dyn crate::progress::Progress>,
+    observer: &dyn crate::observer::Observer,
 ) -> Result<SafetyTest> {
+    use crate::observer::{Stage, SAFETY};
     problem.check_levels(levels)?;
     let c = confidentiality(problem)?;
     let rows = problem.data.rows() as u64;
-    let stage = crate::progress::Stage::start(progress, crate::progress::SAFETY, Some(rows));
+    let stage = Stage::start(observer, SAFETY, Some(rows));
+    stage.check()?;
     let offset = problem.data.profile_offset();
     let width = c.profiles.len();
     let hierarchies = problem.hierarchies();
     let classes = problem.classes(levels);
+    stage.check()?;
     let exposed: Vec<Vec<u64>> = (0..classes.len())
         .map(|k| {
-            c.profiles
-                .exposed(&classes.histogram(k)[offset..offset + width])
+            if k.is_multiple_of(ROWS_PER_CHECK) {
+                stage.check()?;
+            }
+            Ok(c.profiles
+                .exposed(&classes.histogram(k)[offset..offset + width]))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let unsafe_class: Vec<bool> = exposed.iter().map(|e| e.iter().any(|&w| w != 0)).collect();
     let unsafe_classes = unsafe_class.iter().filter(|&&u| u).count();
     let mut exposures = Vec::new();
@@ -91,8 +101,9 @@ pub fn test_with_progress(
     if unsafe_classes > 0 {
         let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
         for (r, &k) in row_class.iter().enumerate() {
-            if r % 4096 == 0 {
+            if r.is_multiple_of(ROWS_PER_CHECK) {
                 stage.set(r as u64);
+                stage.check()?;
             }
             if !unsafe_class[k as usize] {
                 continue;
@@ -117,7 +128,9 @@ pub fn test_with_progress(
             }
         }
     }
+    stage.check()?;
     let sf = sf(c, offset, &classes, None, problem.data.rows());
+    stage.check()?;
     stage.set(rows);
     Ok(SafetyTest {
         levels: levels_map(problem, levels),

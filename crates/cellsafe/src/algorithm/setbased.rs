@@ -677,19 +677,19 @@ pub fn run<'a>(
     problem: &'a Problem,
     spec: &SetBasedSpec,
 ) -> Result<(SetTable<'a>, SetBasedReport)> {
-    run_with_progress(problem, spec, None)
+    run_observed(problem, spec, &crate::observer::Silent)
 }
 
-/// [`run`], reporting a [`SET_BASED`](crate::progress::SET_BASED) stage, then the minimal
-/// search's.
-pub fn run_with_progress<'a>(
+/// [`run`], reporting a [`SET_BASED`](crate::observer::SET_BASED) stage, then the minimal
+/// search's, and stopping with [`Error::Cancelled`] when `observer` says so.
+pub fn run_observed<'a>(
     problem: &'a Problem,
     spec: &SetBasedSpec,
-    progress: Option<crate::algorithm::Progress>,
+    observer: &dyn crate::observer::Observer,
 ) -> Result<(SetTable<'a>, SetBasedReport)> {
     let mut table = SetTable::new(problem, &spec.families())?;
-    let search = goal_directed_with_progress(&mut table, spec.max_rounds, progress)?;
-    let level_based = crate::algorithm::minimal(problem, progress)
+    let search = goal_directed_observed(&mut table, spec.max_rounds, observer)?;
+    let level_based = crate::algorithm::minimal(problem, observer)?
         .minimal
         .iter()
         .map(|e| (level_based_cells(problem, &e.levels), e.levels.clone()))
@@ -740,18 +740,20 @@ pub const NEIGHBOURHOOD: usize = 256;
 /// The goal-directed search of section 4.3 (see the module docs). Neighbours are sought
 /// among the [`NEIGHBOURHOOD`] records on either side in the order of public tuples.
 pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDirected> {
-    goal_directed_with_progress(table, max_rounds, None)
+    goal_directed_observed(table, max_rounds, &crate::observer::Silent)
 }
 
-/// [`goal_directed`], reporting the rounds done as a [`SET_BASED`](crate::progress::SET_BASED)
-/// stage.
-pub fn goal_directed_with_progress(
+/// [`goal_directed`], reporting the rounds done as a [`SET_BASED`](crate::observer::SET_BASED)
+/// stage and stopping with [`Error::Cancelled`] when `observer` says so (it is asked each
+/// round and for each exposed person; the table is then partly generalized and should be
+/// dropped).
+pub fn goal_directed_observed(
     table: &mut SetTable,
     max_rounds: usize,
-    progress: Option<crate::algorithm::Progress>,
+    observer: &dyn crate::observer::Observer,
 ) -> Result<GoalDirected> {
-    use crate::progress::{Stage, SET_BASED};
-    let stage = Stage::start(progress, SET_BASED, Some(max_rounds as u64));
+    use crate::observer::{Stage, SET_BASED};
+    let stage = Stage::start(observer, SET_BASED, Some(max_rounds as u64));
     let c = table.confidentiality();
     let n = table.rows();
     let m1 = table.problem.data.quasi.len();
@@ -764,6 +766,7 @@ pub fn goal_directed_with_progress(
     let (mut merges, mut widenings) = (0, 0);
     for round in 0..max_rounds {
         stage.set(round as u64);
+        stage.check()?;
         let verdict = table.safety(usize::MAX);
         if verdict.safe {
             return Ok(GoalDirected {
@@ -776,8 +779,10 @@ pub fn goal_directed_with_progress(
         }
         let mut touched = vec![false; n];
         let mut progress = false;
+        stage.check()?;
         let known: Vec<Vec<u64>> = (0..n).map(|r| table.known_in_record(r)).collect();
         for (row, _, formulas) in &verdict.exposures {
+            stage.check()?;
             let u = row - 1;
             if touched[u] {
                 continue;
@@ -868,6 +873,7 @@ pub fn goal_directed_with_progress(
             ));
         }
     }
+    stage.check()?;
     let safe = table.safety(0).safe;
     Ok(GoalDirected {
         safe,

@@ -196,17 +196,21 @@ impl Table {
     }
 
     /// [`read_csv`](Self::read_csv), reporting the bytes read as a
-    /// [`LOADING`](crate::progress::LOADING) stage.
-    pub fn read_csv_with_progress(
+    /// [`LOADING`](crate::observer::LOADING) stage and stopping with
+    /// [`Error::Cancelled`] when `observer` says so (it is asked before each buffer read).
+    pub fn read_csv_observed(
         path: &Path,
         format: &CsvFormat,
-        progress: Option<&dyn crate::progress::Progress>,
+        observer: &dyn crate::observer::Observer,
     ) -> Result<Table> {
-        use crate::progress::{Reader, Stage, LOADING};
+        use crate::observer::{Reader, Stage, LOADING};
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let size = file.metadata().ok().map(|m| m.len());
-        let stage = Stage::start(progress, LOADING, size);
-        Self::from_reader(Reader::new(file, &stage), path, format)
+        let stage = Stage::start(observer, LOADING, size);
+        let table = Self::from_reader(Reader::new(file, &stage), path, format);
+        // a cancelled read surfaces as some error of the parser: report the cancellation
+        stage.check_stopped()?;
+        table
     }
 }
 

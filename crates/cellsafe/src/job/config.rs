@@ -417,18 +417,16 @@ impl Config {
 
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
-        self.problem_with_progress(None)
+        self.problem_observed(&crate::observer::Silent)
     }
 
-    /// [`problem`](Self::problem), reporting how much of the input has been read.
-    pub fn problem_with_progress(
-        &self,
-        progress: Option<&dyn crate::progress::Progress>,
-    ) -> Result<Problem> {
+    /// [`problem`](Self::problem), reporting how much of the input has been read and
+    /// stopping with [`Error::Cancelled`] when `observer` says so while it is read.
+    pub fn problem_observed(&self, observer: &dyn crate::observer::Observer) -> Result<Problem> {
         self.check_parameters()?;
         let file = self.file_name();
         let path = self.resolve(&self.input.path);
-        let table = Table::read_csv_with_progress(&path, &self.csv_format()?, progress)?;
+        let table = Table::read_csv_observed(&path, &self.csv_format()?, observer)?;
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
             &file,

@@ -127,13 +127,14 @@ pub fn locate(e: Error, file: &str) -> Error {
 
 /// Builds the disclosure problem and options described by `config`'s `[disclose]` section.
 pub fn from_config(config: &Config) -> Result<(Disclosure, Options)> {
-    from_config_with_progress(config, None)
+    from_config_observed(config, &crate::observer::Silent)
 }
 
-/// [`from_config`], reporting how much of the input has been read.
-pub fn from_config_with_progress(
+/// [`from_config`], reporting how much of the input has been read and stopping with
+/// [`Error::Cancelled`] when `observer` says so while it is read.
+pub fn from_config_observed(
     config: &Config,
-    progress: Option<&dyn crate::progress::Progress>,
+    observer: &dyn crate::observer::Observer,
 ) -> Result<(Disclosure, Options)> {
     let file = config.file_name();
     let spec = config
@@ -143,7 +144,7 @@ pub fn from_config_with_progress(
     let check = Check::bind(&spec.check).map_err(|e| Error::config(&file, "disclose.check", e))?;
     let options = spec.options(&file)?;
     let path = config.resolve(&config.input.path);
-    let table = Table::read_csv_with_progress(&path, &config.csv_format()?, progress)?;
+    let table = Table::read_csv_observed(&path, &config.csv_format()?, observer)?;
     let role_of = |column: usize| {
         config
             .attributes
@@ -224,7 +225,7 @@ pub fn from_config_with_progress(
             }
             (None, None, Some(levels)) => {
                 if problem.is_none() {
-                    problem = Some(config.problem_with_progress(progress)?);
+                    problem = Some(config.problem_observed(observer)?);
                 }
                 let p = problem.as_ref().expect("just built");
                 p.check_levels(levels)
@@ -299,12 +300,15 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
 /// release test is the models themselves (without suppression), so an adversary who re-runs
 /// the search on a candidate table excludes it exactly when the search would have stopped
 /// earlier. Nodes with a class smaller than k can never be accepted and are left out.
-/// Returns the levels of each node of the chain as well.
+/// Returns the levels of each node of the chain as well. Finding the better nodes evaluates
+/// every node, reported to `observer` as a [`SEARCH`](crate::observer::SEARCH) stage; it
+/// stops with [`Error::Cancelled`] when `observer` says so.
 pub fn for_search(
     problem: &crate::algorithm::problem::Problem,
     best: &[u8],
     spec: &DiscloseSpec,
     file: &str,
+    observer: &dyn crate::observer::Observer,
 ) -> Result<(Disclosure, Options, Vec<Vec<u8>>)> {
     use rayon::prelude::*;
     use std::sync::Arc;
@@ -367,25 +371,31 @@ pub fn for_search(
     let best_score = problem.evaluate(best)?.score;
     let k = problem.min_class_size();
     let hierarchies = problem.hierarchies();
-    let mut better: Vec<(Vec<u8>, crate::metric::Score, Vec<u32>)> = (0..problem.lattice.size())
+    let size = problem.lattice.size();
+    let stage = crate::observer::Stage::start(observer, crate::observer::SEARCH, Some(size as u64));
+    let mut better: Vec<(Vec<u8>, crate::metric::Score, Vec<u32>)> = (0..size)
         .into_par_iter()
-        .filter_map(|index| {
+        .map(|index| {
+            stage.check()?;
             let levels = problem.lattice.levels(index);
             let classes = problem.classes(&levels);
+            stage.add(1);
             if classes.counts.iter().any(|&c| c < k) {
-                return None;
+                return Ok(None);
             }
             let (evaluation, _) = problem.assess(&levels, &classes);
             let order = crate::algorithm::score_order(&evaluation.score, &best_score)
                 .then_with(|| tie_order(&levels, best));
-            order.is_lt().then(|| {
+            Ok(order.is_lt().then(|| {
                 let rows = problem
                     .snapshot
                     .row_classes(&hierarchies, &classes, &levels);
                 (levels, evaluation.score, rows)
-            })
+            }))
         })
-        .collect();
+        .filter_map(Result::transpose)
+        .collect::<Result<_>>()?;
+    drop(stage);
     better.sort_by(|a, b| {
         crate::algorithm::score_order(&a.1, &b.1).then_with(|| tie_order(&a.0, &b.0))
     });

@@ -5,6 +5,10 @@
 //! before any work, the table (and mapping) are staged next to their targets, the audit
 //! reads the staged table, and only when it passes are the table, mapping and report
 //! renamed into place together (see [`crate::release::output`]).
+//!
+//! Every long step reports to the caller's [`Observer`] and stops with
+//! [`Error::Cancelled`] once it says so; the staged files are then removed and nothing is
+//! written.
 
 pub mod config;
 pub mod disclosure;
@@ -19,10 +23,11 @@ use serde::Serialize;
 use crate::algorithm::disclosure::Strategy;
 use crate::algorithm::problem::{levels_map, partition_names};
 use crate::algorithm::problem::{Problem, SuppressionRule};
-use crate::algorithm::{self, Progress};
+use crate::algorithm::{self, Algorithm};
 use crate::error::{Error, Result};
 use crate::job::config::Config;
 use crate::job::report::{describe, Report};
+use crate::observer::Observer;
 use crate::release::audit::{self, Audit};
 use crate::release::output::{check_paths, Transaction};
 use crate::release::{
@@ -68,13 +73,13 @@ pub struct Layout {
 }
 
 /// Runs `config`'s search in a pool of its configured size.
-pub fn anonymize(config: &Config, outputs: &Outputs, progress: Option<Progress>) -> Result<Report> {
+pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     config.check_release()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
-    pool.install(|| anonymize_here(config, outputs, progress))
+    pool.install(|| anonymize_here(config, outputs, observer))
 }
 
 /// The row order the config asks for: its seed, a fresh one, or the input order.
@@ -91,53 +96,34 @@ fn row_order(config: &Config) -> RowOrder {
     }
 }
 
-fn anonymize_here(
-    config: &Config,
-    outputs: &Outputs,
-    progress: Option<Progress>,
-) -> Result<Report> {
+fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     let start = Instant::now();
     check_paths(&config.input_files(), &outputs.named())?;
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
-    let problem = config.problem_with_progress(progress)?;
+    let problem = config.problem_observed(observer)?;
     config.check_search(&problem)?;
     let algorithm = config.search.algorithm;
     let order = row_order(config);
-    if algorithm == algorithm::Algorithm::SetBased {
-        return set_based(config, &problem, outputs, tx, order, start, progress);
-    }
-    let mut genetic = None;
-    let outcome = if algorithm == algorithm::Algorithm::Genetic {
-        let g = algorithm::genetic::genetic_with_optimum_and_progress(
-            &problem,
-            &config.search.genetic,
-            progress,
-        )?;
-        let best = if g.outcome.acceptable {
-            Some(problem.evaluate(&g.outcome.levels)?)
-        } else {
-            None
-        };
-        let nodes_evaluated = g.outcome.nodes_evaluated;
-        genetic = Some(g);
-        algorithm::Outcome {
-            best,
-            minimal: Vec::new(),
-            nodes_evaluated,
-        }
-    } else {
-        algorithm::run(&problem, algorithm, progress)
+    // set-based generalization releases a table of set-valued cells, not a lattice node
+    let Some(search) = algorithm.node_search(&config.search.genetic) else {
+        return set_based(config, &problem, outputs, tx, order, start, observer);
     };
+    let outcome = search.search(&problem, observer)?;
     let mut best = outcome.best.clone();
     let mut disclosure = None;
     if let (Some(spec), Some(found)) = (&config.disclose, &outcome.best) {
         // The search is public: release only what the exclusive strategy allows.
-        let (d, options, nodes) =
-            crate::job::disclosure::for_search(&problem, &found.levels, spec, &config.file_name())?;
+        let (d, options, nodes) = crate::job::disclosure::for_search(
+            &problem,
+            &found.levels,
+            spec,
+            &config.file_name(),
+            observer,
+        )?;
         let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
         let decision = d
-            .decide_with_progress(strategy, &options, progress)
+            .decide_observed(strategy, &options, observer)
             .map_err(|e| crate::job::disclosure::locate(e, &config.file_name()))?;
         best = decision
             .released
@@ -151,9 +137,7 @@ fn anonymize_here(
     report.nodes_evaluated = outcome.nodes_evaluated;
     report.minimal = matches!(
         algorithm,
-        algorithm::Algorithm::Minimal
-            | algorithm::Algorithm::MinimalBfs
-            | algorithm::Algorithm::MinimalInference
+        Algorithm::Minimal | Algorithm::MinimalBfs | Algorithm::MinimalInference
     )
     .then(|| {
         outcome
@@ -163,7 +147,7 @@ fn anonymize_here(
             .collect()
     });
     report.disclosure = disclosure;
-    report.genetic = genetic;
+    report.genetic = outcome.genetic;
     let unlisted = config.unlisted_released(problem.data.table.header());
     if !unlisted.is_empty() {
         report.warnings.push(format!(
@@ -274,7 +258,7 @@ fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<S
         );
     }
     let reads = problem.models.iter().any(|m| m.reads_confidential_values());
-    if config.search.algorithm == algorithm::Algorithm::SetBased {
+    if config.search.algorithm == Algorithm::SetBased {
         warnings.push(
             "the set-based search widens the cells of exactly the persons who would \
              otherwise be exposed: a recipient who knows the algorithm can infer from a \
@@ -321,11 +305,11 @@ fn set_based(
     mut tx: Transaction,
     order: RowOrder,
     start: Instant,
-    progress: Option<Progress>,
+    observer: &dyn Observer,
 ) -> Result<Report> {
     let (table, found) =
-        crate::algorithm::setbased::run_with_progress(problem, &config.search.set_based, progress)?;
-    let mut report = Report::empty(problem, algorithm::Algorithm::SetBased);
+        algorithm::setbased::run_observed(problem, &config.search.set_based, observer)?;
+    let mut report = Report::empty(problem, Algorithm::SetBased);
     report.found = found.search.safe;
     let layout = layout(config, problem, order, 0);
     report

@@ -18,6 +18,10 @@ use rustc_hash::FxHashMap;
 use super::arith::multinomial;
 use super::{Disclosure, Tally};
 use crate::error::{Error, Result};
+use crate::observer::Stage;
+
+/// Inner steps between two cancellation checks.
+const WORK_PER_CHECK: u64 = 1 << 14;
 
 /// Largest number of sub-multisets of one top group the method will index.
 const MAX_STATES: u64 = 1 << 22;
@@ -84,6 +88,7 @@ struct Tab {
 
 struct Counter<'a> {
     d: &'a Disclosure,
+    stage: &'a Stage<'a>,
     /// Target generalization (0-based); masks have one bit per earlier level.
     i: usize,
     masks: usize,
@@ -146,6 +151,9 @@ impl Counter<'_> {
                 self.work += 1;
                 if self.work > self.limit {
                     return Err(too_large("the work limit was reached"));
+                }
+                if self.work.is_multiple_of(WORK_PER_CHECK) {
+                    self.stage.check()?;
                 }
                 let s = sa + sb;
                 let slot = if index[s as usize] == u32::MAX {
@@ -266,7 +274,7 @@ struct TopResult {
 }
 
 /// DS_e,i counted exactly; requires g_0 ⊑ g_1 ⊑ … ⊑ g_i (each refining the next).
-pub(crate) fn exclusive(d: &Disclosure, i: usize, limit: u64) -> Result<Tally> {
+pub(crate) fn exclusive(d: &Disclosure, i: usize, limit: u64, stage: &Stage) -> Result<Tally> {
     if i >= 16 {
         return Err(too_large(
             "more than 16 generalizations before the released one",
@@ -283,6 +291,7 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, limit: u64) -> Result<Tally> {
     }
     let mut counter = Counter {
         d,
+        stage,
         i,
         masks: 1 << i,
         work: 0,
@@ -298,6 +307,7 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, limit: u64) -> Result<Tally> {
         }
         let mut present: Vec<(u16, u32)> = hist.into_iter().collect();
         present.sort_unstable();
+        stage.check()?;
         let states = States::new(
             present.iter().map(|p| p.0).collect(),
             present.iter().map(|p| p.1).collect(),

@@ -9,6 +9,10 @@ use rustc_hash::FxHashMap;
 
 use super::{Disclosure, Partition, Tally};
 use crate::error::{Error, Result};
+use crate::observer::Stage;
+
+/// Tables visited between two cancellation checks.
+const TABLES_PER_CHECK: u64 = 1024;
 
 /// Rearranges `s` into the next lexicographic permutation; `false` (and sorted) after the last.
 fn next_permutation(s: &mut [u16]) -> bool {
@@ -84,7 +88,7 @@ fn over_budget(budget: u64) -> Error {
 }
 
 /// DS_e,i: tables of PER(G_i) for which PER(g_j) fails the check for every j < i.
-pub(crate) fn exclusive(d: &Disclosure, i: usize, budget: u64) -> Result<Tally> {
+pub(crate) fn exclusive(d: &Disclosure, i: usize, budget: u64, stage: &Stage) -> Result<Tally> {
     let m = d.values();
     let mut tally = Tally::new(d.instance.rows(), m);
     let mut it = Arrangements::new(&d.chain[i], &d.instance.sensitive);
@@ -93,6 +97,9 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, budget: u64) -> Result<Tally> 
         visited += 1;
         if visited > budget {
             return Err(over_budget(budget));
+        }
+        if visited.is_multiple_of(TABLES_PER_CHECK) {
+            stage.check()?;
         }
         let y = it.table();
         if (0..i).all(|j| !d.per_holds(j, y)) {
@@ -105,15 +112,17 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, budget: u64) -> Result<Tally> 
 /// The inclusive strategy's recursion, memoized.
 pub(crate) struct Inclusive<'a> {
     d: &'a Disclosure,
+    stage: &'a Stage<'a>,
     budget: u64,
     visited: u64,
     memo: FxHashMap<(usize, Vec<u16>), bool>,
 }
 
 impl<'a> Inclusive<'a> {
-    pub(crate) fn new(d: &'a Disclosure, budget: u64) -> Self {
+    pub(crate) fn new(d: &'a Disclosure, budget: u64, stage: &'a Stage<'a>) -> Self {
         Inclusive {
             d,
+            stage,
             budget,
             visited: 0,
             memo: FxHashMap::default(),
@@ -159,6 +168,9 @@ impl<'a> Inclusive<'a> {
             self.visited += 1;
             if self.visited > self.budget {
                 return Err(over_budget(self.budget));
+            }
+            if self.visited.is_multiple_of(TABLES_PER_CHECK) {
+                self.stage.check()?;
             }
             let y = it.table();
             let mut released_earlier = false;

@@ -17,6 +17,10 @@ use serde::Serialize;
 
 use super::{Assessment, Disclosure, Method, Options, Partition};
 use crate::error::{Error, Result};
+use crate::observer::Stage;
+
+/// Draws between two cancellation checks.
+const DRAWS_PER_CHECK: u64 = 256;
 
 const CHUNKS: u64 = 64;
 
@@ -67,7 +71,12 @@ fn some_group_fails(d: &Disclosure, part: &Partition, x: &[u16], hist: &mut [u12
     false
 }
 
-pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<Assessment> {
+pub(crate) fn exclusive(
+    d: &Disclosure,
+    i: usize,
+    options: &Options,
+    stage: &Stage,
+) -> Result<Assessment> {
     if !(options.confidence > 0.0 && options.confidence < 1.0) {
         return Err(Error::Invalid(format!(
             "confidence must lie in (0, 1), got {}",
@@ -91,7 +100,7 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<A
     let base = &d.instance.sensitive;
     let top = &d.chain[i];
 
-    let run_chunk = |chunk: u64| -> Chunk {
+    let run_chunk = |chunk: u64| -> Result<Chunk> {
         let draws = options.samples / CHUNKS + u64::from(chunk < options.samples % CHUNKS);
         let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
         rng.set_stream(chunk);
@@ -101,7 +110,10 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<A
             accepted: 0,
             hits: vec![0; pool_count * m],
         };
-        for _ in 0..draws {
+        for draw in 0..draws {
+            if draw.is_multiple_of(DRAWS_PER_CHECK) {
+                stage.check()?;
+            }
             for rows in top.groups() {
                 for a in (1..rows.len()).rev() {
                     let b = rng.gen_range(0..=a);
@@ -115,9 +127,9 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<A
                 }
             }
         }
-        out
+        Ok(out)
     };
-    let total = (0..CHUNKS).into_par_iter().map(run_chunk).reduce(
+    let total = (0..CHUNKS).into_par_iter().map(run_chunk).try_reduce(
         || Chunk {
             accepted: 0,
             hits: vec![0; pool_count * m],
@@ -125,9 +137,9 @@ pub(crate) fn exclusive(d: &Disclosure, i: usize, options: &Options) -> Result<A
         |mut a, b| {
             a.accepted += b.accepted;
             a.hits.iter_mut().zip(&b.hits).for_each(|(x, y)| *x += y);
-            a
+            Ok(a)
         },
-    );
+    )?;
 
     let alpha = 1.0 - options.confidence;
     let k = total.accepted;

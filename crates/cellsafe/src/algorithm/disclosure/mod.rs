@@ -33,6 +33,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::observer::{Observer, Silent, Stage, DISCLOSE};
 pub use check::{Check, CheckSpec, Ratio};
 
 /// The original table, reduced to what the adversary reasons about: who each row is and its
@@ -481,6 +482,18 @@ impl Disclosure {
 
     /// DS_e,i of the exclusive strategy (0-based `i`).
     pub fn assess_exclusive(&self, i: usize, options: &Options) -> Result<Assessment> {
+        self.assess_exclusive_in(i, options, &Stage::start(&Silent, DISCLOSE, None))
+    }
+
+    /// [`assess_exclusive`](Self::assess_exclusive), stopping with [`Error::Cancelled`]
+    /// when `stage` is cancelled.
+    fn assess_exclusive_in(
+        &self,
+        i: usize,
+        options: &Options,
+        stage: &Stage,
+    ) -> Result<Assessment> {
+        stage.check()?;
         if options.method == MethodChoice::Auto && (0..i).all(|j| self.always_fails_within(j, i)) {
             return Ok(self.assess_per(i));
         }
@@ -494,7 +507,7 @@ impl Disclosure {
         };
         match method {
             MethodChoice::Enumeration => {
-                let tally = enumerate::exclusive(self, i, options.budget)?;
+                let tally = enumerate::exclusive(self, i, options.budget, stage)?;
                 Ok(self.assess_tally(&tally, Method::Enumeration))
             }
             MethodChoice::Counting => {
@@ -504,26 +517,29 @@ impl Disclosure {
                         self.chain[i].name
                     )));
                 }
-                match count::exclusive(self, i, options.counting_work) {
+                match count::exclusive(self, i, options.counting_work, stage) {
                     Ok(tally) => Ok(self.assess_tally(&tally, Method::Counting)),
                     // the assessment records that the estimate decided
-                    Err(_) if options.method == MethodChoice::Auto => {
-                        estimate::exclusive(self, i, options)
+                    Err(Error::Intractable(_)) if options.method == MethodChoice::Auto => {
+                        estimate::exclusive(self, i, options, stage)
                     }
                     Err(e) => Err(e),
                 }
             }
-            MethodChoice::Estimate | MethodChoice::Auto => estimate::exclusive(self, i, options),
+            MethodChoice::Estimate | MethodChoice::Auto => {
+                estimate::exclusive(self, i, options, stage)
+            }
         }
     }
 
     /// Exact per-person counts of DS_e,i (0-based `i`) by enumeration or counting; other
     /// methods are refused. Meant for tools and tests that compare methods.
     pub fn exclusive_tally(&self, i: usize, method: Method, options: &Options) -> Result<Tally> {
+        let stage = Stage::start(&Silent, DISCLOSE, None);
         match method {
-            Method::Enumeration => enumerate::exclusive(self, i, options.budget),
+            Method::Enumeration => enumerate::exclusive(self, i, options.budget, &stage),
             Method::Counting if self.nested_up_to(i) => {
-                count::exclusive(self, i, options.counting_work)
+                count::exclusive(self, i, options.counting_work, &stage)
             }
             Method::Counting => Err(Error::Intractable(
                 "counting needs nested generalizations".into(),
@@ -536,30 +552,36 @@ impl Disclosure {
 
     /// Runs a strategy on the original table.
     pub fn decide(&self, strategy: Strategy, options: &Options) -> Result<Decision> {
-        self.decide_with_progress(strategy, options, None)
+        self.decide_observed(strategy, options, &Silent)
     }
 
     /// [`decide`](Self::decide), reporting the generalizations decided as a
-    /// [`DISCLOSE`](crate::progress::DISCLOSE) stage.
-    pub fn decide_with_progress(
+    /// [`DISCLOSE`] stage and stopping with [`Error::Cancelled`] when `observer` says so
+    /// (every method asks it as it goes: enumeration and estimation every few thousand
+    /// tables, counting every few thousand steps).
+    pub fn decide_observed(
         &self,
         strategy: Strategy,
         options: &Options,
-        progress: Option<&dyn crate::progress::Progress>,
+        observer: &dyn Observer,
     ) -> Result<Decision> {
-        use crate::progress::{Stage, DISCLOSE};
-        let stage = Stage::start(progress, DISCLOSE, Some(self.chain.len() as u64));
+        let stage = Stage::start(observer, DISCLOSE, Some(self.chain.len() as u64));
         let mut steps = Vec::new();
         let mut released = None;
-        let mut inclusive = enumerate::Inclusive::new(self, options.budget);
+        let mut inclusive = enumerate::Inclusive::new(self, options.budget, &stage);
         for i in 0..self.chain.len() {
+            stage.check()?;
             let x = &self.instance.sensitive;
             let (per_size, per_size_log10) = self.per_size(i, x);
             let per_holds = self.per_holds(i, x);
             let disclosure = match strategy {
-                Strategy::Exclusive if per_holds => Some(self.assess_exclusive(i, options)?),
+                Strategy::Exclusive if per_holds => {
+                    Some(self.assess_exclusive_in(i, options, &stage)?)
+                }
                 Strategy::Exclusive => None,
-                Strategy::Inclusive => Some(self.assess_inclusive(i, options, &mut inclusive)?),
+                Strategy::Inclusive => {
+                    Some(self.assess_inclusive(i, options, &mut inclusive, &stage)?)
+                }
             };
             let stop = match (strategy, &disclosure) {
                 (Strategy::Exclusive, Some(_)) => true,
@@ -585,6 +607,7 @@ impl Disclosure {
                 break;
             }
         }
+        stage.check()?;
         drop(stage);
         let decisive_step = steps.iter().rev().find(|s| s.disclosure.is_some());
         Ok(Decision {
@@ -606,6 +629,7 @@ impl Disclosure {
         i: usize,
         options: &Options,
         inclusive: &mut enumerate::Inclusive,
+        stage: &Stage,
     ) -> Result<Assessment> {
         if options.method == MethodChoice::Auto && (0..i).all(|j| self.always_fails_within(j, i)) {
             return Ok(self.assess_per(i));
@@ -629,7 +653,7 @@ impl Disclosure {
                 })?;
             Ok(self.assess_tally(&tally, Method::Enumeration))
         } else {
-            self.assess_exclusive(i, options)
+            self.assess_exclusive_in(i, options, stage)
         }
     }
 }

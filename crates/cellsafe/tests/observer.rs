@@ -1,0 +1,466 @@
+//! Observers on the paper examples: every long operation reports rising positions within
+//! its totals, and stops with `Error::Cancelled` (never a partial result) when its observer
+//! says so, wherever that happens.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use cellsafe::algorithm::disclosure::{
+    Check, CheckSpec, Disclosure, MethodChoice, Options, Strategy,
+};
+use cellsafe::algorithm::genetic::{genetic_report, GeneticSpec};
+use cellsafe::algorithm::problem::Problem;
+use cellsafe::algorithm::{self, Algorithm};
+use cellsafe::data::table::Table;
+use cellsafe::job::config::Config;
+use cellsafe::observer::{
+    Cancel, Observer, Silent, DISCLOSE, GENETIC, LOADING, OPTIMUM, SAFETY, SEARCH, SET_BASED,
+};
+use cellsafe::{Error, Result};
+use cellsafe_bench::synth::nested_disclosure;
+
+/// What an [`Observer`] was told.
+#[derive(Debug, Clone, PartialEq)]
+enum Event {
+    Start(String, Option<u64>),
+    Set(u64),
+    Finish,
+}
+
+/// Records every progress call.
+#[derive(Default)]
+struct Recorder(Mutex<Vec<Event>>);
+
+impl Observer for Recorder {
+    fn start(&self, stage: &str, total: Option<u64>) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(Event::Start(stage.into(), total));
+    }
+    fn set(&self, position: u64) {
+        self.0.lock().unwrap().push(Event::Set(position));
+    }
+    fn finish(&self) {
+        self.0.lock().unwrap().push(Event::Finish);
+    }
+}
+
+impl Recorder {
+    /// The stages seen, each with its total and positions, after checking that stages
+    /// do not nest, every one finishes, and positions rise and stay within the total.
+    fn stages(&self) -> Vec<(String, Option<u64>, Vec<u64>)> {
+        let mut out: Vec<(String, Option<u64>, Vec<u64>)> = Vec::new();
+        let mut open = false;
+        for e in self.0.lock().unwrap().iter() {
+            match e {
+                Event::Start(name, total) => {
+                    assert!(!open, "{name} starts inside another stage");
+                    open = true;
+                    out.push((name.clone(), *total, Vec::new()));
+                }
+                Event::Set(p) => {
+                    assert!(open, "position {p} outside a stage");
+                    let (name, total, positions) = out.last_mut().unwrap();
+                    assert!(
+                        positions.last().is_none_or(|last| last < p),
+                        "{name}: {p} after {positions:?}"
+                    );
+                    assert!(total.is_none_or(|t| *p <= t), "{name}: {p} > {total:?}");
+                    positions.push(*p);
+                }
+                Event::Finish => {
+                    assert!(open, "finish outside a stage");
+                    open = false;
+                }
+            }
+        }
+        assert!(!open, "a stage never finished");
+        out
+    }
+}
+
+fn example(name: &str) -> Config {
+    Config::from_file(&common::examples().join("papers").join(name)).unwrap()
+}
+
+const ALGORITHMS: [Algorithm; 6] = [
+    Algorithm::Exhaustive,
+    Algorithm::Optimal,
+    Algorithm::Minimal,
+    Algorithm::MinimalBfs,
+    Algorithm::MinimalInference,
+    Algorithm::Genetic,
+];
+
+/// Every long operation on the paper examples: positions rise within their totals,
+/// stages finish, loading counts the input's bytes, and the searches that settle every
+/// node end at the lattice's size.
+#[test]
+fn operations_report_rising_positions_within_their_totals() {
+    let config = example("linking8.toml");
+    let input = config.resolve(&config.input.path);
+    let bytes = std::fs::metadata(&input).unwrap().len();
+    let recorder = Recorder::default();
+    let problem = config.problem_observed(&recorder).unwrap();
+    let size = problem.lattice.size() as u64;
+    assert_eq!(
+        recorder.stages(),
+        [(LOADING.to_owned(), Some(bytes), vec![bytes])]
+    );
+    for algorithm in [
+        Algorithm::Exhaustive,
+        Algorithm::Optimal,
+        Algorithm::Minimal,
+        Algorithm::MinimalBfs,
+        Algorithm::MinimalInference,
+    ] {
+        let recorder = Recorder::default();
+        algorithm::run(&problem, algorithm, &GeneticSpec::default(), &recorder).unwrap();
+        let stages = recorder.stages();
+        assert_eq!(stages.len(), 1, "{algorithm:?}");
+        let (name, total, positions) = &stages[0];
+        assert_eq!(
+            (name.as_str(), *total),
+            (SEARCH, Some(size)),
+            "{algorithm:?}"
+        );
+        if algorithm != Algorithm::Optimal {
+            assert_eq!(positions.last(), Some(&size), "{algorithm:?}");
+        }
+    }
+    let recorder = Recorder::default();
+    algorithm::best_first(&problem, &recorder).unwrap();
+    algorithm::optimal_walk(&problem, &recorder).unwrap();
+    assert_eq!(recorder.stages().len(), 2);
+
+    // the genetic search, and its comparison with the optimum when asked for
+    let spec = GeneticSpec {
+        generations: 5,
+        ..Default::default()
+    };
+    let recorder = Recorder::default();
+    genetic_report(&problem, &spec, &recorder).unwrap();
+    let stages = recorder.stages();
+    assert_eq!(stages, [(GENETIC.to_owned(), Some(6), (1..=6).collect())]);
+    let compare = GeneticSpec {
+        compare_with_optimum: true,
+        ..spec
+    };
+    let recorder = Recorder::default();
+    genetic_report(&problem, &compare, &recorder).unwrap();
+    let stages = recorder.stages();
+    assert_eq!(stages[0], (GENETIC.to_owned(), Some(6), (1..=6).collect()));
+    assert_eq!((stages[1].0.as_str(), stages[1].1), (OPTIMUM, Some(size)));
+    assert_eq!(stages[1].2.last(), Some(&size));
+
+    let recorder = Recorder::default();
+    algorithm::safety::test_observed(&problem, &[1, 3, 0], 10, &recorder).unwrap();
+    let rows = problem.data.rows() as u64;
+    assert_eq!(
+        recorder.stages(),
+        [(SAFETY.to_owned(), Some(rows), vec![rows])]
+    );
+
+    let config = example("linking8-setbased.toml");
+    let problem = config.problem().unwrap();
+    let recorder = Recorder::default();
+    algorithm::setbased::run_observed(&problem, &config.search.set_based, &recorder).unwrap();
+    let stages = recorder.stages();
+    let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(names, [SET_BASED, SEARCH]);
+
+    let config = example("zhang08-table6.toml");
+    let (disclosure, options) = cellsafe::job::disclosure::from_config(&config).unwrap();
+    let recorder = Recorder::default();
+    let decision = disclosure
+        .decide_observed(Strategy::Exclusive, &options, &recorder)
+        .unwrap();
+    let steps = decision.steps.len() as u64;
+    let stages = recorder.stages();
+    assert_eq!(stages[0].0, DISCLOSE);
+    assert_eq!(stages[0].2, (1..=steps).collect::<Vec<_>>());
+}
+
+/// Says stop from its question number `after + 1` on, and counts the questions.
+struct StopAfter {
+    after: u64,
+    asked: AtomicU64,
+}
+
+impl StopAfter {
+    fn new(after: u64) -> StopAfter {
+        StopAfter {
+            after,
+            asked: AtomicU64::new(0),
+        }
+    }
+    fn asked(&self) -> u64 {
+        self.asked.load(Ordering::SeqCst)
+    }
+}
+
+impl Observer for StopAfter {
+    fn cancelled(&self) -> bool {
+        self.asked.fetch_add(1, Ordering::SeqCst) >= self.after
+    }
+}
+
+/// Runs `work` to the end with an observer that never stops, counting how often it asks;
+/// then requires `Err(Error::Cancelled)`, and nothing else, from observers that say stop
+/// at its first question, halfway, and at its last one (on one thread, where the
+/// questions come in the same order every run), and from a flag set beforehand and a
+/// stop at the first question on every thread.
+fn stops_wherever_cancelled(name: &str, work: impl Fn(&dyn Observer) -> Result<()> + Sync) {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    one.install(|| {
+        let never = StopAfter::new(u64::MAX);
+        work(&never).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let asked = never.asked();
+        assert!(asked > 0, "{name} never asks whether to stop");
+        for after in [0, asked / 2, asked - 1] {
+            let observer = StopAfter::new(after);
+            let result = work(&observer);
+            assert!(
+                matches!(result, Err(Error::Cancelled)),
+                "{name}, stopped at question {} of {asked}: {result:?}",
+                after + 1
+            );
+        }
+    });
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let result = work(&cancel);
+    assert!(
+        matches!(result, Err(Error::Cancelled)),
+        "{name}, cancelled beforehand: {result:?}"
+    );
+    let result = work(&StopAfter::new(0));
+    assert!(
+        matches!(result, Err(Error::Cancelled)),
+        "{name}, on every thread: {result:?}"
+    );
+}
+
+/// A lattice search, through the `Search` each algorithm is.
+fn searched(problem: &Problem, algorithm: Algorithm, observer: &dyn Observer) -> Result<()> {
+    let spec = GeneticSpec {
+        generations: 5,
+        compare_with_optimum: true,
+        ..Default::default()
+    };
+    let search = algorithm.node_search(&spec).expect("a node search");
+    search.search(problem, observer).map(drop)
+}
+
+#[test]
+fn every_search_stops_when_cancelled() {
+    // linking8: chains, monotonic models and a class-free bound (optimal runs best-first)
+    let problem = example("linking8.toml").problem().unwrap();
+    for algorithm in ALGORITHMS {
+        stops_wherever_cancelled(&format!("{algorithm:?}"), |o| {
+            searched(&problem, algorithm, o)
+        });
+    }
+    stops_wherever_cancelled("best_first", |o| {
+        algorithm::best_first(&problem, o).map(drop)
+    });
+    stops_wherever_cancelled("optimal_walk", |o| {
+        algorithm::optimal_walk(&problem, o).map(drop)
+    });
+    stops_wherever_cancelled("exhaustive", |o| {
+        algorithm::exhaustive(&problem, o).map(drop)
+    });
+    // blood: partitions that do not nest (every node from the base)
+    let problem = example("blood.toml").problem().unwrap();
+    for algorithm in ALGORITHMS {
+        stops_wherever_cancelled(&format!("{algorithm:?} over partitions"), |o| {
+            searched(&problem, algorithm, o)
+        });
+    }
+}
+
+#[test]
+fn set_based_search_stops_when_cancelled() {
+    let config = example("linking8-setbased.toml");
+    let problem = config.problem().unwrap();
+    let spec = &config.search.set_based;
+    stops_wherever_cancelled("set-based", |o| {
+        algorithm::setbased::run_observed(&problem, spec, o).map(drop)
+    });
+    stops_wherever_cancelled("goal-directed", |o| {
+        let mut table = algorithm::setbased::SetTable::new(&problem, &spec.families())?;
+        algorithm::setbased::goal_directed_observed(&mut table, spec.max_rounds, o).map(drop)
+    });
+    // not a node search: the dispatch says so instead of running another search
+    let err = algorithm::run(
+        &problem,
+        Algorithm::SetBased,
+        &GeneticSpec::default(),
+        &Silent,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Invalid(_)), "{err}");
+    assert!(Algorithm::SetBased
+        .node_search(&GeneticSpec::default())
+        .is_none());
+}
+
+#[test]
+fn the_safety_test_and_loading_stop_when_cancelled() {
+    let config = example("linking8.toml");
+    let problem = config.problem().unwrap();
+    stops_wherever_cancelled("safety test", |o| {
+        algorithm::safety::test_observed(&problem, &[1, 3, 0], 10, o).map(drop)
+    });
+    let path = config.resolve(&config.input.path);
+    let format = config.csv_format().unwrap();
+    stops_wherever_cancelled("loading", |o| {
+        Table::read_csv_observed(&path, &format, o).map(drop)
+    });
+    stops_wherever_cancelled("problem", |o| config.problem_observed(o).map(drop));
+}
+
+/// Both strategies with every method, on the paper's table 6 and on nested instances
+/// large enough for each method's own checks (enumeration, counting and estimation ask
+/// as they go, not only between generalizations).
+#[test]
+fn disclosure_strategies_stop_when_cancelled() {
+    use MethodChoice::{Auto, Counting, Enumeration, Estimate};
+    let config = example("zhang08-table6.toml");
+    let (table6, _) = cellsafe::job::disclosure::from_config(&config).unwrap();
+    let two_two = Check::bind(&CheckSpec::RecursiveCl { c: 2.0, l: 2 }).unwrap();
+    let nested = nested_disclosure(1, 2, 1, two_two).unwrap();
+    // every earlier generalization fails, so counting reaches the third one's groups
+    let at_most = Check::bind(&CheckSpec::MaxProbability { p: 0.3 }).unwrap();
+    let counted = nested_disclosure(2, 5, 1, at_most).unwrap();
+    let all = [Auto, Enumeration, Counting, Estimate];
+    let instances: [(&str, &Disclosure, &[MethodChoice]); 3] = [
+        ("table 6", &table6, &all),
+        ("nested", &nested, &all),
+        ("nested, counted", &counted, &[Counting, Estimate]),
+    ];
+    let mut decided = 0;
+    for (name, d, methods) in instances {
+        for strategy in [Strategy::Exclusive, Strategy::Inclusive] {
+            for &method in methods {
+                let options = Options {
+                    method,
+                    samples: 5_000,
+                    ..Options::default()
+                };
+                if d.decide(strategy, &options).is_err() {
+                    continue; // a method that does not apply here
+                }
+                decided += 1;
+                stops_wherever_cancelled(&format!("{name} {strategy:?} {method:?}"), |o| {
+                    d.decide_observed(strategy, &options, o).map(drop)
+                });
+            }
+        }
+    }
+    assert!(decided >= 12, "only {decided} combinations apply");
+}
+
+/// A cancelled job writes nothing: no table, report or mapping, no temporary or lock file.
+/// The jobs: a minimal search, the set-based search, and a public search judged by the
+/// exclusive strategy (`[disclose]`).
+#[test]
+fn a_cancelled_job_writes_nothing() {
+    let table6 = common::examples().join("papers/zhang08-table6.csv");
+    let public = format!(
+        "[input]\npath = {:?}\n[attributes]\nName = {{ role = \"identifying\" }}\n\
+         Age = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"intervals\", widths = [10] }} }}\n\
+         Condition = {{ role = \"sensitive\" }}\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n\
+         [disclose]\ncheck = {{ type = \"recursive-cl\", c = 2, l = 2 }}\n",
+        table6.to_str().unwrap()
+    );
+    let public = Config::parse(&public, &common::examples().join("papers/public.toml")).unwrap();
+    assert!(public.disclose.is_some());
+    let jobs = [
+        ("linking8.toml", example("linking8.toml")),
+        ("linking8-setbased.toml", example("linking8-setbased.toml")),
+        ("public search", public),
+    ];
+    for (name, config) in jobs {
+        stops_wherever_cancelled(name, |o| {
+            let dir = tempfile::tempdir().unwrap();
+            let outputs = cellsafe::job::Outputs {
+                table: Some(dir.path().join("out.csv")),
+                report: Some(dir.path().join("report.json")),
+                mapping: Some(dir.path().join("map.csv")),
+            };
+            let result = cellsafe::job::anonymize(&config, &outputs, o);
+            let left: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            match &result {
+                Ok(report) if report.found => assert_eq!(left.len(), 3, "{name}: {left:?}"),
+                Ok(_) => assert_eq!(left, ["report.json"], "{name}"),
+                Err(_) => assert_eq!(left, Vec::<String>::new(), "{name}: no file"),
+            }
+            result.map(drop)
+        });
+    }
+}
+
+/// The in-memory API stops too.
+#[test]
+fn the_in_memory_api_stops_when_cancelled() {
+    use cellsafe::{Anonymizer, Builder, ModelSpec};
+    let header = ["age", "zip", "disease"].map(String::from).to_vec();
+    let rows: Vec<Vec<String>> = (0..40)
+        .map(|i| {
+            vec![
+                (20 + i % 30).to_string(),
+                format!("1300{}", i % 5),
+                format!("d{}", i % 3),
+            ]
+        })
+        .collect();
+    let table = Table::from_rows(header, &rows).unwrap();
+    stops_wherever_cancelled("anonymizer", |o| {
+        Anonymizer::new(&table)
+            .quasi_identifier("age", Builder::intervals(&[5.0, 10.0, 20.0]))
+            .quasi_identifier("zip", Builder::mask())
+            .sensitive("disease")
+            .model(ModelSpec::KAnonymity { k: 5 })
+            .seed(7)
+            .observer(o)
+            .run()
+            .map(drop)
+    });
+}
+
+/// The dispatch runs what is configured: the genetic search with the given parameters
+/// (not the defaults), and the optimum only when asked for.
+#[test]
+fn the_dispatch_runs_the_configured_genetic_search() {
+    let problem = example("linking8.toml").problem().unwrap();
+    let spec = GeneticSpec {
+        population: 4,
+        generations: 3,
+        seed: 11,
+        ..Default::default()
+    };
+    for compare in [false, true] {
+        let spec = GeneticSpec {
+            compare_with_optimum: compare,
+            ..spec.clone()
+        };
+        let outcome = algorithm::run(&problem, Algorithm::Genetic, &spec, &Silent).unwrap();
+        let report = outcome.genetic.expect("the genetic report");
+        assert_eq!((report.outcome.generations, report.outcome.seed), (3, 11));
+        assert_eq!(report.outcome.history.len(), 4);
+        assert_eq!(report.compared_with_optimum, compare);
+        assert_eq!(report.optimum_fitness.is_some(), compare);
+        let direct = genetic_report(&problem, &spec, &Silent).unwrap();
+        assert_eq!(direct.outcome.levels, report.outcome.levels);
+    }
+}
