@@ -145,8 +145,7 @@ impl Problem {
             .iter()
             .map(|m| Model::bind(m, &data).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let metric =
-            Metric::bind(metric, &data).map_err(|e| Error::Invalid(format!("metric: {e}")))?;
+        let metric = Metric::bind(metric, &data)?;
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = data.quasi.iter().map(|q| q.leaves.as_slice()).collect();
         let sensitive: Vec<(&[u32], usize)> = data

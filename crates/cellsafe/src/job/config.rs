@@ -579,7 +579,7 @@ impl Config {
         for (i, m) in self.privacy.iter().enumerate() {
             Model::bind(m, &data).map_err(|e| e.in_config(&file, i))?;
         }
-        Metric::bind(&self.metric, &data).map_err(|e| Error::config(&file, "metric", e))?;
+        Metric::bind(&self.metric, &data).map_err(|e| e.in_config(&file))?;
         Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
     }
 }
