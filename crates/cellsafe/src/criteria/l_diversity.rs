@@ -157,28 +157,68 @@ fn entropy(h: &[u32]) -> f64 {
     n.ln() - s / n
 }
 
-fn sorted_desc(h: &[u32]) -> Vec<u32> {
-    let mut f: Vec<u32> = h.iter().copied().filter(|&c| c > 0).collect();
-    f.sort_unstable_by(|a, b| b.cmp(a));
-    f
+/// Most of the l − 1 largest frequencies that [`largest_sum`] keeps on the stack.
+const STACK_TOP: usize = 16;
+
+/// The sum of the `k` largest counts of `h` (`k` at most its number of nonzero counts).
+/// Allocates nothing for `k` up to [`STACK_TOP`].
+fn largest_sum(h: &[u32], k: usize) -> u64 {
+    match k {
+        0 => 0,
+        1 => h.iter().copied().max().unwrap_or(0) as u64,
+        k if k <= STACK_TOP => {
+            // the k largest so far, in decreasing order
+            let mut top = [0u32; STACK_TOP];
+            let mut len = 0;
+            for &c in h.iter().filter(|&&c| c > 0) {
+                if len == k && c <= top[k - 1] {
+                    continue;
+                }
+                let mut i = len.min(k - 1);
+                while i > 0 && top[i - 1] < c {
+                    top[i] = top[i - 1];
+                    i -= 1;
+                }
+                top[i] = c;
+                len = (len + 1).min(k);
+            }
+            top[..len].iter().map(|&x| x as u64).sum()
+        }
+        k => {
+            let mut f: Vec<u32> = h.iter().copied().filter(|&c| c > 0).collect();
+            f.sort_unstable_by(|a, b| b.cmp(a));
+            f[..k].iter().map(|&x| x as u64).sum()
+        }
+    }
+}
+
+/// With the frequencies r1 ≥ r2 ≥ … ≥ r_m of the values in `h`: (r1, r_l + … + r_m), or
+/// None when fewer than `l` values occur.
+fn recursive_parts(h: &[u32], l: usize) -> Option<(u32, u64)> {
+    let (mut distinct, mut total, mut max) = (0usize, 0u64, 0u32);
+    for &c in h.iter().filter(|&&c| c > 0) {
+        distinct += 1;
+        total += c as u64;
+        max = max.max(c);
+    }
+    if distinct < l {
+        return None;
+    }
+    Some((max, total - largest_sum(h, l - 1)))
 }
 
 fn recursive_ok(h: &[u32], c: f64, l: usize) -> bool {
-    let f = sorted_desc(h);
-    if f.len() < l {
-        return false;
+    match recursive_parts(h, l) {
+        Some((r1, tail)) => (r1 as f64) < c * tail as f64,
+        None => false,
     }
-    let tail: u64 = f[l - 1..].iter().map(|&x| x as u64).sum();
-    (f[0] as f64) < c * tail as f64
 }
 
 fn recursive_ratio(h: &[u32], l: usize) -> f64 {
-    let f = sorted_desc(h);
-    if f.len() < l {
-        return f64::INFINITY;
+    match recursive_parts(h, l) {
+        Some((r1, tail)) => r1 as f64 / tail as f64,
+        None => f64::INFINITY,
     }
-    let tail: u64 = f[l - 1..].iter().map(|&x| x as u64).sum();
-    f[0] as f64 / tail as f64
 }
 
 #[cfg(test)]
@@ -191,6 +231,36 @@ mod tests {
         assert!(!recursive_ok(&[5, 3, 2], 1.0, 2));
         assert!(recursive_ok(&[5, 3, 2], 1.01, 2));
         assert!(!recursive_ok(&[5], 3.0, 2));
+    }
+
+    /// Recursive (c, l)-diversity as first written (frequencies sorted into a vector), the
+    /// reference for the allocation-free one.
+    fn sorted_parts(h: &[u32], l: usize) -> Option<(u32, u64)> {
+        let mut f: Vec<u32> = h.iter().copied().filter(|&c| c > 0).collect();
+        f.sort_unstable_by(|a, b| b.cmp(a));
+        (f.len() >= l).then(|| (f[0], f[l - 1..].iter().map(|&x| x as u64).sum()))
+    }
+
+    #[test]
+    fn recursive_parts_match_sorting() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..5000 {
+            let len = next(40) as usize;
+            let spread = 1 + next(50);
+            let h: Vec<u32> = (0..len).map(|_| next(spread) as u32).collect();
+            let l = 1 + next(24) as usize;
+            assert_eq!(recursive_parts(&h, l), sorted_parts(&h, l), "{h:?} l={l}");
+        }
+        assert_eq!(recursive_parts(&[0, 0], 1), None);
+        assert_eq!(recursive_parts(&[3, 3, 1], 2), Some((3, 4)));
+        assert_eq!(recursive_ratio(&[3, 3, 1], 2), 3.0 / 4.0);
+        assert_eq!(recursive_ratio(&[3], 2), f64::INFINITY);
     }
 
     #[test]

@@ -107,13 +107,28 @@ impl Ground for Ordered {
 }
 
 /// Hierarchical ground distance: a sensitive attribute's hierarchy flattened for the EMD of
-/// Li et al.
+/// Li et al., with each level's parent-to-children links precomputed so that a class check
+/// allocates nothing (for hierarchies of up to [`STACK_GROUPS`] groups a level).
 #[derive(Debug, Clone)]
 pub struct Hierarchical {
-    /// `groups[level][value]`: group of value at `level` (values indexed as in the histogram).
-    groups: Vec<Vec<u32>>,
-    cardinality: Vec<usize>,
+    /// `base[value]`: the level-0 group of each value (values indexed as in the histogram).
+    base: Vec<u32>,
+    /// Levels 1 to H: which groups of the level below each group merges.
+    levels: Vec<Children>,
+    /// The largest number of groups of a level.
+    width: usize,
 }
+
+/// The groups of one level below each group of the next, in increasing order:
+/// `children[start[p]..start[p + 1]]` for group `p`.
+#[derive(Debug, Clone)]
+struct Children {
+    start: Vec<usize>,
+    children: Vec<u32>,
+}
+
+/// Most groups a level may have for [`Hierarchical`] to work on the stack.
+pub const STACK_GROUPS: usize = 64;
 
 impl Hierarchical {
     /// The attribute's hierarchy flattened, or None when it has none.
@@ -126,14 +141,73 @@ impl Hierarchical {
             .iter()
             .map(|v| h.leaf(v).expect("checked by Dataset::new"))
             .collect();
-        let groups = (0..h.levels())
+        let groups: Vec<Vec<u32>> = (0..h.levels())
             .map(|l| leaves.iter().map(|&leaf| h.code(l, leaf)).collect())
             .collect();
-        let cardinality = (0..h.levels()).map(|l| h.cardinality(l)).collect();
+        let cardinality: Vec<usize> = (0..h.levels()).map(|l| h.cardinality(l)).collect();
+        let levels = (1..groups.len())
+            .map(|level| {
+                // child group at level-1 -> parent group at level, via any value in it
+                let mut parent = vec![u32::MAX; cardinality[level - 1]];
+                for v in 0..values.len() {
+                    parent[groups[level - 1][v] as usize] = groups[level][v];
+                }
+                let mut start = vec![0usize; cardinality[level] + 1];
+                for &p in parent.iter().filter(|&&p| p != u32::MAX) {
+                    start[p as usize + 1] += 1;
+                }
+                for p in 0..cardinality[level] {
+                    start[p + 1] += start[p];
+                }
+                let mut fill = start.clone();
+                let mut children = vec![0u32; start[cardinality[level]]];
+                for (child, &p) in parent.iter().enumerate() {
+                    if p != u32::MAX {
+                        children[fill[p as usize]] = child as u32;
+                        fill[p as usize] += 1;
+                    }
+                }
+                Children { start, children }
+            })
+            .collect();
         Hierarchical {
-            groups,
-            cardinality,
+            base: groups.first().cloned().unwrap_or_default(),
+            levels,
+            width: cardinality.iter().copied().max().unwrap_or(0),
         }
+    }
+
+    /// The EMD with `buf` (at least twice [`Hierarchical::width`] zeros) as working space.
+    fn emd_in(&self, buf: &mut [f64], hist: &[u32], count: u32, q: &[f64]) -> f64 {
+        let height = self.levels.len() as f64;
+        let (mut net, mut next) = buf.split_at_mut(self.width);
+        let n = count as f64;
+        // Net extra of each node of the current level (level 0: one node per leaf value group).
+        for (v, (&c, &qv)) in hist.iter().zip(q).enumerate() {
+            net[self.base[v] as usize] += c as f64 / n - qv;
+        }
+        let mut cost = 0.0;
+        for (i, level) in self.levels.iter().enumerate() {
+            let moved: f64 = (0..level.start.len() - 1)
+                .map(|p| {
+                    let (mut pos, mut neg) = (0.0, 0.0);
+                    for &child in &level.children[level.start[p]..level.start[p + 1]] {
+                        let e = net[child as usize];
+                        if e > 0.0 {
+                            pos += e;
+                        } else {
+                            neg -= e;
+                        }
+                    }
+                    next[p] = pos - neg;
+                    f64::min(pos, neg)
+                })
+                .sum();
+            let weight = (i + 1) as f64 / height;
+            cost += weight * moved;
+            std::mem::swap(&mut net, &mut next);
+        }
+        cost
     }
 }
 
@@ -141,41 +215,15 @@ impl Ground for Hierarchical {
     /// Each inner node at height `l` moves min(positive, negative) extra mass between its
     /// children at cost `l / H`.
     fn emd(&self, hist: &[u32], count: u32, q: &[f64]) -> f64 {
-        let height = self.groups.len() - 1;
-        if height == 0 {
+        if self.levels.is_empty() {
             return 0.0;
         }
-        let n = count as f64;
-        // Net extra of each node of the current level (level 0: one node per leaf value group).
-        let mut net = vec![0.0; self.cardinality[0]];
-        for (v, (&c, &qv)) in hist.iter().zip(q).enumerate() {
-            net[self.groups[0][v] as usize] += c as f64 / n - qv;
+        if self.width <= STACK_GROUPS {
+            let mut buf = [0.0; 2 * STACK_GROUPS];
+            self.emd_in(&mut buf[..2 * self.width], hist, count, q)
+        } else {
+            self.emd_in(&mut vec![0.0; 2 * self.width], hist, count, q)
         }
-        let mut cost = 0.0;
-        for level in 1..=height {
-            let mut pos = vec![0.0; self.cardinality[level]];
-            let mut neg = vec![0.0; self.cardinality[level]];
-            // child group at level-1 -> parent group at level, via any value in it
-            let mut parent = vec![u32::MAX; self.cardinality[level - 1]];
-            for v in 0..hist.len() {
-                parent[self.groups[level - 1][v] as usize] = self.groups[level][v];
-            }
-            for (child, &e) in net.iter().enumerate() {
-                if parent[child] == u32::MAX {
-                    continue;
-                }
-                let p = parent[child] as usize;
-                if e > 0.0 {
-                    pos[p] += e;
-                } else {
-                    neg[p] -= e;
-                }
-            }
-            let weight = level as f64 / height as f64;
-            cost += weight * pos.iter().zip(&neg).map(|(a, b)| a.min(*b)).sum::<f64>();
-            net = pos.iter().zip(&neg).map(|(a, b)| a - b).collect();
-        }
-        cost
     }
 }
 
@@ -194,5 +242,104 @@ mod tests {
         };
         assert!((ordered.emd(&[3, 0, 0], 3, &q) - 0.5).abs() < 1e-12);
         assert!(Equal.emd(&[1, 1, 1], 3, &q).abs() < 1e-12);
+    }
+
+    /// The hierarchical EMD as first written (vectors allocated per level), the reference
+    /// for the allocation-free one.
+    fn emd_allocating(
+        h: &Hierarchy,
+        values: &[String],
+        hist: &[u32],
+        count: u32,
+        q: &[f64],
+    ) -> f64 {
+        let leaves: Vec<u32> = values.iter().map(|v| h.leaf(v).unwrap()).collect();
+        let groups: Vec<Vec<u32>> = (0..h.levels())
+            .map(|l| leaves.iter().map(|&leaf| h.code(l, leaf)).collect())
+            .collect();
+        let cardinality: Vec<usize> = (0..h.levels()).map(|l| h.cardinality(l)).collect();
+        let height = groups.len() - 1;
+        if height == 0 {
+            return 0.0;
+        }
+        let n = count as f64;
+        let mut net = vec![0.0; cardinality[0]];
+        for (v, (&c, &qv)) in hist.iter().zip(q).enumerate() {
+            net[groups[0][v] as usize] += c as f64 / n - qv;
+        }
+        let mut cost = 0.0;
+        for level in 1..=height {
+            let mut pos = vec![0.0; cardinality[level]];
+            let mut neg = vec![0.0; cardinality[level]];
+            let mut parent = vec![u32::MAX; cardinality[level - 1]];
+            for v in 0..hist.len() {
+                parent[groups[level - 1][v] as usize] = groups[level][v];
+            }
+            for (child, &e) in net.iter().enumerate() {
+                if parent[child] == u32::MAX {
+                    continue;
+                }
+                let p = parent[child] as usize;
+                if e > 0.0 {
+                    pos[p] += e;
+                } else {
+                    neg[p] -= e;
+                }
+            }
+            let weight = level as f64 / height as f64;
+            cost += weight * pos.iter().zip(&neg).map(|(a, b)| a.min(*b)).sum::<f64>();
+            net = pos.iter().zip(&neg).map(|(a, b)| a - b).collect();
+        }
+        cost
+    }
+
+    #[test]
+    fn hierarchical_emd_matches_the_allocating_definition_bit_for_bit() {
+        let rows: Vec<Vec<String>> = [
+            "a,ab,abcd,*",
+            "b,ab,abcd,*",
+            "c,cd,abcd,*",
+            "d,cd,abcd,*",
+            "e,ef,efgh,*",
+            "f,ef,efgh,*",
+            "g,g,efgh,*",
+            "h,h,efgh,*",
+        ]
+        .iter()
+        .map(|r| r.split(',').map(String::from).collect())
+        .collect();
+        let h = Hierarchy::from_rows(&rows, std::path::Path::new("h.csv"), None).unwrap();
+        // values in another order than the leaves, two leaves never occurring
+        let values: Vec<String> = ["h", "a", "c", "e", "b", "g"].map(String::from).to_vec();
+        let tree = Hierarchical::of(&h, &values);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..2000 {
+            let weights: Vec<f64> = (0..values.len()).map(|_| 1.0 + next(9) as f64).collect();
+            let total: f64 = weights.iter().sum();
+            let q: Vec<f64> = weights.iter().map(|w| w / total).collect();
+            let hist: Vec<u32> = (0..values.len()).map(|_| next(5) as u32).collect();
+            let count: u32 = hist.iter().sum();
+            if count == 0 {
+                continue;
+            }
+            let expected = emd_allocating(&h, &values, &hist, count, &q);
+            assert_eq!(
+                tree.emd(&hist, count, &q).to_bits(),
+                expected.to_bits(),
+                "{hist:?}"
+            );
+            // the heap path for wide hierarchies gives the same
+            let mut buf = vec![0.0; 2 * tree.width];
+            assert_eq!(
+                tree.emd_in(&mut buf, &hist, count, &q).to_bits(),
+                expected.to_bits()
+            );
+        }
     }
 }
