@@ -19,7 +19,9 @@ pub enum CriteriaErrorKind {
     /// A parameter lies outside its domain (`t` must be in (0, 1], ...).
     #[error("{parameter} {message}")]
     Parameter {
+        /// The parameter's key (`t`, `l`, ...).
         parameter: &'static str,
+        /// What its domain is and what it was.
         message: String,
     },
     /// The model names an attribute that is not sensitive.
@@ -30,7 +32,12 @@ pub enum CriteriaErrorKind {
     NoHierarchy(String),
     /// A confidential value that the attribute never takes.
     #[error("`{}` never occurs in `{attribute}`", excerpt(.value))]
-    UnknownValue { attribute: String, value: String },
+    UnknownValue {
+        /// The sensitive attribute.
+        attribute: String,
+        /// The value, as configured.
+        value: String,
+    },
     /// Logical safety without a `[safety]` section.
     #[error("logical safety needs a [safety] section stating what persons hold confidential")]
     NoSafety,

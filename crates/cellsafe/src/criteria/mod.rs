@@ -10,6 +10,8 @@
 //! trait, so a new model is a new module, a new `ModelSpec` variant and its arm in
 //! [`ModelSpec::criterion`]. [`Model`] pairs the two for the searches and reports.
 
+#![warn(missing_docs)]
+
 pub mod beta_likeness;
 pub mod delta_disclosure;
 mod error;
@@ -132,6 +134,7 @@ pub trait Criterion: Send + Sync + Debug {
 /// offers through `Deref`. Cloning shares the criterion.
 #[derive(Debug, Clone)]
 pub struct Model {
+    /// The model as configured.
     pub spec: ModelSpec,
     criterion: Arc<dyn Criterion>,
 }

@@ -32,26 +32,57 @@ pub enum Distance {
 #[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ModelSpec {
     /// Every class has at least `k` rows.
-    KAnonymity { k: u32 },
+    KAnonymity {
+        /// The smallest class size, at least 1.
+        k: u32,
+    },
     /// Every class has at least ⌈l⌉ distinct values of `attribute`.
-    DistinctLDiversity { attribute: String, l: f64 },
+    DistinctLDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// At least 1.
+        l: f64,
+    },
     /// Every class has at least ⌈l⌉ values and entropy at least ln l.
-    EntropyLDiversity { attribute: String, l: f64 },
+    EntropyLDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// At least 1.
+        l: f64,
+    },
     /// In every class r1 < c·(r_l + … + r_m), r_i being the i-th largest frequency.
-    RecursiveClDiversity { attribute: String, c: f64, l: u32 },
+    RecursiveClDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// Positive.
+        c: f64,
+        /// At least 1.
+        l: u32,
+    },
     /// Every class's distribution lies within earth mover's distance `t` of the input's.
     TCloseness {
+        /// The sensitive attribute (a column with role "sensitive").
         attribute: String,
+        /// In (0, 1].
         t: f64,
+        /// The ground distance between two values.
         distance: Distance,
     },
     /// Every value's frequency in a class is within a factor 2^δ (strictly) of its overall
     /// frequency.
-    DeltaDisclosure { attribute: String, delta: f64 },
+    DeltaDisclosure {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// Positive.
+        delta: f64,
+    },
     /// No value's relative frequency gain in a class exceeds `beta` (enhanced: min(β, −ln p)).
     BetaLikeness {
+        /// The sensitive attribute (a column with role "sensitive").
         attribute: String,
+        /// Positive.
         beta: f64,
+        /// The enhanced variant (default: basic).
         #[serde(default)]
         enhanced: bool,
     },
@@ -59,7 +90,9 @@ pub enum ModelSpec {
     /// confidential by everyone: a class is unsafe when every member satisfies it, because
     /// the recipient then knows it of each of them.
     Confidential {
+        /// The sensitive attribute (a column with role "sensitive").
         attribute: String,
+        /// The confidential values, each of which must occur.
         values: Vec<String>,
     },
     /// Logical safety (paper 002 definition 5, paper 000 section 3.1) for the formulas and

@@ -15,6 +15,8 @@
 //! family lives in its own module, so a new metric is a new module, a [`MetricKind`] and its
 //! arm in [`Metric::bind`].
 
+#![warn(missing_docs)]
+
 pub mod aecs;
 pub mod discernibility;
 pub mod entropy;
@@ -45,7 +47,9 @@ pub use spec::{Aggregate, MetricKind, MetricSpec};
 /// lexicographically.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Score {
+    /// The score (lower is better); for the rank aggregate, the sum.
     pub value: f64,
+    /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<Vec<f64>>,
 }
@@ -225,13 +229,17 @@ impl Basis {
 /// suppressed, and where to read each class's leaves.
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
+    /// The distinct base tuples, from which each class's leaves are read.
     pub snapshot: &'a Snapshot,
+    /// One level per quasi-identifier.
     pub levels: &'a [u8],
+    /// The node's equivalence classes.
     pub classes: &'a Classes,
     /// `suppressed[c]`: class `c` is suppressed.
     pub suppressed: &'a [bool],
     /// Rows in the suppressed classes.
     pub suppressed_rows: u64,
+    /// The quasi-identifiers' hierarchies.
     pub hierarchies: &'a [&'a Hierarchy],
 }
 
@@ -255,6 +263,7 @@ pub trait Measure: Send + Sync + Debug {
 /// A metric bound to a dataset, with per-attribute, per-level tables precomputed.
 #[derive(Debug, Clone)]
 pub struct Metric {
+    /// The metric as configured.
     pub spec: MetricSpec,
     basis: Basis,
     measure: Arc<dyn Measure>,

@@ -71,9 +71,13 @@ impl MetricKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Aggregate {
+    /// The sum.
     Sum,
+    /// The mean.
     ArithmeticMean,
+    /// ARX's geometric mean: Π (1 + v)^(1/d) − 1.
     GeometricMean,
+    /// The largest value.
     Maximum,
     /// The sum, ties broken by the per-attribute values sorted in decreasing order.
     Rank,
@@ -87,6 +91,7 @@ fn default_gs() -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricSpec {
+    /// Which metric.
     pub name: MetricKind,
     /// Defaults: geometric mean for Loss, sum for entropy and height, arithmetic mean for precision.
     #[serde(default)]
