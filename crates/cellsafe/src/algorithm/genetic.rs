@@ -202,7 +202,7 @@ impl<'a> Fitness<'a> {
             name: MetricKind::SfQl,
             ..problem.metric.spec.clone()
         };
-        let metric = Metric::bind(&spec, &problem.data).map_err(Error::Invalid)?;
+        let metric = Metric::bind(&spec, &problem.data)?;
         Ok(Fitness { problem, metric })
     }
     /// (fitness, acceptable).

@@ -143,12 +143,9 @@ impl Problem {
         }
         let models = models
             .iter()
-            .map(|m| {
-                Model::bind(m, &data).map_err(|e| Error::Invalid(format!("{}: {e}", m.name())))
-            })
+            .map(|m| Model::bind(m, &data).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let metric =
-            Metric::bind(metric, &data).map_err(|e| Error::Invalid(format!("metric: {e}")))?;
+        let metric = Metric::bind(metric, &data)?;
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = data.quasi.iter().map(|q| q.leaves.as_slice()).collect();
         let sensitive: Vec<(&[u32], usize)> = data
@@ -177,12 +174,7 @@ impl Problem {
             .with_tree_order(order)
             .with_orders(orders);
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
-        let rule = if models.iter().any(|m| {
-            matches!(
-                m.spec,
-                ModelSpec::LogicalSafety | ModelSpec::Confidential { .. }
-            )
-        }) {
+        let rule = if models.iter().any(|m| m.suppresses_smallest()) {
             SuppressionRule::Smallest
         } else {
             SuppressionRule::Violating
@@ -234,7 +226,7 @@ impl Problem {
                 let others: Vec<&Model> = self
                     .models
                     .iter()
-                    .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
+                    .filter(|m| m.min_class_size().is_none())
                     .collect();
                 let suppressed: Vec<bool> = classes
                     .counts
@@ -317,10 +309,7 @@ impl Problem {
     pub fn min_class_size(&self) -> u32 {
         self.models
             .iter()
-            .filter_map(|m| match m.spec {
-                ModelSpec::KAnonymity { k } => Some(k),
-                _ => None,
-            })
+            .filter_map(|m| m.min_class_size())
             .max()
             .unwrap_or(1)
     }
@@ -332,11 +321,11 @@ impl Problem {
             return false;
         }
         self.models.iter().all(|m| {
-            let (with_suppression, with_generalization) = m.spec.monotonicity();
+            let monotonicity = m.monotonicity();
             if self.max_suppressed == 0 {
-                with_generalization
+                monotonicity.with_generalization
             } else {
-                with_suppression
+                monotonicity.with_suppression
             }
         })
     }

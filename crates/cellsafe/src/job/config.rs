@@ -326,9 +326,7 @@ impl Config {
     pub fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {
-            m.validate().map_err(|(name, message)| {
-                Error::config(&file, format!("privacy[{i}].{name}"), message)
-            })?;
+            m.validate().map_err(|e| e.in_config(&file, i))?;
         }
         if !(0.0..=1.0).contains(&self.suppression_limit) {
             return Err(Error::config(
@@ -577,9 +575,9 @@ impl Config {
             ));
         }
         for (i, m) in self.privacy.iter().enumerate() {
-            Model::bind(m, &data).map_err(|e| Error::config(&file, format!("privacy[{i}]"), e))?;
+            Model::bind(m, &data).map_err(|e| e.in_config(&file, i))?;
         }
-        Metric::bind(&self.metric, &data).map_err(|e| Error::config(&file, "metric", e))?;
+        Metric::bind(&self.metric, &data).map_err(|e| e.in_config(&file))?;
         Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
     }
 }

@@ -413,7 +413,7 @@ pub fn for_search(
     let models: Vec<crate::criteria::Model> = problem
         .models
         .iter()
-        .filter(|m| !matches!(m.spec, ModelSpec::KAnonymity { .. }))
+        .filter(|m| m.min_class_size().is_none())
         .cloned()
         .collect();
     let test = move |hist: &[u128], size: u128| -> bool {

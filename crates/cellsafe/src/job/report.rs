@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::algorithm::problem::{levels_map, Evaluation, Problem};
 use crate::algorithm::Algorithm;
-use crate::criteria::{Model, ModelSpec};
+use crate::criteria::Model;
 use crate::framework::classes::Classes;
 use crate::metric::{positive_zero, Metric, MetricKind, MetricSpec, Score};
 use crate::release::audit::Audit;
@@ -276,56 +276,6 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
     }
 }
 
-/// What a failing class lacks under `spec`: (the worst value's description, how it compares
-/// with the parameter, what the failing classes are), e.g. ("smallest class", "<", "below k").
-fn failure_terms(spec: &ModelSpec) -> (&'static str, &'static str, &'static str) {
-    match spec {
-        ModelSpec::KAnonymity { .. } => ("smallest class", "<", "below k"),
-        ModelSpec::DistinctLDiversity { .. } => {
-            ("fewest distinct values", "<", "with fewer than l values")
-        }
-        ModelSpec::EntropyLDiversity { .. } => {
-            ("smallest exp(entropy)", "<", "with exp(entropy) below l")
-        }
-        ModelSpec::RecursiveClDiversity { .. } => (
-            "largest r1/(r_l+...+r_m)",
-            ">=",
-            "with r1 >= c·(r_l+...+r_m)",
-        ),
-        ModelSpec::TCloseness { .. } => ("largest distance", ">", "farther than t"),
-        ModelSpec::DeltaDisclosure { .. } => ("largest |log2 ratio|", ">=", "at δ or beyond"),
-        ModelSpec::BetaLikeness {
-            enhanced: false, ..
-        } => ("largest relative gain", ">", "gaining more than β"),
-        ModelSpec::BetaLikeness { enhanced: true, .. } => (
-            "largest relative gain",
-            "vs β",
-            "gaining more than min(β, −ln p)",
-        ),
-        ModelSpec::Confidential { .. } => ("", "", "whose members all have a confidential value"),
-        ModelSpec::LogicalSafety => (
-            "most formulas learnt",
-            "",
-            "where some member's confidential formula holds of all",
-        ),
-    }
-}
-
-/// The parameter a model's measure is held against.
-fn parameter(spec: &ModelSpec) -> Option<f64> {
-    match spec {
-        ModelSpec::KAnonymity { k } => Some(*k as f64),
-        ModelSpec::DistinctLDiversity { l, .. } | ModelSpec::EntropyLDiversity { l, .. } => {
-            Some(*l)
-        }
-        ModelSpec::RecursiveClDiversity { c, .. } => Some(*c),
-        ModelSpec::TCloseness { t, .. } => Some(*t),
-        ModelSpec::DeltaDisclosure { delta, .. } => Some(*delta),
-        ModelSpec::BetaLikeness { beta, .. } => Some(*beta),
-        ModelSpec::Confidential { .. } | ModelSpec::LogicalSafety => None,
-    }
-}
-
 /// The worst measure of `model` over the classes in `failing`.
 fn worst(model: &Model, classes: &Classes, failing: &[usize]) -> Option<f64> {
     let values = failing
@@ -356,12 +306,13 @@ pub fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -
             continue;
         }
         let (n, fraction, over_limit) = tally(&failing);
-        let worst = match model.spec {
-            ModelSpec::Confidential { .. } => None,
-            _ => worst(model, classes, &failing).map(positive_zero),
-        };
-        let parameter = parameter(&model.spec);
-        let (what, op, failing_are) = failure_terms(&model.spec);
+        let terms = model.failure_terms();
+        let worst = terms
+            .worst
+            .and_then(|_| worst(model, classes, &failing))
+            .map(positive_zero);
+        let parameter = model.parameter();
+        let (what, op, failing_are) = (terms.worst.unwrap_or(""), terms.op, terms.failing);
         let mut message = format!("{}: ", model.spec.name());
         match (worst, parameter) {
             (Some(w), Some(_)) if w.is_infinite() => {

@@ -9,121 +9,53 @@
 //!
 //! Each metric also gives a lower bound that never decreases under generalization and never
 //! exceeds the score of any generalization: the searches prune with it and stay exact.
+//!
+//! A metric is configured as a [`MetricSpec`] (plain data) and bound to a dataset as a
+//! [`Metric`]: the tables every metric shares ([`Basis`]) and one family's [`Measure`]. Each
+//! family lives in its own module, so a new metric is a new module, a [`MetricKind`] and its
+//! arm in [`Metric::bind`].
+
+#![warn(missing_docs)]
+
+pub mod aecs;
+pub mod discernibility;
+pub mod entropy;
+mod error;
+pub mod glm;
+pub mod height;
+pub mod loss;
+pub mod precision;
+pub mod ql;
+pub mod sf_ql;
+mod spec;
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::fmt::Debug;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::data::confidentiality::Confidentiality;
 use crate::framework::classes::{Classes, Snapshot};
-use crate::framework::dataset::Dataset;
+use crate::framework::dataset::{Dataset, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
 
-/// Which metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MetricKind {
-    /// ARX's Loss (`MetricMDNMLoss`), ARX's default.
-    Loss,
-    /// Non-uniform entropy, monotonic (suppression ignored).
-    Entropy,
-    /// Non-uniform entropy, non-monotonic (suppressed records cost their own entropy).
-    EntropyNm,
-    /// Precision, monotonic.
-    Precision,
-    /// Precision, non-monotonic.
-    PrecisionNm,
-    /// Sum of levels.
-    Height,
-    /// Discernibility DM: suppressed rows cost N each.
-    Discernibility,
-    /// DM*: Σ|E|² over all classes, suppression ignored.
-    DiscernibilityStar,
-    /// Average equivalence class size.
-    Aecs,
-    /// `ql-loss` = 1 − ql, ql being the entropy quality of the AOG paper (section 4.2).
-    /// Configs may still say `ql`.
-    #[serde(rename = "ql-loss", alias = "ql")]
-    Ql,
-    /// Iyengar's general loss metric (paper 003).
-    Glm,
-    /// `1 - sf·ql`: the AOG paper's objective (section 4.3), security times quality. Needs
-    /// the `[safety]` section.
-    SfQl,
-}
-
-impl MetricKind {
-    /// Every metric.
-    pub const ALL: [MetricKind; 12] = [
-        MetricKind::Loss,
-        MetricKind::Entropy,
-        MetricKind::EntropyNm,
-        MetricKind::Precision,
-        MetricKind::PrecisionNm,
-        MetricKind::Height,
-        MetricKind::Discernibility,
-        MetricKind::DiscernibilityStar,
-        MetricKind::Aecs,
-        MetricKind::Ql,
-        MetricKind::Glm,
-        MetricKind::SfQl,
-    ];
-}
-
-/// Aggregation of per-attribute values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Aggregate {
-    Sum,
-    ArithmeticMean,
-    GeometricMean,
-    Maximum,
-    Rank,
-}
-
-fn default_gs() -> f64 {
-    0.5
-}
-
-/// A metric as configured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetricSpec {
-    pub name: MetricKind,
-    /// Defaults: geometric mean for Loss, sum for entropy and height, arithmetic mean for precision.
-    #[serde(default)]
-    pub aggregate: Option<Aggregate>,
-    /// Generalization/suppression factor in [0, 1]; 0.5 weighs both equally.
-    #[serde(default = "default_gs")]
-    pub gs_factor: f64,
-    /// Attribute weights by quasi-identifier name (default 1).
-    #[serde(default)]
-    pub weights: BTreeMap<String, f64>,
-}
-
-impl Default for MetricSpec {
-    fn default() -> Self {
-        MetricSpec {
-            name: MetricKind::Loss,
-            aggregate: None,
-            gs_factor: 0.5,
-            weights: BTreeMap::new(),
-        }
-    }
-}
+pub use error::MetricError;
+pub use sf_ql::sf;
+pub use spec::{Aggregate, MetricKind, MetricSpec};
 
 /// A score: `value`, and for the rank aggregate the sorted per-attribute values compared
 /// lexicographically.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Score {
+    /// The score (lower is better); for the rank aggregate, the sum.
     pub value: f64,
+    /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<Vec<f64>>,
 }
 
 impl Score {
+    /// A score that is one number.
     pub fn scalar(value: f64) -> Score {
         Score { value, rank: None }
     }
@@ -142,6 +74,14 @@ impl Score {
             _ => self.value.total_cmp(&other.value),
         }
     }
+    /// The score with negative zeros made positive (see [`positive_zero`]).
+    fn positive_zero(mut self) -> Score {
+        self.value = positive_zero(self.value);
+        if let Some(rank) = &mut self.rank {
+            rank.iter_mut().for_each(|x| *x = positive_zero(*x));
+        }
+        self
+    }
 }
 
 /// `x`, with a negative zero made positive. IEEE arithmetic gives −0.0 for −(0·log 1),
@@ -154,64 +94,43 @@ pub fn positive_zero(x: f64) -> f64 {
     }
 }
 
-impl Score {
-    /// The score with negative zeros made positive (see [`positive_zero`]).
-    fn positive_zero(mut self) -> Score {
-        self.value = positive_zero(self.value);
-        if let Some(rank) = &mut self.rank {
-            rank.iter_mut().for_each(|x| *x = positive_zero(*x));
-        }
-        self
-    }
-}
-
 /// ARX's `Metric.round`: floor to 10 decimals.
 pub fn round10(x: f64) -> f64 {
     (x * 1e10).floor() / 1e10
 }
 
-/// A metric bound to a dataset, with per-attribute, per-level tables precomputed.
+/// What every metric shares, computed once at binding: the normalized attribute weights,
+/// the generalization and suppression factors, the aggregate, each attribute's height and
+/// domain size, and the entropy-quality table (reports give ql whatever the metric).
 #[derive(Debug, Clone)]
-pub struct Metric {
-    pub spec: MetricSpec,
+pub struct Basis {
     aggregate: Aggregate,
+    /// Per quasi-identifier, its weight divided by the largest one.
     weights: Vec<f64>,
     s_factor: f64,
     g_factor: f64,
     rows: f64,
-    /// `share[j][level][code]`: fraction of hierarchy leaves in the group (Loss).
-    share: Vec<Vec<Vec<f64>>>,
-    /// `loss_nosupp[j][level]`: Σ over rows of share (Loss without suppression).
-    loss_nosupp: Vec<Vec<f64>>,
-    /// `entropy[j][level]`: -Σ_x c(x)·log2(c(x)/c(g(x))) over input values.
-    entropy: Vec<Vec<f64>>,
-    /// `glm_nosupp[j][level]`: Σ over rows of (|g|-1)/(M-1).
-    glm_nosupp: Vec<Vec<f64>>,
-    /// `ql[j][level]`: h(π)/log|V|.
-    ql: Vec<Vec<f64>>,
     heights: Vec<f64>,
+    /// Per quasi-identifier, its number of hierarchy leaves.
     domain: Vec<f64>,
-    /// For sf: the confidentiality and where its profile histogram starts.
-    safety: Option<(Arc<Confidentiality>, usize)>,
+    /// `ql[j][level]`: h(π)/log|V| (see [`ql::table`]).
+    ql: Vec<Vec<f64>>,
 }
 
-impl Metric {
-    pub fn bind(spec: &MetricSpec, data: &Dataset) -> Result<Metric, String> {
+impl Basis {
+    fn new(spec: &MetricSpec, data: &Dataset) -> Result<Basis, MetricError> {
         if !(0.0..=1.0).contains(&spec.gs_factor) {
-            return Err("gs_factor must lie in [0, 1]".into());
+            return Err(MetricError::GsFactor);
         }
-        let d = data.quasi.len();
-        let mut weights = vec![1.0; d];
+        let mut weights = vec![1.0; data.quasi.len()];
         for (name, &w) in &spec.weights {
             let j = data
                 .quasi
                 .iter()
                 .position(|q| &q.name == name)
-                .ok_or_else(|| format!("weights: `{name}` is not a quasi-identifier"))?;
+                .ok_or_else(|| MetricError::UnknownWeight(name.clone()))?;
             if !(w.is_finite() && w >= 0.0) {
-                return Err(format!(
-                    "weights: weight of `{name}` must be a non-negative number"
-                ));
+                return Err(MetricError::BadWeight(name.clone()));
             }
             weights[j] = w;
         }
@@ -222,128 +141,29 @@ impl Metric {
             }
         }
         let g = spec.gs_factor;
-        let s_factor = if g < 0.5 { 2.0 * g } else { 1.0 };
-        let g_factor = if g <= 0.5 { 1.0 } else { 1.0 - 2.0 * (g - 0.5) };
-        let aggregate = spec.aggregate.unwrap_or(match spec.name {
-            MetricKind::Loss => Aggregate::GeometricMean,
-            MetricKind::Precision | MetricKind::PrecisionNm => Aggregate::ArithmeticMean,
-            _ => Aggregate::Sum,
-        });
-        let rows = data.rows() as f64;
-        let mut share = Vec::with_capacity(d);
-        let mut loss_nosupp = Vec::with_capacity(d);
-        let mut entropy = Vec::with_capacity(d);
-        let mut glm_nosupp = Vec::with_capacity(d);
-        let mut ql = Vec::with_capacity(d);
-        for q in &data.quasi {
-            let h = &q.hierarchy;
-            let leaves = h.leaf_count() as f64;
-            let mut leaf_counts = vec![0u64; h.leaf_count()];
-            for &l in &q.leaves {
-                leaf_counts[l as usize] += 1;
-            }
-            let mut sh = Vec::new();
-            let mut ln = Vec::new();
-            let mut en = Vec::new();
-            let mut gl = Vec::new();
-            let mut qv = Vec::new();
-            for level in 0..h.levels() {
-                let s: Vec<f64> = h
-                    .group_sizes(level)
-                    .iter()
-                    .map(|&n| n as f64 / leaves)
-                    .collect();
-                let map = h.level_map(level);
-                let mut group_counts = vec![0u64; h.cardinality(level)];
-                for (leaf, &c) in leaf_counts.iter().enumerate() {
-                    group_counts[map[leaf] as usize] += c;
-                }
-                let mut loss = 0.0;
-                let mut ent = 0.0;
-                let mut glm = 0.0;
-                for (leaf, &c) in leaf_counts.iter().enumerate() {
-                    if c == 0 {
-                        continue;
-                    }
-                    let code = map[leaf] as usize;
-                    loss += c as f64 * s[code];
-                    ent += c as f64 * (c as f64 / group_counts[code] as f64).log2();
-                    if leaves > 1.0 {
-                        glm += c as f64 * (h.group_size(level, code as u32) as f64 - 1.0)
-                            / (leaves - 1.0);
-                    }
-                }
-                // h(π)/log|V| with h(π) = log|V| − Σ_g (|g|/|V|)·log|g|: exactly 1 for the
-                // original values and 0 for `*` (−Σ p·log p misses both by a rounding step)
-                let spread: f64 = h
-                    .group_sizes(level)
-                    .iter()
-                    .filter(|&&n| n > 0)
-                    .map(|&n| n as f64 / leaves * (n as f64).ln())
-                    .sum();
-                qv.push(if leaves > 1.0 {
-                    positive_zero(1.0 - spread / leaves.ln())
-                } else {
-                    1.0
-                });
-                sh.push(s);
-                ln.push(loss);
-                en.push(positive_zero(-ent));
-                gl.push(glm);
-            }
-            share.push(sh);
-            loss_nosupp.push(ln);
-            entropy.push(en);
-            glm_nosupp.push(gl);
-            ql.push(qv);
-        }
-        let heights = data
-            .quasi
-            .iter()
-            .map(|q| q.hierarchy.height() as f64)
-            .collect();
-        let domain = data
-            .quasi
-            .iter()
-            .map(|q| q.hierarchy.leaf_count() as f64)
-            .collect();
-        let safety = data
-            .confidentiality
-            .as_ref()
-            .map(|c| (c.clone(), data.profile_offset()));
-        if spec.name == MetricKind::SfQl && safety.is_none() {
-            return Err("sf-ql needs a [safety] section (confidential formulas)".into());
-        }
-        Ok(Metric {
-            safety,
-            spec: spec.clone(),
-            aggregate,
+        Ok(Basis {
+            aggregate: spec
+                .aggregate
+                .unwrap_or_else(|| spec.name.default_aggregate()),
             weights,
-            s_factor,
-            g_factor,
-            rows,
-            share,
-            loss_nosupp,
-            entropy,
-            glm_nosupp,
-            ql,
-            heights,
-            domain,
+            s_factor: if g < 0.5 { 2.0 * g } else { 1.0 },
+            g_factor: if g <= 0.5 { 1.0 } else { 1.0 - 2.0 * (g - 0.5) },
+            rows: data.rows() as f64,
+            heights: data
+                .quasi
+                .iter()
+                .map(|q| q.hierarchy.height() as f64)
+                .collect(),
+            domain: data
+                .quasi
+                .iter()
+                .map(|q| q.hierarchy.leaf_count() as f64)
+                .collect(),
+            ql: data.quasi.iter().map(|q| ql::table(&q.hierarchy)).collect(),
         })
     }
 
-    /// Whether the score itself never decreases under generalization.
-    pub fn is_monotonic(&self) -> bool {
-        matches!(
-            self.spec.name,
-            MetricKind::Entropy
-                | MetricKind::Precision
-                | MetricKind::Height
-                | MetricKind::DiscernibilityStar
-                | MetricKind::Ql
-        )
-    }
-
+    /// The per-attribute `values`, weighted and aggregated.
     fn aggregate(&self, values: &[f64]) -> Score {
         let w: Vec<f64> = values
             .iter()
@@ -369,21 +189,110 @@ impl Metric {
         }
     }
 
-    fn loss_value(&self, j: usize, raw: f64) -> f64 {
-        let m = self.g_factor * self.rows / self.domain[j];
-        let denom = self.rows - m;
-        if denom <= 0.0 {
-            return 0.0;
-        }
-        round10(((raw - m) / denom).max(0.0))
+    /// `levels`, one value per attribute, aggregated.
+    fn aggregate_levels(&self, levels: &[u8], value: impl Fn(usize, u8) -> f64) -> Score {
+        self.aggregate(
+            &levels
+                .iter()
+                .enumerate()
+                .map(|(j, &l)| value(j, l))
+                .collect::<Vec<_>>(),
+        )
     }
 
+    /// `level` over the height of attribute `j`'s hierarchy (0 for a flat one).
     fn ratio(&self, j: usize, level: u8) -> f64 {
         if self.heights[j] == 0.0 {
             0.0
         } else {
             level as f64 / self.heights[j]
         }
+    }
+
+    /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1, in
+    /// [0, 1] (rounding could otherwise put it a bit above 1, and 1 − ql below 0).
+    fn ql(&self, levels: &[u8]) -> f64 {
+        let total: f64 = self.weights.iter().sum();
+        if total == 0.0 {
+            return 0.0;
+        }
+        let ql: f64 = levels
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| self.weights[j] / total * self.ql[j][l as usize])
+            .sum();
+        positive_zero(ql.clamp(0.0, 1.0))
+    }
+}
+
+/// One transformation as a metric sees it: its levels, its classes, which of them are
+/// suppressed, and where to read each class's leaves.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    /// The distinct base tuples, from which each class's leaves are read.
+    pub snapshot: &'a Snapshot,
+    /// One level per quasi-identifier.
+    pub levels: &'a [u8],
+    /// The node's equivalence classes.
+    pub classes: &'a Classes,
+    /// `suppressed[c]`: class `c` is suppressed.
+    pub suppressed: &'a [bool],
+    /// Rows in the suppressed classes.
+    pub suppressed_rows: u64,
+    /// The quasi-identifiers' hierarchies.
+    pub hierarchies: &'a [&'a Hierarchy],
+}
+
+/// A family of metrics bound to a dataset: scores a transformation and bounds the scores of
+/// its generalizations. Scores may hold negative zeros: [`Metric`] makes them positive.
+pub trait Measure: Send + Sync + Debug {
+    /// The score of `node` (lower is better).
+    fn score(&self, basis: &Basis, node: &Node<'_>) -> Score;
+
+    /// A lower bound on the score of `levels` and of every generalization of it, when it
+    /// can be had without the classes.
+    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score>;
+
+    /// A lower bound on the score of every generalization of a node with these classes,
+    /// when the classes give one (the default: none).
+    fn class_bound(&self, _basis: &Basis, _classes: &Classes) -> Option<Score> {
+        None
+    }
+}
+
+/// A metric bound to a dataset, with per-attribute, per-level tables precomputed.
+#[derive(Debug, Clone)]
+pub struct Metric {
+    /// The metric as configured.
+    pub spec: MetricSpec,
+    basis: Basis,
+    measure: Arc<dyn Measure>,
+}
+
+impl Metric {
+    /// Binds `spec` to `data`. Fails when the factor or a weight is out of its domain, a
+    /// weight names no quasi-identifier, or sf-ql lacks a `[safety]` section.
+    pub fn bind(spec: &MetricSpec, data: &Dataset) -> Result<Metric, MetricError> {
+        let basis = Basis::new(spec, data)?;
+        let measure: Arc<dyn Measure> = match spec.name {
+            MetricKind::Loss => Arc::new(loss::Loss::new(data)),
+            MetricKind::Entropy => Arc::new(entropy::Entropy::new(data)),
+            MetricKind::EntropyNm => Arc::new(entropy::EntropyNm::new(data)),
+            MetricKind::Precision => Arc::new(precision::Precision),
+            MetricKind::PrecisionNm => Arc::new(precision::PrecisionNm),
+            MetricKind::Height => Arc::new(height::Height),
+            MetricKind::Discernibility => Arc::new(discernibility::Discernibility),
+            MetricKind::DiscernibilityStar => Arc::new(discernibility::DiscernibilityStar),
+            MetricKind::Aecs => Arc::new(aecs::Aecs),
+            MetricKind::Ql => Arc::new(ql::Ql),
+            MetricKind::Glm => Arc::new(glm::Glm::new(data)),
+            MetricKind::SfQl => Arc::new(sf_ql::SfQl::new(data).ok_or(MetricError::NoSafety)?),
+        };
+        Ok(Metric {
+            spec: spec.clone(),
+            basis,
+            measure,
+        })
     }
 
     /// The score of node `levels` whose classes are `classes`, with `suppressed[c]` marking
@@ -397,258 +306,42 @@ impl Metric {
         suppressed_rows: u64,
         hierarchies: &[&Hierarchy],
     ) -> Score {
-        self.raw_score(
+        let node = Node {
             snapshot,
             levels,
             classes,
             suppressed,
             suppressed_rows,
             hierarchies,
-        )
-        .positive_zero()
-    }
-
-    fn raw_score(
-        &self,
-        snapshot: &Snapshot,
-        levels: &[u8],
-        classes: &Classes,
-        suppressed: &[bool],
-        suppressed_rows: u64,
-        hierarchies: &[&Hierarchy],
-    ) -> Score {
-        let n = self.rows;
-        let ns = suppressed_rows as f64;
-        let d = levels.len();
-        let (gf, sf) = (self.g_factor, self.s_factor);
-        match self.spec.name {
-            MetricKind::SfQl => {
-                let (c, offset) = self.safety.as_ref().expect("bound with a [safety] section");
-                let security = self::sf(c, *offset, classes, Some(suppressed), self.rows as usize);
-                Score::scalar(1.0 - security * self.ql(levels))
-            }
-            MetricKind::Height => {
-                self.aggregate(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>())
-            }
-            MetricKind::Precision => self.aggregate(
-                &(0..d)
-                    .map(|j| gf * self.ratio(j, levels[j]))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::PrecisionNm => self.aggregate(
-                &(0..d)
-                    .map(|j| ((n - ns) * self.ratio(j, levels[j]) * gf + ns * sf) / n)
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::Entropy => self.aggregate(
-                &(0..d)
-                    .map(|j| round10(gf * self.entropy[j][levels[j] as usize]))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::EntropyNm => {
-                let mut values = Vec::with_capacity(d);
-                for j in 0..d {
-                    let mut supp = 0.0;
-                    if suppressed_rows > 0 {
-                        let mut s: rustc_hash::FxHashMap<u32, u64> = Default::default();
-                        for c in (0..classes.len()).filter(|&c| suppressed[c]) {
-                            let leaf = snapshot.leaf(j, classes.reps[c]);
-                            *s.entry(hierarchies[j].code(levels[j] as usize, leaf))
-                                .or_default() += classes.counts[c] as u64;
-                        }
-                        supp = -s
-                            .values()
-                            .map(|&sy| sy as f64 * (sy as f64 / ns).log2())
-                            .sum::<f64>();
-                    }
-                    values.push(round10(
-                        gf * self.entropy[j][levels[j] as usize] + sf * supp,
-                    ));
-                }
-                self.aggregate(&values)
-            }
-            // Without suppression, score from the per-level tables: equal to the bound to
-            // the bit, so that the best-first search stops at the first acceptable node.
-            MetricKind::Loss | MetricKind::Glm if suppressed_rows == 0 => {
-                self.level_bound(levels).expect("class-free bound")
-            }
-            MetricKind::Loss => {
-                let mut raw = vec![0.0; d];
-                for (j, raw) in raw.iter_mut().enumerate() {
-                    let level = levels[j] as usize;
-                    let (share, map, column) = (
-                        &self.share[j][level],
-                        hierarchies[j].level_map(level),
-                        snapshot.column(j),
-                    );
-                    for c in 0..classes.len() {
-                        let size = classes.counts[c] as f64;
-                        let share = share[map[column[classes.reps[c] as usize] as usize] as usize];
-                        *raw += if !suppressed[c] {
-                            gf * size * share
-                        } else if sf == 1.0 {
-                            size
-                        } else {
-                            size * share + sf * (size - size * share)
-                        };
-                    }
-                }
-                self.aggregate(
-                    &(0..d)
-                        .map(|j| self.loss_value(j, raw[j]))
-                        .collect::<Vec<_>>(),
-                )
-            }
-            MetricKind::Discernibility => {
-                let dm = classes
-                    .counts
-                    .iter()
-                    .zip(suppressed)
-                    .map(|(&c, &s)| if s { n * c as f64 } else { c as f64 * c as f64 })
-                    .sum();
-                Score::scalar(dm)
-            }
-            MetricKind::DiscernibilityStar => {
-                Score::scalar(classes.counts.iter().map(|&c| c as f64 * c as f64).sum())
-            }
-            MetricKind::Aecs => {
-                let kept = suppressed.iter().filter(|&&s| !s).count() as f64;
-                let any = if suppressed_rows > 0 { 1.0 } else { 0.0 };
-                Score::scalar(n / (sf * kept + any * gf))
-            }
-            MetricKind::Ql => Score::scalar(1.0 - self.ql(levels)),
-            MetricKind::Glm => {
-                let mut total = 0.0;
-                for j in 0..d {
-                    let m = self.domain[j];
-                    let mut loss = 0.0;
-                    for ((&count, &rep), &s) in
-                        classes.counts.iter().zip(&classes.reps).zip(suppressed)
-                    {
-                        let size = count as f64;
-                        if s {
-                            loss += size;
-                        } else if m > 1.0 {
-                            let leaf = snapshot.leaf(j, rep);
-                            let code = hierarchies[j].code(levels[j] as usize, leaf);
-                            let g = self.share[j][levels[j] as usize][code as usize] * m;
-                            loss += size * (g - 1.0) / (m - 1.0);
-                        }
-                    }
-                    total += loss / n;
-                }
-                Score::scalar(total)
-            }
-        }
+        };
+        self.measure.score(&self.basis, &node).positive_zero()
     }
 
     /// A lower bound on the score of `levels` and of every generalization of it, when it can
     /// be had without the classes.
     pub fn level_bound(&self, levels: &[u8]) -> Option<Score> {
-        self.raw_level_bound(levels).map(Score::positive_zero)
-    }
-
-    fn raw_level_bound(&self, levels: &[u8]) -> Option<Score> {
-        let d = levels.len();
-        let gf = self.g_factor;
-        Some(match self.spec.name {
-            MetricKind::Height | MetricKind::Precision | MetricKind::Entropy | MetricKind::Ql => {
-                // monotonic and class-free: the score itself
-                return Some(self.level_only_score(levels));
-            }
-            // sf ≤ 1 and ql only falls under generalization
-            MetricKind::SfQl => Score::scalar(1.0 - self.ql(levels)),
-            MetricKind::PrecisionNm => self.aggregate(
-                &(0..d)
-                    .map(|j| (gf * self.ratio(j, levels[j])).min(self.s_factor))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::EntropyNm => self.aggregate(
-                &(0..d)
-                    .map(|j| round10(gf * self.entropy[j][levels[j] as usize]))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::Loss => self.aggregate(
-                &(0..d)
-                    .map(|j| self.loss_value(j, gf * self.loss_nosupp[j][levels[j] as usize]))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::Glm => Score::scalar(
-                (0..d)
-                    .map(|j| self.glm_nosupp[j][levels[j] as usize] / self.rows)
-                    .sum(),
-            ),
-            MetricKind::Discernibility | MetricKind::DiscernibilityStar | MetricKind::Aecs => {
-                return None
-            }
-        })
+        self.measure
+            .level_bound(&self.basis, levels)
+            .map(Score::positive_zero)
     }
 
     /// A lower bound on the score of every generalization of a node with these classes.
     pub fn class_bound(&self, classes: &Classes) -> Option<Score> {
-        match self.spec.name {
-            MetricKind::Discernibility | MetricKind::DiscernibilityStar => Some(Score::scalar(
-                classes.counts.iter().map(|&c| c as f64 * c as f64).sum(),
-            )),
-            MetricKind::Aecs => Some(Score::scalar(self.rows / classes.len().max(1) as f64)),
-            _ => None,
-        }
-    }
-
-    fn level_only_score(&self, levels: &[u8]) -> Score {
-        let d = levels.len();
-        match self.spec.name {
-            MetricKind::Height => {
-                self.aggregate(&levels.iter().map(|&l| l as f64).collect::<Vec<_>>())
-            }
-            MetricKind::Precision => self.aggregate(
-                &(0..d)
-                    .map(|j| self.g_factor * self.ratio(j, levels[j]))
-                    .collect::<Vec<_>>(),
-            ),
-            MetricKind::Entropy => self.aggregate(
-                &(0..d)
-                    .map(|j| round10(self.g_factor * self.entropy[j][levels[j] as usize]))
-                    .collect::<Vec<_>>(),
-            ),
-            _ => Score::scalar(1.0 - self.ql(levels)),
-        }
+        self.measure.class_bound(&self.basis, classes)
     }
 
     /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1, in
     /// [0, 1] (rounding could otherwise put it a bit above 1, and 1 − ql below 0).
     pub fn ql(&self, levels: &[u8]) -> f64 {
-        let total: f64 = self.weights.iter().sum();
-        if total == 0.0 {
-            return 0.0;
-        }
-        let ql: f64 = levels
-            .iter()
-            .enumerate()
-            .map(|(j, &l)| self.weights[j] / total * self.ql[j][l as usize])
-            .sum();
-        positive_zero(ql.clamp(0.0, 1.0))
+        self.basis.ql(levels)
     }
 }
-/// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
-/// suppressed classes (released as nothing) carry no risk. In [0, 1].
-pub fn sf(
-    c: &Confidentiality,
-    offset: usize,
-    classes: &Classes,
-    suppressed: Option<&[bool]>,
-    rows: usize,
-) -> f64 {
-    let width = c.profiles.len();
-    let risk: f64 = (0..classes.len())
-        .filter(|&k| suppressed.is_none_or(|s| !s[k]))
-        .map(|k| {
-            c.class_risk(
-                &classes.histogram(k)[offset..offset + width],
-                classes.counts[k],
-            )
-        })
-        .sum();
-    // at most 1 per person, but rounding may carry the mean a bit past 1
-    (1.0 - risk / rows.max(1) as f64).max(0.0)
+
+/// How many rows have each leaf of `q`'s hierarchy.
+fn leaf_counts(q: &QuasiIdentifier) -> Vec<u64> {
+    let mut counts = vec![0u64; q.hierarchy.leaf_count()];
+    for &l in &q.leaves {
+        counts[l as usize] += 1;
+    }
+    counts
 }

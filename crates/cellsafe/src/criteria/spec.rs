@@ -1,0 +1,286 @@
+//! The privacy models as configured: plain data read from the job description, checked
+//! for domain errors without any data, and bound to a dataset as a [`Criterion`].
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::beta_likeness::BetaLikeness;
+use super::delta_disclosure::DeltaDisclosure;
+use super::k_anonymity::KAnonymity;
+use super::l_diversity::{DistinctLDiversity, EntropyLDiversity, RecursiveClDiversity};
+use super::logical::{ConfidentialValues, LogicalSafety};
+use super::t_closeness::{self, TCloseness};
+use super::{reference, CriteriaError, CriteriaErrorKind, Criterion, Span};
+use crate::framework::dataset::{Dataset, SensitiveAttribute};
+
+/// The ground distance of t-closeness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Distance {
+    /// Every two values are at distance 1.
+    Equal,
+    /// Values in their natural order, at distance |i − j| / (m − 1).
+    Ordered,
+    /// The height of the values' lowest common ancestor in the attribute's hierarchy,
+    /// divided by the hierarchy's height.
+    Hierarchical,
+}
+
+/// A privacy model as configured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ModelSpec {
+    /// Every class has at least `k` rows.
+    KAnonymity {
+        /// The smallest class size, at least 1.
+        k: u32,
+    },
+    /// Every class has at least ⌈l⌉ distinct values of `attribute`.
+    DistinctLDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// At least 1.
+        l: f64,
+    },
+    /// Every class has at least ⌈l⌉ values and entropy at least ln l.
+    EntropyLDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// At least 1.
+        l: f64,
+    },
+    /// In every class r1 < c·(r_l + … + r_m), r_i being the i-th largest frequency.
+    RecursiveClDiversity {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// Positive.
+        c: f64,
+        /// At least 1.
+        l: u32,
+    },
+    /// Every class's distribution lies within earth mover's distance `t` of the input's.
+    TCloseness {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// In (0, 1].
+        t: f64,
+        /// The ground distance between two values.
+        distance: Distance,
+    },
+    /// Every value's frequency in a class is within a factor 2^δ (strictly) of its overall
+    /// frequency.
+    DeltaDisclosure {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// Positive.
+        delta: f64,
+    },
+    /// No value's relative frequency gain in a class exceeds `beta` (enhanced: min(β, −ln p)).
+    BetaLikeness {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// Positive.
+        beta: f64,
+        /// The enhanced variant (default: basic).
+        #[serde(default)]
+        enhanced: bool,
+    },
+    /// Logical safety (paper 002, definition 5) for the formula `attribute ∈ values` held
+    /// confidential by everyone: a class is unsafe when every member satisfies it, because
+    /// the recipient then knows it of each of them.
+    Confidential {
+        /// The sensitive attribute (a column with role "sensitive").
+        attribute: String,
+        /// The confidential values, each of which must occur.
+        values: Vec<String>,
+    },
+    /// Logical safety (paper 002 definition 5, paper 000 section 3.1) for the formulas and
+    /// per-person CON sets of the `[safety]` section: a class is unsafe when some formula
+    /// holds of every member and some member holds it confidential.
+    LogicalSafety,
+}
+
+impl ModelSpec {
+    /// The sensitive attribute the model reads, if it reads one.
+    pub fn attribute(&self) -> Option<&str> {
+        match self {
+            ModelSpec::KAnonymity { .. } => None,
+            ModelSpec::DistinctLDiversity { attribute, .. }
+            | ModelSpec::EntropyLDiversity { attribute, .. }
+            | ModelSpec::RecursiveClDiversity { attribute, .. }
+            | ModelSpec::TCloseness { attribute, .. }
+            | ModelSpec::DeltaDisclosure { attribute, .. }
+            | ModelSpec::BetaLikeness { attribute, .. }
+            | ModelSpec::Confidential { attribute, .. } => Some(attribute),
+            ModelSpec::LogicalSafety => None,
+        }
+    }
+
+    /// Short name used in reports.
+    pub fn name(&self) -> String {
+        match self {
+            ModelSpec::KAnonymity { k } => format!("{k}-anonymity"),
+            ModelSpec::DistinctLDiversity { attribute, l } => {
+                format!("distinct-{l}-diversity({attribute})")
+            }
+            ModelSpec::EntropyLDiversity { attribute, l } => {
+                format!("entropy-{l}-diversity({attribute})")
+            }
+            ModelSpec::RecursiveClDiversity { attribute, c, l } => {
+                format!("recursive-({c},{l})-diversity({attribute})")
+            }
+            ModelSpec::TCloseness {
+                attribute,
+                t,
+                distance,
+            } => {
+                format!("{t}-closeness({attribute}, {distance:?} distance)")
+            }
+            ModelSpec::DeltaDisclosure { attribute, delta } => {
+                format!("{delta}-disclosure({attribute})")
+            }
+            ModelSpec::Confidential { attribute, values } => {
+                format!("confidential({attribute} in {{{}}})", values.join(", "))
+            }
+            ModelSpec::LogicalSafety => "logical-safety".into(),
+            ModelSpec::BetaLikeness {
+                attribute,
+                beta,
+                enhanced,
+            } => {
+                format!(
+                    "{}-{beta}-likeness({attribute})",
+                    if *enhanced { "enhanced" } else { "basic" }
+                )
+            }
+        }
+    }
+
+    /// Checks that every parameter lies in its domain: k ≥ 1, l ≥ 1, c > 0, t in (0, 1],
+    /// δ > 0, β > 0, all finite. On failure the error names the parameter
+    /// ([`CriteriaErrorKind::Parameter`]).
+    pub fn validate(&self) -> Result<(), CriteriaError> {
+        let at_least_1 = |name: &'static str| Err((name, "must be at least 1".to_string()));
+        let finite = |x: f64, name: &'static str, ok: bool, domain: &str| {
+            if x.is_finite() && ok {
+                Ok(())
+            } else {
+                Err((name, format!("must be {domain}, got {x}")))
+            }
+        };
+        let checked = match self {
+            ModelSpec::KAnonymity { k } if *k == 0 => at_least_1("k"),
+            ModelSpec::DistinctLDiversity { l, .. } | ModelSpec::EntropyLDiversity { l, .. } => {
+                finite(*l, "l", *l >= 1.0, "a number ≥ 1")
+            }
+            ModelSpec::RecursiveClDiversity { l, .. } if *l == 0 => at_least_1("l"),
+            ModelSpec::RecursiveClDiversity { c, .. } => {
+                finite(*c, "c", *c > 0.0, "a positive number")
+            }
+            ModelSpec::TCloseness { t, .. } => {
+                finite(*t, "t", *t > 0.0 && *t <= 1.0, "a number in (0, 1]")
+            }
+            ModelSpec::DeltaDisclosure { delta, .. } => {
+                finite(*delta, "delta", *delta > 0.0, "a positive number")
+            }
+            ModelSpec::BetaLikeness { beta, .. } => {
+                finite(*beta, "beta", *beta > 0.0, "a positive number")
+            }
+            _ => Ok(()),
+        };
+        checked.map_err(|(parameter, message)| {
+            self.error(CriteriaErrorKind::Parameter { parameter, message })
+        })
+    }
+
+    /// Binds the model to `data` (see [`super::Model::bind`]).
+    pub fn criterion(&self, data: &Dataset) -> Result<Arc<dyn Criterion>, CriteriaError> {
+        self.validate()?;
+        let attribute = |name: &str| -> Result<&SensitiveAttribute, CriteriaError> {
+            data.sensitive_index(name)
+                .map(|i| &data.sensitive[i])
+                .ok_or_else(|| self.error(CriteriaErrorKind::UnknownAttribute(name.into())))
+        };
+        Ok(match self {
+            ModelSpec::KAnonymity { k } => Arc::new(KAnonymity::new(*k)),
+            ModelSpec::DistinctLDiversity { attribute: a, l } => {
+                Arc::new(DistinctLDiversity::new(span(attribute(a)?), *l))
+            }
+            ModelSpec::EntropyLDiversity { attribute: a, l } => {
+                Arc::new(EntropyLDiversity::new(span(attribute(a)?), *l))
+            }
+            ModelSpec::RecursiveClDiversity { attribute: a, c, l } => {
+                Arc::new(RecursiveClDiversity::new(span(attribute(a)?), *c, *l))
+            }
+            ModelSpec::TCloseness {
+                attribute: a,
+                t,
+                distance,
+            } => {
+                let a = attribute(a)?;
+                let (s, q) = (span(a), reference(a, data));
+                match distance {
+                    Distance::Equal => Arc::new(TCloseness::new(s, q, *t, t_closeness::Equal)),
+                    Distance::Ordered => {
+                        Arc::new(TCloseness::new(s, q, *t, t_closeness::Ordered::new(a)))
+                    }
+                    Distance::Hierarchical => {
+                        let tree = t_closeness::Hierarchical::new(a).ok_or_else(|| {
+                            self.error(CriteriaErrorKind::NoHierarchy(a.name.clone()))
+                        })?;
+                        Arc::new(TCloseness::new(s, q, *t, tree))
+                    }
+                }
+            }
+            ModelSpec::DeltaDisclosure {
+                attribute: a,
+                delta,
+            } => {
+                let a = attribute(a)?;
+                Arc::new(DeltaDisclosure::new(span(a), reference(a, data), *delta))
+            }
+            ModelSpec::BetaLikeness {
+                attribute: a,
+                beta,
+                enhanced,
+            } => {
+                let a = attribute(a)?;
+                Arc::new(BetaLikeness::new(
+                    span(a),
+                    reference(a, data),
+                    *beta,
+                    *enhanced,
+                ))
+            }
+            ModelSpec::Confidential {
+                attribute: a,
+                values,
+            } => {
+                let a = attribute(a)?;
+                if let Some(v) = values.iter().find(|v| !a.values.contains(v)) {
+                    return Err(self.error(CriteriaErrorKind::UnknownValue {
+                        attribute: a.name.clone(),
+                        value: v.clone(),
+                    }));
+                }
+                Arc::new(ConfidentialValues::new(span(a), a, values))
+            }
+            ModelSpec::LogicalSafety => Arc::new(
+                LogicalSafety::new(data).ok_or_else(|| self.error(CriteriaErrorKind::NoSafety))?,
+            ),
+        })
+    }
+
+    /// `kind`, as an error of this model.
+    fn error(&self, kind: CriteriaErrorKind) -> CriteriaError {
+        CriteriaError {
+            model: self.name(),
+            kind,
+        }
+    }
+}
+
+fn span(a: &SensitiveAttribute) -> Span {
+    Span::of_attribute(a)
+}

@@ -1,0 +1,52 @@
+//! Discernibility: each row costs the size of its class, Σ|E|² over released classes.
+//! DM charges a suppressed row the number of rows N (ARX's `MetricSDDiscernability`); DM*
+//! ignores suppression (`MetricSDNMDiscernability`). Neither is known from the levels
+//! alone, but merging classes only raises Σ|E|², which bounds both from the classes.
+
+use super::{Basis, Measure, Node, Score};
+use crate::framework::classes::Classes;
+
+/// Σ|E|² over all classes.
+fn squares(classes: &Classes) -> f64 {
+    classes.counts.iter().map(|&c| c as f64 * c as f64).sum()
+}
+
+/// Discernibility DM: suppressed rows cost N each.
+#[derive(Debug, Clone, Copy)]
+pub struct Discernibility;
+
+impl Measure for Discernibility {
+    fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
+        let n = basis.rows;
+        let dm = node
+            .classes
+            .counts
+            .iter()
+            .zip(node.suppressed)
+            .map(|(&c, &s)| if s { n * c as f64 } else { c as f64 * c as f64 })
+            .sum();
+        Score::scalar(dm)
+    }
+    fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
+        None
+    }
+    fn class_bound(&self, _basis: &Basis, classes: &Classes) -> Option<Score> {
+        Some(Score::scalar(squares(classes)))
+    }
+}
+
+/// DM*: Σ|E|² over all classes, suppression ignored.
+#[derive(Debug, Clone, Copy)]
+pub struct DiscernibilityStar;
+
+impl Measure for DiscernibilityStar {
+    fn score(&self, _basis: &Basis, node: &Node<'_>) -> Score {
+        Score::scalar(squares(node.classes))
+    }
+    fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
+        None
+    }
+    fn class_bound(&self, _basis: &Basis, classes: &Classes) -> Option<Score> {
+        Some(Score::scalar(squares(classes)))
+    }
+}

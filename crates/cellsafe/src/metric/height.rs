@@ -1,0 +1,17 @@
+//! Height: the levels of a transformation, aggregated (summed by default). Class-free and
+//! monotonic, so its bound is the score itself.
+
+use super::{Basis, Measure, Node, Score};
+
+/// The height metric.
+#[derive(Debug, Clone, Copy)]
+pub struct Height;
+
+impl Measure for Height {
+    fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
+        self.level_bound(basis, node.levels).expect("class-free")
+    }
+    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
+        Some(basis.aggregate_levels(levels, |_, level| level as f64))
+    }
+}
