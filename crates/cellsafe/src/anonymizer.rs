@@ -46,7 +46,7 @@ use crate::algorithm::{self, Algorithm};
 use crate::criteria::ModelSpec;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::Role;
-use crate::error::{Error, Location, Result};
+use crate::error::{DatasetError, Error, Location, ProblemError, Result};
 use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
@@ -238,10 +238,7 @@ impl<'a> Anonymizer<'a> {
     fn dataset(&self) -> Result<Dataset> {
         let header = self.table.header();
         if let Some(a) = self.attributes.iter().find(|a| !header.contains(&a.name)) {
-            return Err(Error::Invalid(format!(
-                "the table has no column `{}`",
-                a.name
-            )));
+            return Err(DatasetError::NoColumn(a.name.clone()).into());
         }
         let mut roles = Vec::with_capacity(header.len());
         let mut public = Vec::with_capacity(header.len());
@@ -257,9 +254,9 @@ impl<'a> Anonymizer<'a> {
                 .map(|g| self.build(column, g))
                 .transpose()?;
             match role {
-                Role::QuasiIdentifying => hierarchies.push(built.ok_or_else(|| {
-                    Error::Invalid(format!("quasi-identifier `{name}` has no hierarchy"))
-                })?),
+                Role::QuasiIdentifying => hierarchies.push(
+                    built.ok_or_else(|| Error::Dataset(DatasetError::NoHierarchy(name.clone())))?,
+                ),
                 Role::Sensitive => sensitive_hierarchies.push(built.map(|b| b.0)),
                 _ => {}
             }
@@ -307,11 +304,9 @@ impl<'a> Anonymizer<'a> {
     /// cancellation by the observer ([`Error::Cancelled`]).
     pub fn run(self) -> Result<Release> {
         if self.algorithm == Algorithm::SetBased {
-            return Err(Error::Invalid(
-                "the set-based search releases sets of values, not a transformation: \
-                 use a level-based search here"
-                    .into(),
-            ));
+            return Err(Error::Problem(ProblemError::NotANodeSearch(
+                "the set-based search releases sets of values; use a level-based search here",
+            )));
         }
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;

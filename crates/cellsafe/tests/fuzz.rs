@@ -782,6 +782,12 @@ fn located(e: &Error) -> bool {
         | Error::NothingAcceptable
         | Error::Cancelled
         | Error::Invalid(_)
+        | Error::Dataset(_)
+        | Error::Criteria(_)
+        | Error::Metric(_)
+        | Error::Problem(_)
+        | Error::Disclosure(_)
+        | Error::Release(_)
         | Error::Intractable(_) => false,
     }
 }

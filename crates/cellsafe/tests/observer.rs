@@ -14,6 +14,7 @@ use cellsafe::algorithm::genetic::{genetic_report, GeneticSpec};
 use cellsafe::algorithm::problem::Problem;
 use cellsafe::algorithm::{self, Algorithm};
 use cellsafe::data::table::Table;
+use cellsafe::error::ProblemError;
 use cellsafe::job::config::Config;
 use cellsafe::observer::{
     Cancel, Observer, Silent, DISCLOSE, GENETIC, LOADING, OPTIMUM, SAFETY, SEARCH, SET_BASED,
@@ -305,7 +306,10 @@ fn set_based_search_stops_when_cancelled() {
         &Silent,
     )
     .unwrap_err();
-    assert!(matches!(err, Error::Invalid(_)), "{err}");
+    assert!(
+        matches!(err, Error::Problem(ProblemError::NotANodeSearch(_))),
+        "{err}"
+    );
     assert!(Algorithm::SetBased
         .node_search(&GeneticSpec::default())
         .is_none());

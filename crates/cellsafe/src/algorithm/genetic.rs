@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 use crate::metric::{Metric, MetricKind, MetricSpec};
 use crate::observer::{Observer, Silent, Stage, GENETIC, OPTIMUM};
 
@@ -309,7 +309,10 @@ pub fn genetic_observed(
     observer: &dyn Observer,
 ) -> Result<GeneticOutcome> {
     spec.validate()
-        .map_err(|(name, message)| Error::Invalid(format!("{name} {message}")))?;
+        .map_err(|(name, message)| ProblemError::Parameter {
+            name: name.to_string(),
+            message: message.to_string(),
+        })?;
     let fitness = Fitness::new(problem)?;
     let sizes: Vec<u32> = problem
         .lattice

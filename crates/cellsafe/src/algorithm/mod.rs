@@ -38,7 +38,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::{Evaluation, Problem};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::Classes;
 use crate::framework::lattice::{is_generalization, tie_order};
 use crate::hierarchy::Hierarchy;
@@ -599,12 +599,11 @@ pub fn run(
     genetic: &genetic::GeneticSpec,
     observer: &dyn Observer,
 ) -> Result<Outcome> {
-    let search = algorithm.node_search(genetic).ok_or_else(|| {
-        Error::Invalid(
-            "set-based generalization is not a search of the lattice's nodes: run \
-             algorithm::setbased::run"
-                .into(),
-        )
-    })?;
+    let search =
+        algorithm
+            .node_search(genetic)
+            .ok_or(Error::Problem(ProblemError::NotANodeSearch(
+                "run algorithm::setbased::run",
+            )))?;
     search.search(problem, observer)
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::criteria::{Model, ModelSpec};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::{Classes, Snapshot};
 use crate::framework::dataset::Dataset;
 use crate::framework::lattice::{Lattice, LevelOrder};
@@ -116,30 +116,20 @@ impl Problem {
         metric: &MetricSpec,
     ) -> Result<Problem> {
         if !(0.0..=1.0).contains(&suppression_limit) {
-            return Err(Error::Invalid(
-                "the suppression limit must lie in [0, 1]".into(),
-            ));
+            return Err(ProblemError::SuppressionLimit(suppression_limit).into());
         }
         if data.quasi.is_empty() {
-            return Err(Error::Invalid(
-                "at least one quasi-identifier is required".into(),
-            ));
+            return Err(ProblemError::NoQuasiIdentifier.into());
         }
         if data.rows() == 0 {
-            return Err(Error::Invalid(format!(
-                "{} has no data rows",
-                data.table.source().display()
-            )));
+            return Err(ProblemError::NoRows(data.table.source().to_path_buf()).into());
         }
         let size = data
             .max_levels()
             .iter()
             .try_fold(1usize, |acc, &m| acc.checked_mul(m as usize + 1));
         if size.is_none_or(|n| n > MAX_LATTICE) {
-            return Err(Error::Invalid(format!(
-                "the generalization lattice has more than {MAX_LATTICE} transformations; \
-                 use fewer quasi-identifiers or shorter hierarchies"
-            )));
+            return Err(ProblemError::LatticeTooLarge(MAX_LATTICE).into());
         }
         let models = models
             .iter()
@@ -198,11 +188,12 @@ impl Problem {
     /// Checks that `levels` is a node of the lattice.
     pub fn check_levels(&self, levels: &[u8]) -> Result<()> {
         if !self.lattice.contains(levels) {
-            return Err(Error::Invalid(format!(
-                "levels {levels:?} are not a transformation: expected {} levels with maxima {:?}",
-                self.lattice.dimensions(),
-                self.lattice.max_levels()
-            )));
+            return Err(ProblemError::Levels {
+                levels: levels.to_vec(),
+                dimensions: self.lattice.dimensions(),
+                maxima: self.lattice.max_levels().to_vec(),
+            }
+            .into());
         }
         Ok(())
     }

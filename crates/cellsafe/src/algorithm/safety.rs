@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::data::confidentiality::{has, Confidentiality};
 
 use crate::algorithm::problem::{levels_map, Problem};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 use crate::metric::sf;
 
 /// A person the recipient learns something confidential about.
@@ -53,9 +53,11 @@ pub struct SafetyTest {
 }
 
 fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {
-    problem.data.confidentiality.as_deref().ok_or_else(|| {
-        Error::Invalid("the safety test needs a [safety] section (confidential formulas)".into())
-    })
+    problem
+        .data
+        .confidentiality
+        .as_deref()
+        .ok_or(Error::Problem(ProblemError::NeedsSafety("the safety test")))
 }
 
 /// Tests transformation `levels`, listing at most `limit` unsafe persons.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::algorithm::problem::Problem;
 use crate::criteria::matching;
 use crate::data::confidentiality::{has, Confidentiality};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 
 /// The allowed generalized values Z_j of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,9 +253,13 @@ impl<'a> SetTable<'a> {
     /// default Z_j by column name: levels for quasi-identifiers, intervals for numeric and
     /// subsets for other confidential columns.
     pub fn new(problem: &'a Problem, families: &FxHashMap<String, Family>) -> Result<Self> {
-        let c = problem.data.confidentiality.as_deref().ok_or_else(|| {
-            Error::Invalid("set-based generalization needs a [safety] section".into())
-        })?;
+        let c = problem
+            .data
+            .confidentiality
+            .as_deref()
+            .ok_or(Error::Problem(ProblemError::NeedsSafety(
+                "set-based generalization",
+            )))?;
         let n = problem.data.rows();
         let mut columns = Vec::new();
         let mut original = Vec::new();
@@ -387,7 +391,7 @@ impl<'a> SetTable<'a> {
         let col = &self.columns[j];
         let orig = self.original[j][i];
         if !has(&cell, orig as usize) {
-            return Err(Error::Invalid(format!(
+            return Err(set_based(format!(
                 "row {}: a generalized `{}` must contain the original value `{}`",
                 i + 1,
                 col.name,
@@ -395,7 +399,7 @@ impl<'a> SetTable<'a> {
             )));
         }
         if !col.allowed(&cell) {
-            return Err(Error::Invalid(format!(
+            return Err(set_based(format!(
                 "row {}: {} is not an allowed generalized value of `{}` ({:?})",
                 i + 1,
                 col.render(&cell),
@@ -414,7 +418,7 @@ impl<'a> SetTable<'a> {
         for (j, &l) in levels.iter().enumerate() {
             let col = &self.columns[j];
             if col.family != Family::Levels {
-                return Err(Error::Invalid(format!(
+                return Err(set_based(format!(
                     "`{}` does not use the levels family",
                     col.name
                 )));
@@ -593,7 +597,7 @@ fn column(
 ) -> Result<SetColumn> {
     let order = match family {
         Family::Intervals => numeric_order(&values).ok_or_else(|| {
-            Error::Invalid(format!(
+            set_based(format!(
                 "`{name}` is not numeric, so its cells cannot be generalized to intervals"
             ))
         })?,
@@ -866,11 +870,7 @@ pub fn goal_directed_observed(
             progress = true;
         }
         if !progress {
-            return Err(Error::Invalid(
-                "the goal-directed search cannot make the table safe: some confidential \
-                 formula holds whatever the cells"
-                    .into(),
-            ));
+            return Err(ProblemError::Unsatisfiable.into());
         }
     }
     stage.check()?;
@@ -891,12 +891,17 @@ fn value_code(col: &SetColumn, a: &str) -> Result<u32> {
         .position(|x| x == a)
         .map(|v| v as u32)
         .ok_or_else(|| {
-            Error::Invalid(format!(
+            set_based(format!(
                 "`{}` is not a value of `{}`",
                 crate::error::excerpt(a),
                 col.name
             ))
         })
+}
+
+/// A set-based generalization its attribute's family cannot express.
+fn set_based(message: String) -> Error {
+    Error::Problem(ProblemError::SetBased(message))
 }
 
 #[cfg(test)]

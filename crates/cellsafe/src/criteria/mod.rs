@@ -14,7 +14,6 @@
 
 pub mod beta_likeness;
 pub mod delta_disclosure;
-mod error;
 pub mod k_anonymity;
 pub mod l_diversity;
 pub mod logical;
@@ -28,7 +27,7 @@ use std::sync::Arc;
 
 use crate::framework::dataset::{Dataset, SensitiveAttribute};
 
-pub use error::{CriteriaError, CriteriaErrorKind};
+pub use crate::error::{CriteriaError, CriteriaErrorKind};
 pub use spec::{Distance, ModelSpec};
 
 /// ARX's monotonicity flags of a model: whether "satisfied" is kept when classes merge.

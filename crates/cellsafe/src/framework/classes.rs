@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{DatasetError, Error, Result};
 use crate::hierarchy::Hierarchy;
 
 thread_local! {
@@ -165,11 +165,9 @@ impl Snapshot {
         let mut stride: u128 = 1;
         for h in hierarchies {
             strides.push(stride);
-            stride = stride.checked_mul(h.leaf_count() as u128).ok_or_else(|| {
-                Error::Invalid(
-                    "too many quasi-identifier values to pack a class key into 128 bits".into(),
-                )
-            })?;
+            stride = stride
+                .checked_mul(h.leaf_count() as u128)
+                .ok_or(Error::Dataset(DatasetError::KeyOverflow))?;
         }
         let width: usize = sensitive.iter().map(|(_, d)| d).sum();
         let mut index: FxHashMap<u128, u32> = FxHashMap::default();

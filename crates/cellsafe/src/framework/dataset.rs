@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::data::confidentiality::Confidentiality;
 use crate::data::table::Table;
 use crate::data::{number, Role, SUPPRESSED};
-use crate::error::{excerpt, Error, Location, Result};
+use crate::error::{excerpt, DatasetError, Error, Location, Result};
 use crate::hierarchy::Hierarchy;
 
 /// A quasi-identifier: its column, hierarchy, and the leaf code of every row.
@@ -61,7 +61,11 @@ impl Dataset {
         mut sensitive_hierarchies: Vec<Option<Hierarchy>>,
     ) -> Result<Dataset> {
         if roles.len() != table.header().len() {
-            return Err(Error::Invalid("one role per column is required".into()));
+            return Err(DatasetError::Roles {
+                columns: table.header().len(),
+                roles: roles.len(),
+            }
+            .into());
         }
         let qi_columns: Vec<usize> = (0..roles.len())
             .filter(|&c| roles[c] == Role::QuasiIdentifying)
@@ -87,9 +91,11 @@ impl Dataset {
             }
         }
         if hierarchies.len() != qi_columns.len() {
-            return Err(Error::Invalid(
-                "one hierarchy per quasi-identifier is required".into(),
-            ));
+            return Err(DatasetError::Hierarchies {
+                quasi: qi_columns.len(),
+                hierarchies: hierarchies.len(),
+            }
+            .into());
         }
         let sens_columns: Vec<usize> = (0..roles.len())
             .filter(|&c| roles[c] == Role::Sensitive)
@@ -187,17 +193,16 @@ impl Dataset {
     /// public.
     pub fn with_public(mut self, public: Vec<bool>) -> Result<Dataset> {
         if public.len() != self.roles.len() {
-            return Err(Error::Invalid(
-                "one public flag per column is required".into(),
-            ));
+            return Err(DatasetError::PublicFlags {
+                columns: self.roles.len(),
+                flags: public.len(),
+            }
+            .into());
         }
         if let Some(c) =
             (0..public.len()).find(|&c| public[c] && self.roles[c] != Role::Insensitive)
         {
-            return Err(Error::Invalid(format!(
-                "column `{}` is not insensitive, so it cannot be public",
-                self.table.header()[c]
-            )));
+            return Err(DatasetError::PublicNotInsensitive(self.table.header()[c].clone()).into());
         }
         self.public = public;
         Ok(self)

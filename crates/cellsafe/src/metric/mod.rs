@@ -20,7 +20,6 @@
 pub mod aecs;
 pub mod discernibility;
 pub mod entropy;
-mod error;
 pub mod glm;
 pub mod height;
 pub mod loss;
@@ -39,7 +38,7 @@ use crate::framework::classes::{Classes, Snapshot};
 use crate::framework::dataset::{Dataset, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
 
-pub use error::MetricError;
+pub use crate::error::MetricError;
 pub use sf_ql::sf;
 pub use spec::{Aggregate, MetricKind, MetricSpec};
 

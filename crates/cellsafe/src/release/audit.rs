@@ -20,7 +20,7 @@ use crate::data::confidentiality::Confidentiality;
 use crate::data::number;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::SUPPRESSED;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReleaseError, Result};
 
 /// What the audit found.
 #[derive(Debug, Clone, Serialize)]
@@ -70,7 +70,7 @@ pub fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
     let column = |name: &str| {
         released
             .column_index(name)
-            .ok_or_else(|| Error::Invalid(format!("released table has no column `{name}`")))
+            .ok_or_else(|| ReleaseError::NoColumn(name.to_owned()).into())
     };
     let public_cols: Vec<usize> = expected
         .public
@@ -259,7 +259,7 @@ fn logical(
         .map(|d| {
             released
                 .column_index(&d.name)
-                .ok_or_else(|| Error::Invalid(format!("released table has no column `{}`", d.name)))
+                .ok_or_else(|| ReleaseError::NoColumn(d.name.clone()).into())
         })
         .collect::<Result<_>>()?;
     // per record and domain: the values its cell may hold
@@ -370,7 +370,7 @@ fn every_completion(
 pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     let c = original
         .column_index(name)
-        .ok_or_else(|| Error::Invalid(format!("no column `{name}`")))?;
+        .ok_or_else(|| ReleaseError::NoColumn(name.to_owned()))?;
     let mut freq: HashMap<&str, usize> = HashMap::new();
     for r in 0..original.rows() {
         *freq.entry(original.value(r, c)).or_default() += 1;
@@ -480,7 +480,7 @@ pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Re
     let c = data
         .confidentiality
         .as_deref()
-        .ok_or_else(|| Error::Invalid("the set-based audit needs a [safety] section".into()))?;
+        .ok_or(ReleaseError::NeedsSafety)?;
     let n = schema.rows();
     let mut audit = failed(Vec::new());
     if released.rows() != n {
@@ -494,9 +494,9 @@ pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Re
         .columns
         .iter()
         .map(|col| {
-            released.column_index(&col.name).ok_or_else(|| {
-                Error::Invalid(format!("released table has no column `{}`", col.name))
-            })
+            released
+                .column_index(&col.name)
+                .ok_or_else(|| Error::Release(ReleaseError::NoColumn(col.name.clone())))
         })
         .collect::<Result<_>>()?;
     // every cell read back as a set of values

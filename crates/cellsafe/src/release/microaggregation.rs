@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algorithm::problem::Problem;
 use crate::data::number;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReleaseError, Result};
 use crate::framework::dataset::natural_order;
 use crate::hierarchy::{date_key, Hierarchy};
 
@@ -87,11 +87,10 @@ impl Microaggregated {
         problem.check_levels(levels)?;
         let data = &problem.data;
         if aggregators.len() != data.quasi.len() {
-            return Err(Error::Invalid(format!(
-                "microaggregation needs one aggregator per quasi-identifier ({}), got {}",
-                data.quasi.len(),
-                aggregators.len()
-            )));
+            return Err(Error::Release(ReleaseError::Aggregators {
+                quasi: data.quasi.len(),
+                aggregators: aggregators.len(),
+            }));
         }
         let mut values = Vec::with_capacity(data.quasi.len());
         let mut warnings = Vec::new();
@@ -115,12 +114,10 @@ impl Microaggregated {
             for group in &mut members {
                 group.sort_by_key(|&(leaf, _)| aggregator.rank[leaf as usize]);
                 let value = statistic(h, aggregator.scale, group).map_err(|v| {
-                    Error::Invalid(format!(
-                        "`{}` is continuous, but value `{}` is not a number; declare it \
-                         ordinal or nominal",
-                        q.name,
-                        crate::error::excerpt(&v)
-                    ))
+                    Error::Release(ReleaseError::NotNumeric {
+                        column: q.name.clone(),
+                        value: crate::error::excerpt(&v).into_owned(),
+                    })
                 })?;
                 group_values.push(value);
             }

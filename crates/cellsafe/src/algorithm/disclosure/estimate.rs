@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Assessment, Disclosure, Method, Options, Partition};
-use crate::error::{Error, Result};
+use crate::error::{DisclosureError, Result};
 use crate::observer::Stage;
 
 /// Draws between two cancellation checks.
@@ -78,15 +78,10 @@ pub(crate) fn exclusive(
     stage: &Stage,
 ) -> Result<Assessment> {
     if !(options.confidence > 0.0 && options.confidence < 1.0) {
-        return Err(Error::Invalid(format!(
-            "confidence must lie in (0, 1), got {}",
-            options.confidence
-        )));
+        return Err(DisclosureError::Confidence(options.confidence).into());
     }
     if options.samples == 0 {
-        return Err(Error::Invalid(
-            "the estimator needs at least one sample".into(),
-        ));
+        return Err(DisclosureError::NoSamples.into());
     }
     let m = d.values();
     let n = d.instance.rows();

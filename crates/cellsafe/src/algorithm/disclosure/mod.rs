@@ -32,7 +32,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{DisclosureError, Error, Result};
 use crate::observer::{Observer, Silent, Stage, DISCLOSE};
 pub use check::{Check, CheckSpec, Ratio};
 
@@ -51,21 +51,21 @@ pub struct Instance {
 impl Instance {
     pub fn new(persons: Vec<String>, values: Vec<String>, sensitive: Vec<u16>) -> Result<Self> {
         if persons.len() != sensitive.len() {
-            return Err(Error::Invalid(format!(
-                "{} persons but {} sensitive values",
-                persons.len(),
-                sensitive.len()
-            )));
+            return Err(DisclosureError::Lengths {
+                persons: persons.len(),
+                values: sensitive.len(),
+            }
+            .into());
         }
         if values.len() > u16::MAX as usize {
-            return Err(Error::Invalid(format!(
-                "{} distinct sensitive values; at most {} are supported",
-                values.len(),
-                u16::MAX
-            )));
+            return Err(DisclosureError::TooManyValues {
+                values: values.len(),
+                max: u16::MAX as usize,
+            }
+            .into());
         }
         if let Some(&bad) = sensitive.iter().find(|&&v| v as usize >= values.len()) {
-            return Err(Error::Invalid(format!("sensitive code {bad} has no value")));
+            return Err(DisclosureError::Code(bad as usize).into());
         }
         Ok(Instance {
             persons,
@@ -285,17 +285,15 @@ pub struct Disclosure {
 impl Disclosure {
     pub fn new(instance: Instance, chain: Vec<Partition>, check: Check) -> Result<Self> {
         if chain.is_empty() {
-            return Err(Error::Invalid(
-                "the sequence of generalizations is empty".into(),
-            ));
+            return Err(DisclosureError::NoGeneralization.into());
         }
         if let Some(p) = chain.iter().find(|p| p.rows() != instance.rows()) {
-            return Err(Error::Invalid(format!(
-                "generalization `{}` covers {} rows, the table has {}",
-                p.name,
-                p.rows(),
-                instance.rows()
-            )));
+            return Err(DisclosureError::Rows {
+                name: p.name.clone(),
+                rows: p.rows(),
+                table: instance.rows(),
+            }
+            .into());
         }
         Ok(Disclosure {
             instance,
@@ -544,9 +542,7 @@ impl Disclosure {
             Method::Counting => Err(Error::Intractable(
                 "counting needs nested generalizations".into(),
             )),
-            other => Err(Error::Invalid(format!(
-                "{other:?} does not give exact counts"
-            ))),
+            other => Err(DisclosureError::NotExact(format!("{other:?}")).into()),
         }
     }
 

@@ -1,13 +1,13 @@
 //! Why a privacy model cannot be used, with the model and the configuration key at fault,
 //! so that the job layer names `privacy[1].t` and the library the model.
 
-use crate::error::{excerpt, Error};
+use super::{excerpt, Error};
 
 /// A privacy model that cannot be used: which model, and why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{kind}")]
 pub struct CriteriaError {
-    /// The model's name, as [`ModelSpec::name`](super::ModelSpec::name) gives it.
+    /// The model's name, as [`ModelSpec::name`](crate::criteria::ModelSpec::name) gives it.
     pub model: String,
     /// What is wrong.
     pub kind: CriteriaErrorKind,
@@ -73,12 +73,5 @@ impl CriteriaError {
                 Error::config(file, key, kind.to_string())
             }
         }
-    }
-}
-
-/// Outside a configuration, the error names the model: `5-anonymity: k must be at least 1`.
-impl From<CriteriaError> for Error {
-    fn from(e: CriteriaError) -> Error {
-        Error::Invalid(format!("{}: {}", e.model, e.kind))
     }
 }

@@ -1,7 +1,7 @@
 //! Why a metric cannot be used, with the configuration key at fault, so that the job layer
 //! names `metric.gs_factor` and the library the metric.
 
-use crate::error::Error;
+use super::Error;
 
 /// A metric that cannot be bound to a dataset.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -42,12 +42,5 @@ impl MetricError {
             MetricError::NoSafety => self.to_string(),
         };
         Error::config(file, format!("metric.{}", self.key()), message)
-    }
-}
-
-/// Outside a configuration, the error names the metric: `metric: gs_factor must lie in [0, 1]`.
-impl From<MetricError> for Error {
-    fn from(e: MetricError) -> Error {
-        Error::Invalid(format!("metric: {e}"))
     }
 }

@@ -1,0 +1,360 @@
+//! Typed errors of the library.
+//!
+//! Every error that comes from user input says where the input went wrong: a file with
+//! its line and column, or a configuration key. Front ends print the `Display` form as is.
+//!
+//! [`Error`] is the library's one error type. Each layer's own failures are typed enums
+//! wrapped in it: [`CriteriaError`] (criteria), [`MetricError`] (metric), [`DatasetError`]
+//! (framework), [`ProblemError`] and [`DisclosureError`] (algorithm), [`ReleaseError`]
+//! (release). Errors of input files carry their [`Location`] (`Error::Data`), of the config
+//! its key (`Error::Config`); the job layer turns a criteria or metric error into the key
+//! of the `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every
+//! layer, so that each layer can return them without importing a layer above it.
+
+mod criteria;
+mod metric;
+
+pub use criteria::{CriteriaError, CriteriaErrorKind};
+pub use metric::MetricError;
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A place in a user-supplied file: path, and line / column when known (both 1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: PathBuf,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Location {
+            path: path.into(),
+            line: None,
+            column: None,
+        }
+    }
+    pub fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
+        Location {
+            path: path.into(),
+            line: Some(line),
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in cellsafe.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read or written. The cause is part of the message and is not
+    /// also reported as `source()`, so a printed error chain names it once.
+    #[error("{path}: {cause}")]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    /// A data or hierarchy file is malformed or inconsistent.
+    #[error("{at}: {message}")]
+    Data { at: Location, message: String },
+    /// The configuration file does not parse.
+    #[error("{at}: {message}")]
+    ConfigSyntax { at: Location, message: String },
+    /// A configuration key has a value that cannot be used.
+    #[error("{file}: config key `{key}`: {message}")]
+    Config {
+        file: String,
+        key: String,
+        message: String,
+    },
+    /// The library was called with arguments that do not fit the problem
+    /// (for example a level vector of the wrong length).
+    #[error("{0}")]
+    Invalid(String),
+    /// A privacy model that cannot be used (criteria layer); outside a config the message
+    /// names the model: `5-anonymity: k must be at least 1`.
+    #[error("{}: {}", .0.model, .0.kind)]
+    Criteria(#[from] CriteriaError),
+    /// A metric that cannot be used (metric layer): `metric: gs_factor must lie in [0, 1]`.
+    #[error("metric: {0}")]
+    Metric(#[from] MetricError),
+    /// A table, its roles and its hierarchies do not fit together (framework layer).
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// A problem cannot be set up or asked this (algorithm layer).
+    #[error(transparent)]
+    Problem(#[from] ProblemError),
+    /// A disclosure instance is malformed (paper 001, algorithm layer).
+    #[error(transparent)]
+    Disclosure(#[from] DisclosureError),
+    /// A release cannot be built or audited as asked (release layer).
+    #[error(transparent)]
+    Release(#[from] ReleaseError),
+    /// An exact method cannot handle an instance this large (a budget was exceeded, or a
+    /// count does not fit in 128 bits); another method may.
+    #[error("too large for this method: {0}")]
+    Intractable(String),
+    /// An output path names the same file as an input or as another output, so writing it
+    /// would destroy data. `input_what` / `input` is the other output in the second case.
+    #[error(
+        "{output_what} {output} is the same file as {input_what} {input}; choose another path"
+    )]
+    PathClash {
+        output_what: String,
+        output: PathBuf,
+        input_what: String,
+        input: PathBuf,
+    },
+    /// Another live process holds the lock on an output.
+    #[error("another cellsafe run is writing {path}")]
+    Busy { path: PathBuf },
+    /// No transformation satisfies the privacy models within the suppression limit.
+    #[error("no transformation satisfies the privacy models within the suppression limit")]
+    NothingAcceptable,
+    /// An [`Observer`](crate::observer::Observer) asked the work to stop; it stopped
+    /// without a result.
+    #[error("cancelled")]
+    Cancelled,
+    /// The run was interrupted; nothing more is written.
+    #[error("interrupted: no output was written")]
+    Interrupted,
+    /// Renaming a staged file onto its target failed. Targets renamed before it keep their
+    /// new content and are listed in `committed`.
+    #[error("{path}: {cause}{}", incomplete(.committed))]
+    Commit {
+        path: PathBuf,
+        cause: std::io::Error,
+        committed: Vec<PathBuf>,
+    },
+    /// The independent audit of a staged release failed: nothing was written.
+    #[error("{path}: the independent audit of the release failed, so nothing was written: {}", .violations.join("; "))]
+    AuditFailed {
+        path: PathBuf,
+        violations: Vec<String>,
+    },
+}
+
+/// Errors of the framework layer: a table, its roles and its hierarchies.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DatasetError {
+    /// A column named by the caller is not in the table.
+    #[error("the table has no column `{0}`")]
+    NoColumn(String),
+    /// One role per column is required.
+    #[error("one role per column is required: {columns} columns, {roles} roles")]
+    Roles { columns: usize, roles: usize },
+    /// One hierarchy per quasi-identifier is required.
+    #[error("one hierarchy per quasi-identifier is required: {quasi} quasi-identifiers, {hierarchies} hierarchies")]
+    Hierarchies { quasi: usize, hierarchies: usize },
+    /// A quasi-identifier was given no hierarchy.
+    #[error("quasi-identifier `{0}` has no hierarchy")]
+    NoHierarchy(String),
+    /// One public flag per column is required.
+    #[error("one public flag per column is required: {columns} columns, {flags} flags")]
+    PublicFlags { columns: usize, flags: usize },
+    /// Only an insensitive column may be public.
+    #[error("column `{0}` is not insensitive, so it cannot be public")]
+    PublicNotInsensitive(String),
+    /// The quasi-identifiers' value counts overflow a 128-bit class key.
+    #[error("too many quasi-identifier values to pack a class key into 128 bits")]
+    KeyOverflow,
+}
+
+/// Errors of the algorithm layer: a problem that cannot be set up, or a question a problem
+/// cannot answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProblemError {
+    /// The suppression limit is a share of rows.
+    #[error("the suppression limit must lie in [0, 1], not {0}")]
+    SuppressionLimit(f64),
+    /// Nothing to generalize.
+    #[error("at least one quasi-identifier is required")]
+    NoQuasiIdentifier,
+    /// The table has a header but no rows.
+    #[error("{0} has no data rows")]
+    NoRows(PathBuf),
+    /// The lattice is larger than the searches accept.
+    #[error(
+        "the generalization lattice has more than {0} transformations; use fewer \
+         quasi-identifiers or shorter hierarchies"
+    )]
+    LatticeTooLarge(usize),
+    /// Levels that are not a node of the lattice.
+    #[error("levels {levels:?} are not a transformation: expected {dimensions} levels with maxima {maxima:?}")]
+    Levels {
+        levels: Vec<u8>,
+        dimensions: usize,
+        maxima: Vec<u8>,
+    },
+    /// The operation needs the persons' confidential formulas (`[safety]`).
+    #[error("{0} needs a [safety] section (confidential formulas)")]
+    NeedsSafety(&'static str),
+    /// The set-based search releases cells, not a node of the lattice.
+    #[error("set-based generalization is not a search of the lattice's nodes: {0}")]
+    NotANodeSearch(&'static str),
+    /// A set-based generalization that the attribute's family cannot express.
+    #[error("{0}")]
+    SetBased(String),
+    /// The goal-directed search cannot make the table safe.
+    #[error(
+        "the goal-directed search cannot make the table safe: some confidential formula \
+         holds whatever the cells"
+    )]
+    Unsatisfiable,
+    /// A search parameter out of its range.
+    #[error("{name} {message}")]
+    Parameter { name: String, message: String },
+}
+
+/// Errors of a disclosure instance (paper 001).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DisclosureError {
+    /// One sensitive value per person is required.
+    #[error("{persons} persons but {values} sensitive values")]
+    Lengths { persons: usize, values: usize },
+    /// Too many distinct sensitive values for the counting methods.
+    #[error("{values} distinct sensitive values; at most {max} are supported")]
+    TooManyValues { values: usize, max: usize },
+    /// A sensitive code with no value.
+    #[error("sensitive code {0} has no value")]
+    Code(usize),
+    /// No generalization to decide over.
+    #[error("the sequence of generalizations is empty")]
+    NoGeneralization,
+    /// A generalization over another number of rows than the table's.
+    #[error("generalization `{name}` covers {rows} rows, the table has {table}")]
+    Rows {
+        name: String,
+        rows: usize,
+        table: usize,
+    },
+    /// The estimator's confidence is a probability strictly between 0 and 1.
+    #[error("confidence must lie in (0, 1), got {0}")]
+    Confidence(f64),
+    /// The estimator draws at least one sample.
+    #[error("the estimator needs at least one sample")]
+    NoSamples,
+    /// Only the exact methods give exact counts.
+    #[error("{0} does not give exact counts")]
+    NotExact(String),
+}
+
+/// Errors of the release layer: a release that cannot be built or audited as asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReleaseError {
+    /// The released table lacks a column the audit must read.
+    #[error("released table has no column `{0}`")]
+    NoColumn(String),
+    /// The set-based audit needs the persons' confidential formulas.
+    #[error("the set-based audit needs a [safety] section")]
+    NeedsSafety,
+    /// Microaggregation needs one aggregator per quasi-identifier.
+    #[error(
+        "microaggregation needs one aggregator per quasi-identifier ({quasi}), got {aggregators}"
+    )]
+    Aggregators { quasi: usize, aggregators: usize },
+    /// A mean over a value that is not a number.
+    #[error("`{column}` is continuous, but value `{value}` is not a number; declare it ordinal or nominal")]
+    NotNumeric { column: String, value: String },
+}
+
+fn incomplete(committed: &[PathBuf]) -> String {
+    if committed.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = committed.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        " (the release is incomplete: already written: {})",
+        names.join(", ")
+    )
+}
+
+impl Error {
+    /// The same error naming `user` where it named `internal` (a staged temporary file).
+    pub fn with_path(self, internal: &std::path::Path, user: &std::path::Path) -> Error {
+        match self {
+            Error::Io { path, cause } if path == internal => Error::Io {
+                path: user.to_owned(),
+                cause,
+            },
+            Error::Data { mut at, message } if at.path == internal => {
+                at.path = user.to_owned();
+                Error::Data { at, message }
+            }
+            other => other,
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            cause: source,
+        }
+    }
+    pub(crate) fn data(at: Location, message: impl Into<String>) -> Self {
+        Error::Data {
+            at,
+            message: message.into(),
+        }
+    }
+    pub(crate) fn config(
+        file: impl Into<String>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error::Config {
+            file: file.into(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Most characters of a user value [`excerpt`] echoes into a message.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// `value` cut to [`EXCERPT_CHARS`] characters (then `…`), for echoing user data into an
+/// error message: a value can be megabytes long.
+pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+    cut(value, EXCERPT_CHARS)
+}
+
+/// `text` cut to `chars` characters (then `…`), on a char boundary.
+pub(crate) fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        None => text.into(),
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_cuts_long_values_on_a_char_boundary() {
+        assert_eq!(excerpt("short"), "short");
+        let exact = "x".repeat(EXCERPT_CHARS);
+        assert_eq!(excerpt(&exact), exact);
+        let long = "é".repeat(10_000_000);
+        let cut = excerpt(&long);
+        assert_eq!(cut.chars().count(), EXCERPT_CHARS + 1);
+        assert!(cut.ends_with("é…"));
+    }
+}
