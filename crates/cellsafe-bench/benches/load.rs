@@ -4,19 +4,30 @@
 //! `cargo bench -p cellsafe-bench --bench load`
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::path::Path;
+
+use cellsafe::data::table::{CsvFormat, Table};
+
+mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn load(c: &mut Criterion) {
     let mut group = c.benchmark_group("load Adult");
-    group.throughput(Throughput::Bytes(
-        cellsafe_bench::adult::csv_bytes().len() as u64
-    ));
+    let bytes = cellsafe_bench::adult::csv_bytes().expect("adult.csv");
+    let format = CsvFormat {
+        delimiter: b';',
+        ..CsvFormat::default()
+    };
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("parse and encode adult.csv", |b| {
-        b.iter(|| black_box(cellsafe_bench::adult::table().expect("adult.csv")))
+        b.iter(|| {
+            black_box(
+                Table::from_reader(&bytes[..], Path::new("adult.csv"), &format).expect("adult.csv"),
+            )
+        })
     });
-    let (_dir, config) = cellsafe_bench::adult::config().expect("the Adult job");
+    let config = cellsafe_bench::adult::config().expect("the Adult job");
     group.bench_function("prepare the problem from files", |b| {
         b.iter(|| black_box(config.problem().expect("the Adult problem")))
     });
@@ -25,10 +36,7 @@ fn load(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    config = common::quick();
     targets = load
 }
 criterion_main!(benches);

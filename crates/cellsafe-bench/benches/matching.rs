@@ -5,9 +5,10 @@
 //! `cargo bench -p cellsafe-bench --bench matching`
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use cellsafe::criteria::matching;
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn usable(c: &mut Criterion) {
@@ -39,10 +40,7 @@ fn usable(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    config = common::quick();
     targets = usable
 }
 criterion_main!(benches);

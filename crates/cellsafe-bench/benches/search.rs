@@ -4,14 +4,15 @@
 //! `cargo bench -p cellsafe-bench --bench search`
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use cellsafe::algorithm;
 use cellsafe::observer::Silent;
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn optimal(c: &mut Criterion) {
-    let (_dir, config) = cellsafe_bench::adult::config().expect("the Adult job");
+    let config = cellsafe_bench::adult::config().expect("the Adult job");
     let mut group = c.benchmark_group("optimal search, Adult");
     for (name, limit) in [("k=5 1% Loss", 0.01), ("k=5 0% Loss", 0.0)] {
         let mut config = config.clone();
@@ -31,10 +32,7 @@ fn optimal(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    config = common::quick();
     targets = optimal
 }
 criterion_main!(benches);

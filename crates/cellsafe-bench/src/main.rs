@@ -152,12 +152,12 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Runs `bench` on the Adult job (unpacked into a temporary directory) in a pool of
+/// Runs `bench` on the Adult job (read from examples/adult) in a pool of
 /// `threads` workers (0: all cores).
 fn on_adult(threads: usize, bench: impl FnOnce(&Config) -> Result<()> + Send) -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let (_dir, config) = cellsafe_bench::adult::config()?;
+    let config = cellsafe_bench::adult::config()?;
     pool.install(|| bench(&config))
 }

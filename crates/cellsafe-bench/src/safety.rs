@@ -194,10 +194,7 @@ fn partial_order(config: &Config, runs: usize) -> Result<()> {
 
 pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
     let mut config = config.clone();
-    let safety = Config::parse(
-        cellsafe_bench::adult::SAFETY_TOML,
-        std::path::Path::new("adult-safety.toml"),
-    )?;
+    let safety = cellsafe_bench::adult::safety_config()?;
     config.privacy = safety.privacy.clone();
     config.safety = safety.safety.clone();
     config.suppression_limit = 0.0;

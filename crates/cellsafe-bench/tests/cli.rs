@@ -25,7 +25,7 @@ fn synth_is_deterministic() {
     let text = String::from_utf8(a).unwrap();
     assert_eq!(text.lines().count(), 501);
     assert!(text.starts_with(
-        std::str::from_utf8(cellsafe_bench::adult::csv_bytes())
+        std::str::from_utf8(&cellsafe_bench::adult::csv_bytes().unwrap())
             .unwrap()
             .lines()
             .next()
