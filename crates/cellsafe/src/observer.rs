@@ -244,35 +244,47 @@ impl<R: std::io::Read> std::io::Read for Reader<'_, '_, R> {
     }
 }
 
+/// One call an [`Observer`] received.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// [`Observer::start`]: a stage and its total.
+    Start(String, Option<u64>),
+    /// [`Observer::set`]: a position.
+    Set(u64),
+    /// [`Observer::finish`].
+    Finish,
+}
+
+/// An observer that records every call, in order (for tests, logs and replays); it never
+/// cancels.
+#[derive(Debug, Default)]
+pub struct Recorder(Mutex<Vec<Event>>);
+
+impl Recorder {
+    /// The calls received so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    fn push(&self, e: Event) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(e);
+    }
+}
+
+impl Observer for Recorder {
+    fn start(&self, stage: &str, total: Option<u64>) {
+        self.push(Event::Start(stage.into(), total));
+    }
+    fn set(&self, position: u64) {
+        self.push(Event::Set(position));
+    }
+    fn finish(&self) {
+        self.push(Event::Finish);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What an [`Observer`] was told.
-    #[derive(Debug, Clone, PartialEq)]
-    enum Event {
-        Start(String, Option<u64>),
-        Set(u64),
-        Finish,
-    }
-
-    #[derive(Default)]
-    struct Recorder(Mutex<Vec<Event>>);
-
-    impl Observer for Recorder {
-        fn start(&self, stage: &str, total: Option<u64>) {
-            self.0
-                .lock()
-                .unwrap()
-                .push(Event::Start(stage.into(), total));
-        }
-        fn set(&self, position: u64) {
-            self.0.lock().unwrap().push(Event::Set(position));
-        }
-        fn finish(&self) {
-            self.0.lock().unwrap().push(Event::Finish);
-        }
-    }
 
     #[test]
     fn stages_report_in_order_from_many_threads() {
@@ -283,7 +295,7 @@ mod tests {
             (0..2000).into_par_iter().for_each(|_| stage.add(1));
             stage.set(10);
         }
-        let events = recorder.0.into_inner().unwrap();
+        let events = recorder.events();
         assert_eq!(events[0], Event::Start(SEARCH.into(), Some(1000)));
         assert_eq!(events.last(), Some(&Event::Finish));
         let positions: Vec<u64> = events

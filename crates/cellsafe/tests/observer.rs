@@ -5,7 +5,6 @@
 mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use cellsafe::algorithm::disclosure::{
     Check, CheckSpec, Disclosure, MethodChoice, Options, Strategy,
@@ -17,70 +16,42 @@ use cellsafe::data::table::Table;
 use cellsafe::error::ProblemError;
 use cellsafe::job::config::Config;
 use cellsafe::observer::{
-    Cancel, Observer, Silent, DISCLOSE, GENETIC, LOADING, OPTIMUM, SAFETY, SEARCH, SET_BASED,
+    Cancel, Event, Observer, Recorder, Silent, DISCLOSE, GENETIC, LOADING, OPTIMUM, SAFETY, SEARCH,
+    SET_BASED,
 };
 use cellsafe::{Error, Result};
 use cellsafe_bench::synth::nested_disclosure;
 
-/// What an [`Observer`] was told.
-#[derive(Debug, Clone, PartialEq)]
-enum Event {
-    Start(String, Option<u64>),
-    Set(u64),
-    Finish,
-}
-
-/// Records every progress call.
-#[derive(Default)]
-struct Recorder(Mutex<Vec<Event>>);
-
-impl Observer for Recorder {
-    fn start(&self, stage: &str, total: Option<u64>) {
-        self.0
-            .lock()
-            .unwrap()
-            .push(Event::Start(stage.into(), total));
-    }
-    fn set(&self, position: u64) {
-        self.0.lock().unwrap().push(Event::Set(position));
-    }
-    fn finish(&self) {
-        self.0.lock().unwrap().push(Event::Finish);
-    }
-}
-
-impl Recorder {
-    /// The stages seen, each with its total and positions, after checking that stages
-    /// do not nest, every one finishes, and positions rise and stay within the total.
-    fn stages(&self) -> Vec<(String, Option<u64>, Vec<u64>)> {
-        let mut out: Vec<(String, Option<u64>, Vec<u64>)> = Vec::new();
-        let mut open = false;
-        for e in self.0.lock().unwrap().iter() {
-            match e {
-                Event::Start(name, total) => {
-                    assert!(!open, "{name} starts inside another stage");
-                    open = true;
-                    out.push((name.clone(), *total, Vec::new()));
-                }
-                Event::Set(p) => {
-                    assert!(open, "position {p} outside a stage");
-                    let (name, total, positions) = out.last_mut().unwrap();
-                    assert!(
-                        positions.last().is_none_or(|last| last < p),
-                        "{name}: {p} after {positions:?}"
-                    );
-                    assert!(total.is_none_or(|t| *p <= t), "{name}: {p} > {total:?}");
-                    positions.push(*p);
-                }
-                Event::Finish => {
-                    assert!(open, "finish outside a stage");
-                    open = false;
-                }
+/// The stages `recorder` saw, each with its total and positions, after checking that
+/// stages do not nest, every one finishes, and positions rise and stay within the total.
+fn stages_of(recorder: &Recorder) -> Vec<(String, Option<u64>, Vec<u64>)> {
+    let mut out: Vec<(String, Option<u64>, Vec<u64>)> = Vec::new();
+    let mut open = false;
+    for e in recorder.events().iter() {
+        match e {
+            Event::Start(name, total) => {
+                assert!(!open, "{name} starts inside another stage");
+                open = true;
+                out.push((name.clone(), *total, Vec::new()));
+            }
+            Event::Set(p) => {
+                assert!(open, "position {p} outside a stage");
+                let (name, total, positions) = out.last_mut().unwrap();
+                assert!(
+                    positions.last().is_none_or(|last| last < p),
+                    "{name}: {p} after {positions:?}"
+                );
+                assert!(total.is_none_or(|t| *p <= t), "{name}: {p} > {total:?}");
+                positions.push(*p);
+            }
+            Event::Finish => {
+                assert!(open, "finish outside a stage");
+                open = false;
             }
         }
-        assert!(!open, "a stage never finished");
-        out
     }
+    assert!(!open, "a stage never finished");
+    out
 }
 
 fn example(name: &str) -> Config {
@@ -108,7 +79,7 @@ fn operations_report_rising_positions_within_their_totals() {
     let problem = config.problem_observed(&recorder).unwrap();
     let size = problem.lattice.size() as u64;
     assert_eq!(
-        recorder.stages(),
+        stages_of(&recorder),
         [(LOADING.to_owned(), Some(bytes), vec![bytes])]
     );
     for algorithm in [
@@ -120,7 +91,7 @@ fn operations_report_rising_positions_within_their_totals() {
     ] {
         let recorder = Recorder::default();
         algorithm::run(&problem, algorithm, &GeneticSpec::default(), &recorder).unwrap();
-        let stages = recorder.stages();
+        let stages = stages_of(&recorder);
         assert_eq!(stages.len(), 1, "{algorithm:?}");
         let (name, total, positions) = &stages[0];
         assert_eq!(
@@ -135,7 +106,7 @@ fn operations_report_rising_positions_within_their_totals() {
     let recorder = Recorder::default();
     algorithm::best_first(&problem, &recorder).unwrap();
     algorithm::optimal_walk(&problem, &recorder).unwrap();
-    assert_eq!(recorder.stages().len(), 2);
+    assert_eq!(stages_of(&recorder).len(), 2);
 
     // the genetic search, and its comparison with the optimum when asked for
     let spec = GeneticSpec {
@@ -144,7 +115,7 @@ fn operations_report_rising_positions_within_their_totals() {
     };
     let recorder = Recorder::default();
     genetic_report(&problem, &spec, &recorder).unwrap();
-    let stages = recorder.stages();
+    let stages = stages_of(&recorder);
     assert_eq!(stages, [(GENETIC.to_owned(), Some(6), (1..=6).collect())]);
     let compare = GeneticSpec {
         compare_with_optimum: true,
@@ -152,7 +123,7 @@ fn operations_report_rising_positions_within_their_totals() {
     };
     let recorder = Recorder::default();
     genetic_report(&problem, &compare, &recorder).unwrap();
-    let stages = recorder.stages();
+    let stages = stages_of(&recorder);
     assert_eq!(stages[0], (GENETIC.to_owned(), Some(6), (1..=6).collect()));
     assert_eq!((stages[1].0.as_str(), stages[1].1), (OPTIMUM, Some(size)));
     assert_eq!(stages[1].2.last(), Some(&size));
@@ -161,7 +132,7 @@ fn operations_report_rising_positions_within_their_totals() {
     algorithm::safety::test_observed(&problem, &[1, 3, 0], 10, &recorder).unwrap();
     let rows = problem.data.rows() as u64;
     assert_eq!(
-        recorder.stages(),
+        stages_of(&recorder),
         [(SAFETY.to_owned(), Some(rows), vec![rows])]
     );
 
@@ -169,7 +140,7 @@ fn operations_report_rising_positions_within_their_totals() {
     let problem = config.problem().unwrap();
     let recorder = Recorder::default();
     algorithm::setbased::run_observed(&problem, &config.search.set_based, &recorder).unwrap();
-    let stages = recorder.stages();
+    let stages = stages_of(&recorder);
     let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(names, [SET_BASED, SEARCH]);
 
@@ -180,7 +151,7 @@ fn operations_report_rising_positions_within_their_totals() {
         .decide_observed(Strategy::Exclusive, &options, &recorder)
         .unwrap();
     let steps = decision.steps.len() as u64;
-    let stages = recorder.stages();
+    let stages = stages_of(&recorder);
     assert_eq!(stages[0].0, DISCLOSE);
     assert_eq!(stages[0].2, (1..=steps).collect::<Vec<_>>());
 }
