@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::logical::{formula_strategy, write_case, DISEASES, F, INCOMES};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -19,72 +21,6 @@ use proptest::prelude::*;
 
 fn load(name: &str) -> Config {
     Config::from_file(&common::examples().join("papers").join(name)).unwrap()
-}
-
-/// A formula of the tests' own, evaluated on strings with no help from the library.
-#[derive(Debug, Clone)]
-enum F {
-    Eq(usize, String),
-    In(usize, Vec<String>),
-    Ge(usize, f64),
-    Lt(usize, f64),
-    Not(Box<F>),
-    And(Box<F>, Box<F>),
-    Or(Box<F>, Box<F>),
-    Imp(Box<F>, Box<F>),
-}
-
-const CONF: [&str; 2] = ["disease", "income"];
-
-impl F {
-    fn text(&self) -> String {
-        match self {
-            F::Eq(a, v) => format!("{} = {v}", CONF[*a]),
-            F::In(a, vs) => format!("{} in {{{}}}", CONF[*a], vs.join(", ")),
-            F::Ge(a, x) => format!("{} >= {x}", CONF[*a]),
-            F::Lt(a, x) => format!("{} < {x}", CONF[*a]),
-            F::Not(f) => format!("not ({})", f.text()),
-            F::And(a, b) => format!("({}) and ({})", a.text(), b.text()),
-            F::Or(a, b) => format!("({}) or ({})", a.text(), b.text()),
-            F::Imp(a, b) => format!("({}) -> ({})", a.text(), b.text()),
-        }
-    }
-    /// Truth on a record given as its confidential strings.
-    fn eval(&self, rec: &[&str]) -> bool {
-        let num = |a: usize| rec[a].trim_end_matches('K').parse::<f64>().unwrap() * 1000.0;
-        match self {
-            F::Eq(a, v) => rec[*a] == v,
-            F::In(a, vs) => vs.iter().any(|v| v == rec[*a]),
-            F::Ge(a, x) => num(*a) >= *x,
-            F::Lt(a, x) => num(*a) < *x,
-            F::Not(f) => !f.eval(rec),
-            F::And(a, b) => a.eval(rec) && b.eval(rec),
-            F::Or(a, b) => a.eval(rec) || b.eval(rec),
-            F::Imp(a, b) => !a.eval(rec) || b.eval(rec),
-        }
-    }
-}
-
-const DISEASES: [&str; 3] = ["flu", "hiv", "cold"];
-const INCOMES: [&str; 3] = ["10K", "20K", "30K"];
-
-fn formula_strategy() -> impl Strategy<Value = F> {
-    let leaf = prop_oneof![
-        (0..3usize).prop_map(|v| F::Eq(0, DISEASES[v].into())),
-        prop::sample::subsequence(DISEASES.to_vec(), 1..3)
-            .prop_map(|vs| F::In(0, vs.iter().map(|s| s.to_string()).collect())),
-        (1..4u32).prop_map(|x| F::Ge(1, x as f64 * 10_000.0 - 5_000.0)),
-        (1..4u32).prop_map(|x| F::Lt(1, x as f64 * 10_000.0)),
-        (0..3usize).prop_map(|v| F::Eq(1, INCOMES[v].into())),
-    ];
-    leaf.prop_recursive(3, 8, 2, |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|f| F::Not(Box::new(f))),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| F::And(Box::new(a), Box::new(b))),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| F::Or(Box::new(a), Box::new(b))),
-            (inner.clone(), inner).prop_map(|(a, b)| F::Imp(Box::new(a), Box::new(b))),
-        ]
-    })
 }
 
 #[derive(Debug, Clone)]
@@ -123,60 +59,27 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 
 /// Writes the case as CSV + config under `dir` and loads it.
 fn problem_of(case: &Case, dir: &Path, metric: &str) -> Problem {
-    let mut csv = String::from("who,a,b,disease,income,con\n");
-    for (i, (a, b, d, inc)) in case.rows.iter().enumerate() {
-        let con: Vec<String> = case.personal[i]
-            .iter()
-            .map(|(f, w)| format!("f{f}:{w}"))
-            .collect();
-        csv.push_str(&format!(
-            "p{i},{a},{b},{},{},{}\n",
-            DISEASES[*d],
-            INCOMES[*inc],
-            con.join("|")
-        ));
-    }
-    std::fs::write(dir.join("t.csv"), csv).unwrap();
-    let formulas: Vec<String> = case
-        .formulas
+    let con: Vec<String> = case
+        .personal
         .iter()
-        .enumerate()
-        .map(|(i, f)| format!("f{i} = {:?}", f.text()))
+        .map(|p| {
+            p.iter()
+                .map(|(f, w)| format!("f{f}:{w}"))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
         .collect();
-    let default: Vec<String> = case.default.iter().map(|f| format!("\"f{f}\"")).collect();
-    let toml = format!(
-        r#"
-[input]
-path = "t.csv"
-[attributes.who]
-role = "identifying"
-[attributes.con]
-role = "identifying"
-[attributes.a]
-role = "quasi-identifying"
-hierarchy = {{ kind = "intervals", widths = [2, 4] }}
-[attributes.b]
-role = "quasi-identifying"
-hierarchy = {{ kind = "intervals", widths = [3] }}
-[attributes.disease]
-role = "sensitive"
-[attributes.income]
-role = "sensitive"
-[[privacy]]
-model = "logical-safety"
-[metric]
-name = "{metric}"
-[safety]
-formulas = {{ {} }}
-default = [{}]
-column = "con"
-key = "who"
-"#,
-        formulas.join(", "),
-        default.join(", ")
+    let path = write_case(
+        dir,
+        &case.rows,
+        &con,
+        &case.formulas,
+        &case.default,
+        3,
+        metric,
+        "",
+        "",
     );
-    let path = dir.join("t.toml");
-    std::fs::write(&path, toml).unwrap();
     Config::from_file(&path).unwrap().problem().unwrap()
 }
 

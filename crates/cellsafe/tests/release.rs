@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::logical::{formula_strategy, DISEASES, F, INCOMES};
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -15,62 +17,6 @@ use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
 use cellsafe::release::Released;
 use proptest::prelude::*;
-
-const DISEASES: [&str; 3] = ["flu", "hiv", "cold"];
-const INCOMES: [&str; 3] = ["10K", "20K", "30K"];
-
-/// A formula of the tests' own over (disease, income), evaluated on strings.
-#[derive(Debug, Clone)]
-enum F {
-    Disease(Vec<usize>),
-    Income(Vec<usize>),
-    Not(Box<F>),
-    And(Box<F>, Box<F>),
-    Or(Box<F>, Box<F>),
-}
-
-impl F {
-    fn text(&self) -> String {
-        let set = |names: &[&str], vs: &[usize]| {
-            vs.iter()
-                .map(|&v| names[v].to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match self {
-            F::Disease(vs) => format!("disease in {{{}}}", set(&DISEASES, vs)),
-            F::Income(vs) => format!("income in {{{}}}", set(&INCOMES, vs)),
-            F::Not(f) => format!("not ({})", f.text()),
-            F::And(a, b) => format!("({}) and ({})", a.text(), b.text()),
-            F::Or(a, b) => format!("({}) or ({})", a.text(), b.text()),
-        }
-    }
-    fn eval(&self, disease: &str, income: &str) -> bool {
-        match self {
-            F::Disease(vs) => vs.iter().any(|&v| DISEASES[v] == disease),
-            F::Income(vs) => vs.iter().any(|&v| INCOMES[v] == income),
-            F::Not(f) => !f.eval(disease, income),
-            F::And(a, b) => a.eval(disease, income) && b.eval(disease, income),
-            F::Or(a, b) => a.eval(disease, income) || b.eval(disease, income),
-        }
-    }
-}
-
-fn formula_strategy() -> impl Strategy<Value = F> {
-    let leaf = prop_oneof![
-        prop::collection::btree_set(0..3usize, 1..3)
-            .prop_map(|s| F::Disease(s.into_iter().collect())),
-        prop::collection::btree_set(0..3usize, 1..3)
-            .prop_map(|s| F::Income(s.into_iter().collect())),
-    ];
-    leaf.prop_recursive(2, 6, 2, |inner| {
-        prop_oneof![
-            inner.clone().prop_map(|f| F::Not(Box::new(f))),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| F::And(Box::new(a), Box::new(b))),
-            (inner.clone(), inner).prop_map(|(a, b)| F::Or(Box::new(a), Box::new(b))),
-        ]
-    })
-}
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -120,64 +66,30 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 
 /// Writes the case as CSV + config under `dir`; returns the config's path.
 fn write_case(case: &Case, dir: &Path) -> PathBuf {
-    let mut csv = String::from("who,a,b,disease,income,con\n");
-    for (i, (a, b, d, inc)) in case.rows.iter().enumerate() {
-        let con: Vec<String> = case.personal[i].iter().map(|f| format!("f{f}")).collect();
-        csv.push_str(&format!(
-            "p{i},{a},{b},{},{},{}\n",
-            DISEASES[*d],
-            INCOMES[*inc],
-            con.join("|")
-        ));
-    }
-    std::fs::write(dir.join("t.csv"), csv).unwrap();
-    let formulas: Vec<String> = case
-        .formulas
+    let con: Vec<String> = case
+        .personal
         .iter()
-        .enumerate()
-        .map(|(i, f)| format!("f{i} = {:?}", f.text()))
+        .map(|p| {
+            p.iter()
+                .map(|f| format!("f{f}"))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
         .collect();
-    let default: Vec<String> = case.default.iter().map(|f| format!("\"f{f}\"")).collect();
-    let toml = format!(
-        r#"suppression_limit = {limit}
-[input]
-path = "t.csv"
-[attributes.who]
-role = "identifying"
-[attributes.con]
-role = "identifying"
-[attributes.a]
-role = "quasi-identifying"
-hierarchy = {{ kind = "intervals", widths = [2, 4] }}
-[attributes.b]
-role = "quasi-identifying"
-hierarchy = {{ kind = "intervals", widths = [2] }}
-[attributes.disease]
-role = "sensitive"
-[attributes.income]
-role = "sensitive"
-[[privacy]]
-model = "logical-safety"
-[metric]
-name = "loss"
-[safety]
-formulas = {{ {formulas} }}
-default = [{default}]
-column = "con"
-key = "who"
-[output]
-seed = {seed}
-suppression = "{mode}"
-"#,
-        limit = case.limit,
-        formulas = formulas.join(", "),
-        default = default.join(", "),
-        seed = case.seed,
-        mode = if case.drop { "drop" } else { "star" },
-    );
-    let path = dir.join("t.toml");
-    std::fs::write(&path, toml).unwrap();
-    path
+    let top = format!("suppression_limit = {}", case.limit);
+    let mode = if case.drop { "drop" } else { "star" };
+    let tail = format!("[output]\nseed = {}\nsuppression = \"{mode}\"\n", case.seed);
+    common::logical::write_case(
+        dir,
+        &case.rows,
+        &con,
+        &case.formulas,
+        &case.default,
+        2,
+        "loss",
+        &top,
+        &tail,
+    )
 }
 
 /// Whether public value `v` can lie behind a released cell: `*`, the value itself, or an
@@ -266,9 +178,11 @@ fn recipient_knows(case: &Case, released: &[Vec<String>]) -> Vec<BTreeSet<usize>
             };
             let d = pick(&released[r][2], &diseases);
             let i = pick(&released[r][3], &incomes);
-            return d.iter().all(|d| i.iter().all(|i| f.eval(d, i)));
+            return d
+                .iter()
+                .all(|d| i.iter().all(|i| f.eval(&[d.as_str(), i.as_str()])));
         };
-        d.iter().all(|d| i.iter().all(|i| f.eval(d, i)))
+        d.iter().all(|d| i.iter().all(|i| f.eval(&[d, i])))
     };
     (0..n)
         .map(|u| {

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod logical;
+
 use std::path::PathBuf;
 
 use cellsafe::algorithm::problem::Problem;
