@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::criteria::{Model, ModelSpec};
 use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::{Classes, Snapshot};
-use crate::framework::dataset::Dataset;
+use crate::framework::dataset::{Dataset, QuasiIdentifier};
 use crate::framework::lattice::{Lattice, LevelOrder};
 use crate::hierarchy::Hierarchy;
 use crate::metric::{Metric, MetricSpec, Score};
@@ -185,6 +185,18 @@ impl Problem {
         self.data.hierarchies()
     }
 
+    /// Each quasi-identifier with its level in `levels`.
+    pub fn quasi_at<'s>(
+        &'s self,
+        levels: &'s [u8],
+    ) -> impl Iterator<Item = (&'s QuasiIdentifier, usize)> + 's {
+        self.data
+            .quasi
+            .iter()
+            .zip(levels)
+            .map(|(q, &l)| (q, l as usize))
+    }
+
     /// Checks that `levels` is a node of the lattice.
     pub fn check_levels(&self, levels: &[u8]) -> Result<()> {
         if !self.lattice.contains(levels) {
@@ -335,16 +347,8 @@ impl Problem {
 pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
     (!problem.lattice.is_chain()).then(|| {
         problem
-            .data
-            .quasi
-            .iter()
-            .zip(levels)
-            .map(|(q, &l)| {
-                (
-                    q.name.clone(),
-                    Value::from(q.hierarchy.level_name(l as usize)),
-                )
-            })
+            .quasi_at(levels)
+            .map(|(q, l)| (q.name.clone(), Value::from(q.hierarchy.level_name(l))))
             .collect()
     })
 }
@@ -352,11 +356,8 @@ pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, V
 /// `{name: level}` in header order.
 pub fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
     problem
-        .data
-        .quasi
-        .iter()
-        .zip(levels)
-        .map(|(q, &l)| (q.name.clone(), Value::from(l)))
+        .quasi_at(levels)
+        .map(|(q, l)| (q.name.clone(), Value::from(l)))
         .collect()
 }
 

@@ -661,15 +661,12 @@ pub struct SetBasedReport {
 /// more than one value).
 pub fn level_based_cells(problem: &Problem, levels: &[u8]) -> usize {
     problem
-        .data
-        .quasi
-        .iter()
-        .zip(levels)
-        .map(|(q, &l)| {
+        .quasi_at(levels)
+        .map(|(q, l)| {
             let h = &q.hierarchy;
             q.leaves
                 .iter()
-                .filter(|&&leaf| h.group_size(l as usize, h.code(l as usize, leaf)) > 1)
+                .filter(|&&leaf| h.group_size(l, h.code(l, leaf)) > 1)
                 .count()
         })
         .sum()
