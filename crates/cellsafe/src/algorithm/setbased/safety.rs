@@ -1,0 +1,171 @@
+//! The safety test of a set table (paper 002 section 4.2): R_τ by person and record types,
+//! reduced to the links on some perfect matching, and three-valued knowledge by clausal
+//! form.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::SetTable;
+use crate::criteria::matching;
+use crate::data::confidentiality::has;
+
+/// The safety verdict on a set table.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetSafety {
+    pub safe: bool,
+    pub unsafe_persons: usize,
+    /// (1-based row, person, formula ids) of the first unsafe persons.
+    pub exposures: Vec<(usize, String, Vec<String>)>,
+    /// |R_τ| and |R_τ↓| (person–record links).
+    pub links: u64,
+    pub reduced_links: u64,
+    /// Distinct public tuples of persons and of records.
+    pub person_types: usize,
+    pub record_types: usize,
+}
+
+impl SetTable<'_> {
+    /// Formulas known of any person who may own record `i`: those whose clausal form holds
+    /// in every reasonable completion of the record's confidential cells.
+    pub(super) fn known_in_record(&self, i: usize) -> Vec<u64> {
+        let c = self.confidentiality();
+        let first = self.problem.data.quasi.len();
+        let mut bits = vec![0u64; c.profiles.words];
+        for (f, nf) in c.formulas.iter().enumerate() {
+            let cell = |d: usize, v: usize| has(self.cell(i, first + d), v);
+            let size = |d: usize| c.vocabulary[d].values.len();
+            if nf.cnf.known(&cell, &size) {
+                bits[f / 64] |= 1 << (f % 64);
+            }
+        }
+        bits
+    }
+
+    /// The safety test of section 4.2, listing at most `limit` unsafe persons.
+    pub fn safety(&self, limit: usize) -> SetSafety {
+        let c = self.confidentiality();
+        let n = self.rows();
+        let m1 = self.problem.data.quasi.len();
+        // person types: exact public tuples
+        let mut person_index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        let mut person_of = Vec::with_capacity(n);
+        let mut person_tuples: Vec<Vec<u32>> = Vec::new();
+        let mut a: Vec<u32> = Vec::new();
+        for r in 0..n {
+            let t: Vec<u32> = (0..m1).map(|j| self.original[j][r]).collect();
+            let next = a.len() as u32;
+            let p = *person_index.entry(t.clone()).or_insert_with(|| {
+                a.push(0);
+                person_tuples.push(t);
+                next
+            });
+            a[p as usize] += 1;
+            person_of.push(p);
+        }
+        // record types: generalized public tuples
+        let mut record_index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
+        let mut record_of = Vec::with_capacity(n);
+        let mut record_rows: Vec<Vec<usize>> = Vec::new();
+        for r in 0..n {
+            let key: Vec<u64> = (0..m1).flat_map(|j| self.cell(r, j).to_vec()).collect();
+            let next = record_rows.len() as u32;
+            let q = *record_index.entry(key).or_insert_with(|| {
+                record_rows.push(Vec::new());
+                next
+            });
+            record_rows[q as usize].push(r);
+            record_of.push(q);
+        }
+        let b: Vec<u32> = record_rows.iter().map(|rows| rows.len() as u32).collect();
+        // compatibility edges, indexed by the columns where a record's cell is exact
+        let mut by_pattern: FxHashMap<Vec<usize>, FxHashMap<Vec<u32>, Vec<u32>>> =
+            FxHashMap::default();
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        for (q, rows) in record_rows.iter().enumerate() {
+            let r = rows[0];
+            let exact: Vec<usize> = (0..m1).filter(|&j| !self.is_generalized(r, j)).collect();
+            let index = by_pattern.entry(exact.clone()).or_insert_with(|| {
+                let mut index: FxHashMap<Vec<u32>, Vec<u32>> = FxHashMap::default();
+                for (p, t) in person_tuples.iter().enumerate() {
+                    index
+                        .entry(exact.iter().map(|&j| t[j]).collect())
+                        .or_default()
+                        .push(p as u32);
+                }
+                index
+            });
+            let key: Vec<u32> = exact.iter().map(|&j| self.original[j][r]).collect();
+            for &p in index.get(&key).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let t = &person_tuples[p as usize];
+                if (0..m1).all(|j| has(self.cell(r, j), t[j] as usize)) {
+                    edges.push((p, q as u32));
+                }
+            }
+        }
+        let usable = matching::usable(&a, &b, &edges).expect("the identity is a perfect matching");
+        let links: u64 = edges
+            .iter()
+            .map(|&(p, q)| a[p as usize] as u64 * b[q as usize] as u64)
+            .sum();
+        let reduced_links: u64 = edges
+            .iter()
+            .zip(&usable)
+            .filter(|(_, &u)| u)
+            .map(|(&(p, q), _)| a[p as usize] as u64 * b[q as usize] as u64)
+            .sum();
+        // knowledge: ∧ over the records of each record type, then over usable edges
+        let words = c.profiles.words;
+        let mut known_record: FxHashMap<Vec<u64>, Vec<u64>> = FxHashMap::default();
+        let known_q: Vec<Vec<u64>> = record_rows
+            .iter()
+            .map(|rows| {
+                let mut k = vec![u64::MAX; words];
+                for &r in rows {
+                    let key: Vec<u64> = (m1..self.columns.len())
+                        .flat_map(|j| self.cell(r, j).to_vec())
+                        .collect();
+                    let kr = known_record
+                        .entry(key)
+                        .or_insert_with(|| self.known_in_record(r));
+                    for w in 0..words {
+                        k[w] &= kr[w];
+                    }
+                }
+                k
+            })
+            .collect();
+        let mut known_p = vec![vec![u64::MAX; words]; a.len()];
+        for (&(p, q), &u) in edges.iter().zip(&usable) {
+            if u {
+                for w in 0..words {
+                    known_p[p as usize][w] &= known_q[q as usize][w];
+                }
+            }
+        }
+        let mut exposures = Vec::new();
+        let mut unsafe_persons = 0;
+        for (r, &p) in person_of.iter().enumerate() {
+            let formulas: Vec<String> = c.con_sets[c.con_of_row[r] as usize]
+                .iter()
+                .filter(|&&(f, _)| has(&known_p[p as usize], f as usize))
+                .map(|&(f, _)| c.formulas[f as usize].id.clone())
+                .collect();
+            if !formulas.is_empty() {
+                unsafe_persons += 1;
+                if exposures.len() < limit {
+                    exposures.push((r + 1, c.person(&self.problem.data.table, r), formulas));
+                }
+            }
+        }
+        let _ = record_of;
+        SetSafety {
+            safe: unsafe_persons == 0,
+            unsafe_persons,
+            exposures,
+            links,
+            reduced_links,
+            person_types: a.len(),
+            record_types: record_rows.len(),
+        }
+    }
+}
