@@ -12,37 +12,46 @@
 //! connected component. With all multiplicities 1 this is the classical alternating-cycle
 //! characterization of the edges of maximum matchings.
 
+use fixedbitset::FixedBitSet;
+use petgraph::algo::maximum_matching;
+use petgraph::graph::{NodeIndex, UnGraph};
+
 /// Whether each of `edges` (left type, right type) carries a link in some perfect matching
 /// of the expanded graph; `None` when there is no perfect matching at all.
 pub fn usable(left: &[u32], right: &[u32], edges: &[(u32, u32)]) -> Option<Vec<bool>> {
+    let matching = perfect_matching(left, right, edges)?;
+    Some(usable_with(left, right, edges, &matching))
+}
+
+/// One perfect matching of the expanded graph, in compressed form: how many of its links
+/// each of `edges` carries (a feasible flow, found as a maximum flow); `None` when there is
+/// none.
+pub fn perfect_matching(left: &[u32], right: &[u32], edges: &[(u32, u32)]) -> Option<Vec<u64>> {
     let total: u64 = left.iter().map(|&a| a as u64).sum();
     if total != right.iter().map(|&b| b as u64).sum::<u64>() {
         return None;
     }
     let flow = max_flow(left, right, edges);
-    if flow.value != total {
-        return None;
-    }
-    let (np, nq) = (left.len(), right.len());
-    // residual graph on P ∪ Q: p → q always, q → p when the edge carries flow
-    let n = np + nq;
-    let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (e, &(p, q)) in edges.iter().enumerate() {
-        out[p as usize].push(np as u32 + q);
-        if flow.on_edge[e] > 0 {
-            out[np + q as usize].push(p);
-        }
-    }
-    let component = scc(&out);
-    Some(
-        edges
-            .iter()
-            .enumerate()
-            .map(|(e, &(p, q))| {
-                flow.on_edge[e] > 0 || component[p as usize] == component[np + q as usize]
-            })
-            .collect(),
-    )
+    (flow.value == total).then_some(flow.on_edge)
+}
+
+/// [`usable`] given one perfect matching (`matching[e]` links on edge `e`, as from
+/// [`perfect_matching`]): an edge is usable iff it carries links of `matching` or its two
+/// types share a strongly connected component of the residual graph.
+pub fn usable_with(
+    left: &[u32],
+    right: &[u32],
+    edges: &[(u32, u32)],
+    matching: &[u64],
+) -> Vec<bool> {
+    debug_assert_eq!(edges.len(), matching.len());
+    let np = left.len();
+    let component = Residual::new(np, right.len(), edges, matching).components();
+    edges
+        .iter()
+        .zip(matching)
+        .map(|(&(p, q), &m)| m > 0 || component[p as usize] == component[np + q as usize])
+        .collect()
 }
 
 struct Flow {
@@ -170,59 +179,100 @@ impl Graph {
     }
 }
 
-/// Strongly connected components (iterative Tarjan): a component id per node.
-fn scc(out: &[Vec<u32>]) -> Vec<u32> {
-    let n = out.len();
-    let mut index = vec![u32::MAX; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut component = vec![u32::MAX; n];
-    let (mut next_index, mut next_component) = (0u32, 0u32);
-    for root in 0..n {
-        if index[root] != u32::MAX {
-            continue;
+/// The residual graph of a perfect matching on P ∪ Q (P first, then Q): p → q for every
+/// edge, q → p where the edge carries links. Arcs in compressed sparse rows: the heads of
+/// node `v`'s arcs are `head[start[v]..start[v + 1]]`.
+struct Residual {
+    start: Vec<u32>,
+    head: Vec<u32>,
+}
+
+impl Residual {
+    fn new(np: usize, nq: usize, edges: &[(u32, u32)], matching: &[u64]) -> Residual {
+        let n = np + nq;
+        let arcs = || {
+            edges.iter().zip(matching).flat_map(move |(&(p, q), &m)| {
+                let q = np as u32 + q;
+                std::iter::once((p, q)).chain((m > 0).then_some((q, p)))
+            })
+        };
+        let mut start = vec![0u32; n + 1];
+        for (tail, _) in arcs() {
+            start[tail as usize + 1] += 1;
         }
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut i)) = call.last_mut() {
-            if *i < out[v].len() {
-                let w = out[v][*i] as usize;
-                *i += 1;
-                if index[w] == u32::MAX {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                call.pop();
-                if let Some(&(parent, _)) = call.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    loop {
-                        let w = stack.pop().expect("on the stack");
-                        on_stack[w] = false;
-                        component[w] = next_component;
-                        if w == v {
-                            break;
-                        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut head = vec![0u32; start[n] as usize];
+        for (tail, to) in arcs() {
+            head[fill[tail as usize] as usize] = to;
+            fill[tail as usize] += 1;
+        }
+        Residual { start, head }
+    }
+
+    fn arcs(&self, v: usize) -> std::ops::Range<u32> {
+        self.start[v]..self.start[v + 1]
+    }
+
+    /// A strongly connected component id per node, by Tarjan's algorithm with an explicit
+    /// call stack (a depth-first search here can go as deep as there are types).
+    fn components(&self) -> Vec<u32> {
+        let n = self.start.len() - 1;
+        let mut index = vec![u32::MAX; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = FixedBitSet::with_capacity(n);
+        let mut stack = Vec::new();
+        let mut component = vec![u32::MAX; n];
+        // (node, its arcs not followed yet)
+        let mut call: Vec<(usize, std::ops::Range<u32>)> = Vec::new();
+        let (mut next_index, mut next_component) = (0u32, 0u32);
+        for root in 0..n {
+            if index[root] != u32::MAX {
+                continue;
+            }
+            call.push((root, self.arcs(root)));
+            index[root] = next_index;
+            low[root] = next_index;
+            next_index += 1;
+            stack.push(root);
+            on_stack.insert(root);
+            while let Some((v, arcs)) = call.last_mut() {
+                let v = *v;
+                if let Some(a) = arcs.next() {
+                    let w = self.head[a as usize] as usize;
+                    if index[w] == u32::MAX {
+                        index[w] = next_index;
+                        low[w] = next_index;
+                        next_index += 1;
+                        stack.push(w);
+                        on_stack.insert(w);
+                        call.push((w, self.arcs(w)));
+                    } else if on_stack.contains(w) {
+                        low[v] = low[v].min(index[w]);
                     }
-                    next_component += 1;
+                } else {
+                    call.pop();
+                    if let Some((parent, _)) = call.last() {
+                        low[*parent] = low[*parent].min(low[v]);
+                    }
+                    if low[v] == index[v] {
+                        loop {
+                            let w = stack.pop().expect("on the stack");
+                            on_stack.remove(w);
+                            component[w] = next_component;
+                            if w == v {
+                                break;
+                            }
+                        }
+                        next_component += 1;
+                    }
                 }
             }
         }
+        component
     }
-    component
 }
 
 /// The paper's per-link test on the expanded graph (persons and records one by one): a
@@ -242,37 +292,22 @@ pub fn usable_by_link_test(n: usize, links: &[(usize, usize)]) -> Vec<bool> {
         .collect()
 }
 
-/// Size of a maximum matching by augmenting paths (Kuhn), skipping the persons and records
-/// of `without`.
+/// Size of a maximum matching of persons `0..n` and records `0..n` joined by `links`
+/// (person, record), leaving out the person and the record of `without`. By petgraph's
+/// maximum matching (Gabow's algorithm for general graphs): code independent of the flow
+/// and components above, which the per-link reference is there to check.
 fn matching_size(n: usize, links: &[(usize, usize)], without: Option<(usize, usize)>) -> usize {
-    let mut adj = vec![Vec::new(); n];
+    let mut graph: UnGraph<(), (), u32> = UnGraph::with_capacity(2 * n, links.len());
+    for _ in 0..2 * n {
+        graph.add_node(());
+    }
     for &(u, i) in links {
-        adj[u].push(i);
-    }
-    let mut owner = vec![usize::MAX; n];
-    fn try_augment(u: usize, adj: &[Vec<usize>], seen: &mut [bool], owner: &mut [usize]) -> bool {
-        for &i in &adj[u] {
-            if !seen[i] {
-                seen[i] = true;
-                if owner[i] == usize::MAX || try_augment(owner[i], adj, seen, owner) {
-                    owner[i] = u;
-                    return true;
-                }
-            }
-        }
-        false
-    }
-    let mut size = 0;
-    for u in 0..n {
-        if without.is_some_and(|(x, _)| x == u) {
+        if without.is_some_and(|(x, y)| x == u || y == i) {
             continue;
         }
-        let mut seen = vec![false; n];
-        if try_augment(u, &adj, &mut seen, &mut owner) {
-            size += 1;
-        }
+        graph.add_edge(NodeIndex::new(u), NodeIndex::new(n + i), ());
     }
-    size
+    maximum_matching(&graph).len()
 }
 
 #[cfg(test)]

@@ -3,15 +3,17 @@
 //!
 //! Paths are relative to the config file. Unknown keys are errors, and every error names the
 //! key (or line and column, for syntax) so a user can fix the file without guessing.
+//!
+//! Layout: the types of the config's own sections (`[input]`, `[attributes.NAME]`,
+//! `[search]`, `[output]`) are in `spec.rs`; this file holds the whole [`Config`], its
+//! parsing, the checks that need no data and the building of the [`Problem`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::algorithm::genetic::GeneticSpec;
 use crate::algorithm::problem::{Problem, MAX_LATTICE};
-use crate::algorithm::setbased::SetBasedSpec;
 use crate::algorithm::{Algorithm, MAX_EXHAUSTIVE};
 use crate::criteria::{Model, ModelSpec};
 use crate::data::confidentiality::setup::SafetySpec;
@@ -23,111 +25,10 @@ use crate::hierarchy::{Builder, Hierarchy, HierarchySpec};
 use crate::job::disclosure::DiscloseSpec;
 use crate::metric::{Metric, MetricSpec};
 use crate::release::microaggregation::{Aggregator, Scale};
-use crate::release::SuppressedRows;
 
-fn default_delimiter() -> String {
-    ",".into()
-}
-fn default_quote() -> String {
-    "\"".into()
-}
-fn default_true() -> bool {
-    true
-}
-fn default_hierarchy_delimiter() -> String {
-    ";".into()
-}
+mod spec;
 
-/// `[input]`: the CSV file to anonymize.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InputSpec {
-    pub path: PathBuf,
-    #[serde(default = "default_delimiter")]
-    pub delimiter: String,
-    #[serde(default = "default_quote")]
-    pub quote: String,
-    #[serde(default = "default_true")]
-    pub header: bool,
-    /// Delimiter of ARX hierarchy files named by `attributes.*.hierarchy`.
-    #[serde(default = "default_hierarchy_delimiter")]
-    pub hierarchy_delimiter: String,
-    /// Role of columns not listed under `[attributes]`.
-    #[serde(default = "default_role")]
-    pub default_role: Role,
-    /// Strings that mean "missing" (e.g. `["?", ""]`). In a quasi-identifier they form a
-    /// group of their own at every level below the top and need not be in its hierarchy;
-    /// builders skip them. Without this, missing markers are values like any other.
-    #[serde(default)]
-    pub missing: Vec<String>,
-}
-
-fn default_role() -> Role {
-    Role::Insensitive
-}
-
-/// `[attributes.NAME]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AttributeSpec {
-    pub role: Role,
-    #[serde(default)]
-    pub hierarchy: Option<HierarchySpec>,
-    /// Measurement scale for microaggregation output. Default: continuous if every value
-    /// is a number, ordinal for date hierarchies, nominal otherwise.
-    #[serde(default)]
-    pub scale: Option<Scale>,
-    /// An insensitive column whose cells a suppressed row still shows (every other cell
-    /// of a suppressed row is `*`).
-    #[serde(default)]
-    pub public: bool,
-}
-
-/// What a released quasi-identifier cell shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OutputValues {
-    /// The label of the cell's group.
-    #[default]
-    Generalization,
-    /// The mean, median or mode of the cell's group (by the attribute's scale).
-    Microaggregation,
-}
-
-/// `[search]`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchSpec {
-    #[serde(default)]
-    pub algorithm: Algorithm,
-    /// Worker threads; 0 uses every core.
-    #[serde(default)]
-    pub threads: usize,
-    /// Parameters of `algorithm = "genetic"`.
-    #[serde(default)]
-    pub genetic: GeneticSpec,
-    /// Parameters of `algorithm = "set-based"`.
-    #[serde(default)]
-    pub set_based: SetBasedSpec,
-}
-
-/// `[output]`: default output paths (relative to the config file) and how rows are written.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OutputSpec {
-    pub path: Option<PathBuf>,
-    pub report: Option<PathBuf>,
-    #[serde(default)]
-    pub values: OutputValues,
-    /// Suppressed rows: `star` (every non-public cell `*`) or `drop` (left out).
-    #[serde(default)]
-    pub suppression: SuppressedRows,
-    /// Seed of the row shuffle (default: drawn afresh each run, and reported).
-    pub seed: Option<u64>,
-    /// Keep the input's row order (the report flags it: the order can link rows back).
-    #[serde(default)]
-    pub keep_order: bool,
-}
+pub use spec::{AttributeSpec, InputSpec, OutputSpec, OutputValues, SearchSpec};
 
 /// A whole job description.
 #[derive(Debug, Clone, Deserialize)]
@@ -585,6 +486,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::release::SuppressedRows;
 
     #[test]
     fn syntax_errors_have_line_and_column() {
@@ -623,7 +525,7 @@ mod tests {
 
     #[test]
     fn readme_example_parses() {
-        let readme = include_str!("../../../../README.md");
+        let readme = include_str!("../../../../../README.md");
         let start = readme.find("```toml\n").expect("a toml block") + 8;
         let end = start + readme[start..].find("```").expect("closed block");
         let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();

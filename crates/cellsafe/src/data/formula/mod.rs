@@ -1,0 +1,150 @@
+//! Confidential formulas: sentences of Pawlak's decision logic over the released,
+//! non-public attributes.
+//!
+//! Grammar (keywords are case-insensitive; `¬ ∧ ∨ →` may replace `not and or ->`):
+//!
+//! ```text
+//! formula := or ( "->" formula )?            right-associative implication
+//! or      := and ( "or" and )*
+//! and     := unary ( "and" unary )*
+//! unary   := "not" unary | "(" formula ")" | atom
+//! atom    := NAME "in" "{" VALUE ( "," VALUE )* "}"
+//!          | NAME ( "=" | "!=" | "<" | "<=" | ">" | ">=" ) VALUE
+//! ```
+//!
+//! NAME and VALUE are bare words (anything but spaces and `{}(),=<>!"`) or double-quoted
+//! strings. Every atom compiles to the paper's `(j, α)`: a column and the set α of its
+//! dictionary codes that satisfy it, so a comparison `income >= 300K` is just the set of
+//! incomes at least 300K. Parse errors carry the character position.
+//!
+//! A formula nests at most [`MAX_NESTING`] levels and has at most [`MAX_SIZE`] atoms and
+//! operators, so parsing, evaluating, converting to clausal form and dropping a formula
+//! never recurse deeply. Chains of `and` and of `or` are built as balanced trees.
+//!
+//! Layout, by concern: this file holds the vocabulary ([`Domain`]), the formula tree and
+//! its two-valued truth on a record; `lex.rs` and `parse.rs` read the language
+//! ([`parse`], [`ParseError`]); `clauses.rs` converts to clausal normal form ([`Cnf`]) and
+//! evaluates three-valued on generalized cells ([`Cnf::known`]); the unit tests are in
+//! `tests.rs`.
+
+mod clauses;
+mod lex;
+mod parse;
+#[cfg(test)]
+mod tests;
+
+use crate::data::number;
+
+pub use clauses::{Clause, Cnf};
+pub use parse::{parse, parse_noting_absent, ParseError};
+
+/// The most levels of nesting in a formula: each parenthesis, `not` and `->` opens one.
+pub const MAX_NESTING: usize = 64;
+/// The most atoms and operators (`not`, `and`, `or`, `->`) in a formula.
+pub const MAX_SIZE: usize = 512;
+
+/// The domain of one attribute formulas may mention.
+#[derive(Debug, Clone)]
+pub struct Domain {
+    pub name: String,
+    /// Table column.
+    pub column: usize,
+    /// Values by dictionary code.
+    pub values: Vec<String>,
+    /// A number per value when the attribute is ordered (comparisons need it).
+    pub rank: Option<Vec<f64>>,
+    /// Whether comparison literals are read as numbers (true) or must be values (false,
+    /// an explicit order).
+    pub numeric: bool,
+}
+
+impl Domain {
+    /// A domain whose values all read as numbers (`300K` is 300,000) is ordered numerically;
+    /// otherwise it is unordered unless `order` lists every value.
+    pub fn new(
+        name: &str,
+        column: usize,
+        values: Vec<String>,
+        order: Option<&[String]>,
+    ) -> Result<Domain, String> {
+        if let Some(order) = order {
+            let mut rank = vec![f64::NAN; values.len()];
+            for (i, v) in order.iter().enumerate() {
+                if let Some(code) = values.iter().position(|x| x == v) {
+                    rank[code] = i as f64;
+                }
+            }
+            if let Some(code) = rank.iter().position(|r| r.is_nan()) {
+                return Err(format!(
+                    "value `{}` of `{name}` is missing from its order",
+                    crate::error::excerpt(&values[code])
+                ));
+            }
+            return Ok(Domain {
+                name: name.into(),
+                column,
+                values,
+                rank: Some(rank),
+                numeric: false,
+            });
+        }
+        let rank: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
+        Ok(Domain {
+            name: name.into(),
+            column,
+            numeric: rank.is_some(),
+            rank,
+            values,
+        })
+    }
+}
+
+/// `(j, α)`: the value of domain `domain` lies in `values` (indexed by dictionary code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    /// Index into the vocabulary.
+    pub domain: usize,
+    pub values: Vec<bool>,
+}
+
+/// A parsed formula.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Formula {
+    Atom(Atom),
+    Not(Box<Formula>),
+    And(Box<Formula>, Box<Formula>),
+    Or(Box<Formula>, Box<Formula>),
+    Implies(Box<Formula>, Box<Formula>),
+}
+
+impl Formula {
+    /// Two-valued truth for a record whose value of domain `d` has code `value(d)`.
+    pub fn holds(&self, value: &impl Fn(usize) -> u32) -> bool {
+        match self {
+            Formula::Atom(a) => a.values[value(a.domain) as usize],
+            Formula::Not(f) => !f.holds(value),
+            Formula::And(a, b) => a.holds(value) && b.holds(value),
+            Formula::Or(a, b) => a.holds(value) || b.holds(value),
+            Formula::Implies(a, b) => !a.holds(value) || b.holds(value),
+        }
+    }
+
+    /// The domains the formula mentions, sorted.
+    pub fn domains(&self) -> Vec<usize> {
+        fn walk(f: &Formula, out: &mut Vec<usize>) {
+            match f {
+                Formula::Atom(a) => out.push(a.domain),
+                Formula::Not(x) => walk(x, out),
+                Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) => {
+                    walk(a, out);
+                    walk(b, out)
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

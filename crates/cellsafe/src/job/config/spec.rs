@@ -1,0 +1,121 @@
+//! The config's own sections: `[input]`, `[attributes.NAME]`, `[search]` and `[output]`,
+//! with their defaults. (The other sections' types live with what they configure:
+//! `[[privacy]]` in `criteria`, `[metric]` in `metric`, `[safety]` in
+//! `data::confidentiality::setup`, `[disclose]` in `job::disclosure`, hierarchies in
+//! `hierarchy`.)
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::algorithm::genetic::GeneticSpec;
+use crate::algorithm::setbased::SetBasedSpec;
+use crate::algorithm::Algorithm;
+use crate::data::Role;
+use crate::hierarchy::HierarchySpec;
+use crate::release::microaggregation::Scale;
+use crate::release::SuppressedRows;
+
+fn default_delimiter() -> String {
+    ",".into()
+}
+fn default_quote() -> String {
+    "\"".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_hierarchy_delimiter() -> String {
+    ";".into()
+}
+
+/// `[input]`: the CSV file to anonymize.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSpec {
+    pub path: PathBuf,
+    #[serde(default = "default_delimiter")]
+    pub delimiter: String,
+    #[serde(default = "default_quote")]
+    pub quote: String,
+    #[serde(default = "default_true")]
+    pub header: bool,
+    /// Delimiter of ARX hierarchy files named by `attributes.*.hierarchy`.
+    #[serde(default = "default_hierarchy_delimiter")]
+    pub hierarchy_delimiter: String,
+    /// Role of columns not listed under `[attributes]`.
+    #[serde(default = "default_role")]
+    pub default_role: Role,
+    /// Strings that mean "missing" (e.g. `["?", ""]`). In a quasi-identifier they form a
+    /// group of their own at every level below the top and need not be in its hierarchy;
+    /// builders skip them. Without this, missing markers are values like any other.
+    #[serde(default)]
+    pub missing: Vec<String>,
+}
+
+fn default_role() -> Role {
+    Role::Insensitive
+}
+
+/// `[attributes.NAME]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeSpec {
+    pub role: Role,
+    #[serde(default)]
+    pub hierarchy: Option<HierarchySpec>,
+    /// Measurement scale for microaggregation output. Default: continuous if every value
+    /// is a number, ordinal for date hierarchies, nominal otherwise.
+    #[serde(default)]
+    pub scale: Option<Scale>,
+    /// An insensitive column whose cells a suppressed row still shows (every other cell
+    /// of a suppressed row is `*`).
+    #[serde(default)]
+    pub public: bool,
+}
+
+/// What a released quasi-identifier cell shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputValues {
+    /// The label of the cell's group.
+    #[default]
+    Generalization,
+    /// The mean, median or mode of the cell's group (by the attribute's scale).
+    Microaggregation,
+}
+
+/// `[search]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSpec {
+    #[serde(default)]
+    pub algorithm: Algorithm,
+    /// Worker threads; 0 uses every core.
+    #[serde(default)]
+    pub threads: usize,
+    /// Parameters of `algorithm = "genetic"`.
+    #[serde(default)]
+    pub genetic: GeneticSpec,
+    /// Parameters of `algorithm = "set-based"`.
+    #[serde(default)]
+    pub set_based: SetBasedSpec,
+}
+
+/// `[output]`: default output paths (relative to the config file) and how rows are written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    pub path: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    #[serde(default)]
+    pub values: OutputValues,
+    /// Suppressed rows: `star` (every non-public cell `*`) or `drop` (left out).
+    #[serde(default)]
+    pub suppression: SuppressedRows,
+    /// Seed of the row shuffle (default: drawn afresh each run, and reported).
+    pub seed: Option<u64>,
+    /// Keep the input's row order (the report flags it: the order can link rows back).
+    #[serde(default)]
+    pub keep_order: bool,
+}
