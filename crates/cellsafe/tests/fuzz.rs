@@ -782,6 +782,7 @@ fn located(e: &Error) -> bool {
         | Error::NothingAcceptable
         | Error::Cancelled
         | Error::Invalid(_)
+        | Error::DataModel(_)
         | Error::Dataset(_)
         | Error::Criteria(_)
         | Error::Metric(_)

@@ -92,6 +92,9 @@ pub enum Error {
     /// A metric that cannot be used (metric layer): `metric: gs_factor must lie in [0, 1]`.
     #[error("metric: {0}")]
     Metric(#[from] MetricError),
+    /// The data model cannot hold what it was given (data layer).
+    #[error(transparent)]
+    DataModel(#[from] DataError),
     /// A table, its roles and its hierarchies do not fit together (framework layer).
     #[error(transparent)]
     Dataset(#[from] DatasetError),
@@ -146,6 +149,17 @@ pub enum Error {
         path: PathBuf,
         violations: Vec<String>,
     },
+}
+
+/// Errors of the data layer beyond a located bad value (those are [`Error::Data`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DataError {
+    /// One CON set per row is required.
+    #[error("one CON set per row is required: {rows} rows, {sets} CON sets")]
+    ConSets { rows: usize, sets: usize },
+    /// A formula whose clausal normal form is too large.
+    #[error("formula `{id}` has more than {limit} clauses in clausal form")]
+    TooManyClauses { id: String, limit: usize },
 }
 
 /// Errors of the framework layer: a table, its roles and its hierarchies.
@@ -262,6 +276,15 @@ pub enum ReleaseError {
     /// The set-based audit needs the persons' confidential formulas.
     #[error("the set-based audit needs a [safety] section")]
     NeedsSafety,
+    /// A file staged that was not named when the output transaction began.
+    #[error("{0} was not given when the output transaction began")]
+    NotATarget(PathBuf),
+    /// A file staged twice in one transaction.
+    #[error("{0} is already staged for writing")]
+    AlreadyStaged(PathBuf),
+    /// An output path that names no file (`.`, `/`, a path ending in `..`).
+    #[error("{0} does not name a file")]
+    NotAFile(PathBuf),
     /// Microaggregation needs one aggregator per quasi-identifier.
     #[error(
         "microaggregation needs one aggregator per quasi-identifier ({quasi}), got {aggregators}"

@@ -67,7 +67,7 @@ impl<'a> SetTable<'a> {
             };
             let family = families.get(&d.name).copied().unwrap_or(default);
             if family == Family::Levels {
-                return Err(Error::Invalid(format!(
+                return Err(set_based(format!(
                     "`{}` has no hierarchy, so its cells cannot be generalized by levels",
                     d.name
                 )));

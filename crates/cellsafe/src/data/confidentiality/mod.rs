@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 
 use crate::data::formula::{Cnf, Domain, Formula};
 use crate::data::table::Table;
-use crate::error::{Error, Result};
+use crate::error::{DataError, Error, Result};
 
 /// The most clauses a formula's clausal normal form may have.
 pub const CLAUSE_LIMIT: usize = 4096;
@@ -164,7 +164,11 @@ impl Confidentiality {
     ) -> Result<Confidentiality> {
         let n = table.rows();
         if con_of_row.len() != n {
-            return Err(Error::Invalid("one CON set per row is required".into()));
+            return Err(DataError::ConSets {
+                rows: n,
+                sets: con_of_row.len(),
+            }
+            .into());
         }
         for set in &mut con_sets {
             set.sort_by_key(|&(f, _)| f);
@@ -227,9 +231,10 @@ impl Confidentiality {
             .zip(satisfied)
             .map(|((id, text, formula), s)| {
                 let cnf = formula.clauses(CLAUSE_LIMIT).ok_or_else(|| {
-                    Error::Invalid(format!(
-                        "formula `{id}` has more than {CLAUSE_LIMIT} clauses in clausal form"
-                    ))
+                    Error::DataModel(DataError::TooManyClauses {
+                        id: id.clone(),
+                        limit: CLAUSE_LIMIT,
+                    })
                 })?;
                 Ok(NamedFormula {
                     id,

@@ -70,7 +70,7 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ReleaseError, Result};
 
 pub use cleanup::{interrupted, remove_stale};
 use cleanup::{remove_stale_except, Registry, State, REGISTRY};
@@ -178,17 +178,11 @@ impl Transaction {
             .iter()
             .position(|t| t.user == target || Some(&t.path) == resolved.as_ref())
         else {
-            return Err(Error::Invalid(format!(
-                "{} was not given when the output transaction began",
-                target.display()
-            )));
+            return Err(ReleaseError::NotATarget(target.to_owned()).into());
         };
         let t = &mut self.targets[index];
         if t.staged.is_some() {
-            return Err(Error::Invalid(format!(
-                "{} is already staged for writing",
-                t.user.display()
-            )));
+            return Err(ReleaseError::AlreadyStaged(t.user.clone()).into());
         }
         let staged = {
             let mut state = self.registry.lock();
@@ -275,10 +269,7 @@ impl Target {
     fn plan(user: &Path) -> Result<Target> {
         let path = Self::final_path(user)?;
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(Error::Invalid(format!(
-                "{} does not name a file",
-                user.display()
-            )));
+            return Err(ReleaseError::NotAFile(user.to_owned()).into());
         };
         if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
             return Err(Error::io(
@@ -299,10 +290,7 @@ impl Target {
     /// The canonical directory of `user` joined with its file name.
     fn final_path(user: &Path) -> Result<PathBuf> {
         let Some(name) = user.file_name() else {
-            return Err(Error::Invalid(format!(
-                "{} does not name a file",
-                user.display()
-            )));
+            return Err(ReleaseError::NotAFile(user.to_owned()).into());
         };
         let dir = match user.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
