@@ -1,5 +1,8 @@
 //! The command line: exit codes, error messages that locate the problem, and the promise
 //! that inputs are never modified and outputs appear whole.
+//!
+//! One file, past 600 lines, because each test runs the built binary the same way and
+//! they share its fixtures; a test per behaviour of the command line.
 
 use std::path::Path;
 

@@ -6,6 +6,9 @@
 //! allocator measures each case's peak; it refuses requests past a hard cap, so a runaway
 //! allocation aborts this test binary instead of exhausting the machine. A watchdog aborts
 //! a case that hangs.
+//!
+//! One file, past 600 lines: the mutators, the allocator cap and the watchdog are one
+//! harness.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;

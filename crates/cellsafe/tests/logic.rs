@@ -1,6 +1,9 @@
 //! Logical safety (papers 000 and 002) against brute-force oracles that follow the papers'
 //! definitions literally: the Kripke model's possible worlds W built from the released
 //! matrix, knowledge as truth in every epistemic alternative, sf from its formula.
+//!
+//! One file, past 600 lines, because the oracles (worlds, knowledge, sf, ql) serve every
+//! test in it; the random cases are shared with the release tests (`common::logical`).
 
 mod common;
 

@@ -5,6 +5,9 @@
 //! evaluated on strings over every completion of a starred cell) and check that no
 //! confidential formula of anyone can be deduced, that which rows are suppressed depends on
 //! public values only, and that the row order carries nothing.
+//!
+//! One file, past 600 lines, because its oracles (matching, completions, the recipient's
+//! reading of a file) serve every test in it.
 
 mod common;
 
