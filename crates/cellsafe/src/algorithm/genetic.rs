@@ -176,12 +176,12 @@ impl Encoding {
 }
 
 /// Renders genes as `0`/`1`.
-pub fn bit_string(genes: &[bool]) -> String {
+pub(crate) fn bit_string(genes: &[bool]) -> String {
     genes.iter().map(|&g| if g { '1' } else { '0' }).collect()
 }
 
 /// Exchanges the genes of `a` and `b` from position `from` to `to` (exclusive).
-pub fn swap_segment(a: &mut [bool], b: &mut [bool], from: usize, to: usize) {
+pub(crate) fn swap_segment(a: &mut [bool], b: &mut [bool], from: usize, to: usize) {
     for i in from..to.min(a.len()) {
         std::mem::swap(&mut a[i], &mut b[i]);
     }

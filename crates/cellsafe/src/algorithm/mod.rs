@@ -74,7 +74,7 @@ pub struct Outcome {
     pub best: Option<Evaluation>,
     /// For `minimal`: every minimal acceptable node, in lattice index order.
     pub minimal: Vec<Evaluation>,
-    /// Nodes whose acceptability or score was computed.
+    /// Nodes the search evaluated.
     pub nodes_evaluated: usize,
     /// For the genetic search: its answer, run parameters and, if asked for, the
     /// exhaustive optimum.

@@ -54,7 +54,7 @@ fn suppressed_rows(classes: &Classes, suppressed: &[bool]) -> u64 {
 
 /// The largest `t` such that the classes smaller than `t` hold at most `budget` rows
 /// together (1 when even the smallest classes do not fit: nothing is suppressed).
-pub fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
+pub(crate) fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
     let mut small: Vec<u32> = counts
         .iter()
         .copied()

@@ -52,7 +52,7 @@ pub struct SafetyTest {
     pub sf: f64,
     /// Entropy quality ql (paper 000 section 4.2).
     pub ql: f64,
-    /// Notes that do not change the verdict.
+    /// Warnings from reading `[safety]` (e.g. a formula naming a value no record has).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

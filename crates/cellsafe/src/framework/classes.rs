@@ -18,7 +18,7 @@ thread_local! {
 }
 
 /// A key the grouper can hash.
-pub trait GroupKey: Copy + Eq + Default {
+pub(crate) trait GroupKey: Copy + Eq + Default {
     /// A 64-bit hash of the key.
     fn hash64(self) -> u64;
 }
@@ -45,7 +45,7 @@ struct Slot<K> {
 /// An open-addressing map from keys to group numbers, reused across rollups: each use
 /// bumps a generation stamp instead of clearing the table.
 #[derive(Default)]
-pub struct Grouper<K> {
+pub(crate) struct Grouper<K> {
     slots: Vec<Slot<K>>,
     stamp: u32,
     shift: u32,

@@ -111,7 +111,7 @@ impl Config {
         Ok(config)
     }
 
-    /// The path of the config file, as given (empty for configs not read from a file).
+    /// The path of the config file, as given (for messages).
     pub fn file_name(&self) -> String {
         self.file.display().to_string()
     }
