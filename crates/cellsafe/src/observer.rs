@@ -78,7 +78,9 @@ impl Observer for Cancel {
 /// was set.
 #[derive(Debug, Clone, Default)]
 pub struct Cancellable<O> {
+    /// The observer progress is reported to.
     pub inner: O,
+    /// The flag that cancels the work when set.
     pub cancel: Cancel,
 }
 
@@ -228,6 +230,7 @@ pub struct Reader<'s, 'a, R> {
 }
 
 impl<'s, 'a, R> Reader<'s, 'a, R> {
+    /// Wraps `inner`, reporting to `stage`.
     pub fn new(inner: R, stage: &'s Stage<'a>) -> Self {
         Reader { inner, stage }
     }

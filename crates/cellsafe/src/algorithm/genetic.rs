@@ -25,7 +25,9 @@ use crate::observer::{Observer, Silent, Stage, GENETIC, OPTIMUM};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Crossover {
+    /// Exchange the genes after one random point.
     OnePoint,
+    /// Exchange the genes between two random points.
     TwoPoint,
     /// One- or two-point with equal probability.
     Mixed,
@@ -35,11 +37,17 @@ pub enum Crossover {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GeneticSpec {
+    /// Nodes per generation, 2 to [`MAX_POPULATION`].
     pub population: usize,
+    /// Generations bred after the initial population, at most [`MAX_GENERATIONS`].
     pub generations: usize,
+    /// Probability that a pair of parents is recombined, in [0, 1].
     pub crossover_rate: f64,
+    /// Probability that each bit is flipped, in [0, 1].
     pub mutation_rate: f64,
+    /// Which crossover recombines a pair.
     pub crossover: Crossover,
+    /// Seed of the random stream; the same seed gives the same run.
     pub seed: u64,
     /// Also find the exhaustive optimum of sf·ql, to report how far the answer is from it
     /// ([`GeneticReport::gap`]). It evaluates every node of lattices up to
@@ -64,6 +72,7 @@ impl Default for GeneticSpec {
 /// Largest `population` and `generations`: a run evaluates at most a million nodes, and
 /// roulette selection costs population² per generation.
 pub const MAX_POPULATION: usize = 1_000;
+/// Largest `generations` (see [`MAX_POPULATION`]).
 pub const MAX_GENERATIONS: usize = 1_000;
 
 impl GeneticSpec {
@@ -109,6 +118,7 @@ pub struct Encoding {
 }
 
 impl Encoding {
+    /// The encoding of a lattice with |Πᵢ| = `sizes[i]` partitions per attribute.
     pub fn new(sizes: Vec<u32>) -> Encoding {
         let bits = sizes
             .iter()
@@ -122,9 +132,11 @@ impl Encoding {
             .collect();
         Encoding { sizes, bits }
     }
+    /// Bits in a node's string.
     pub fn len(&self) -> usize {
         self.bits.iter().sum::<u32>() as usize
     }
+    /// Whether nodes are encoded with no bits (every attribute has one partition).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -151,6 +163,7 @@ impl Encoding {
             .map(|(&v, &s)| (v % s.max(1)) as u8)
             .collect()
     }
+    /// The bit string of a node (inverse of [`Encoding::decode`] on legal codes).
     pub fn encode(&self, levels: &[u8]) -> Vec<bool> {
         let mut genes = Vec::with_capacity(self.len());
         for (&l, &b) in levels.iter().zip(&self.bits) {
@@ -163,12 +176,12 @@ impl Encoding {
 }
 
 /// Renders genes as `0`/`1`.
-pub fn bit_string(genes: &[bool]) -> String {
+pub(crate) fn bit_string(genes: &[bool]) -> String {
     genes.iter().map(|&g| if g { '1' } else { '0' }).collect()
 }
 
 /// Exchanges the genes of `a` and `b` from position `from` to `to` (exclusive).
-pub fn swap_segment(a: &mut [bool], b: &mut [bool], from: usize, to: usize) {
+pub(crate) fn swap_segment(a: &mut [bool], b: &mut [bool], from: usize, to: usize) {
     for i in from..to.min(a.len()) {
         std::mem::swap(&mut a[i], &mut b[i]);
     }
@@ -177,21 +190,26 @@ pub fn swap_segment(a: &mut [bool], b: &mut [bool], from: usize, to: usize) {
 /// What the genetic search found.
 #[derive(Debug, Clone, Serialize)]
 pub struct GeneticOutcome {
+    /// 0-based levels of the answer, in header order.
     pub levels: Vec<u8>,
+    /// The answer's bit string, as `0`/`1`.
     pub genes: String,
     /// sf·ql of the answer (0 if no acceptable node was met).
     pub fitness: f64,
+    /// Whether the privacy models accept the answer.
     pub acceptable: bool,
     /// Distinct nodes whose fitness was computed.
     pub nodes_evaluated: usize,
+    /// Generations run.
     pub generations: usize,
+    /// The seed the run used.
     pub seed: u64,
     /// Best fitness of each generation (index 0: the initial population).
     pub history: Vec<f64>,
 }
 
 /// sf·ql of nodes, or 0 where the models reject them.
-pub struct Fitness<'a> {
+pub(crate) struct Fitness<'a> {
     problem: &'a Problem,
     metric: Metric,
 }
@@ -229,6 +247,7 @@ impl<'a> Fitness<'a> {
 /// exhaustive optimum of sf·ql over the acceptable nodes next to it.
 #[derive(Debug, Clone, Serialize)]
 pub struct GeneticReport {
+    /// The genetic search's answer and run parameters (flattened in JSON).
     #[serde(flatten)]
     pub outcome: GeneticOutcome,
     /// Whether the optimum was computed (asked for, and the lattice has at most
@@ -238,6 +257,7 @@ pub struct GeneticReport {
     /// lower level sum, then the smaller vector), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimum_levels: Option<Vec<u8>>,
+    /// sf·ql of the optimum.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimum_fitness: Option<f64>,
     /// optimum − found (0: the genetic search found an optimum).

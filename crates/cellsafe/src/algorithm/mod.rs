@@ -49,6 +49,7 @@ use crate::observer::{Observer, Stage, SEARCH};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
+    /// Every node is evaluated; the best acceptable one wins.
     Exhaustive,
     /// Every minimal acceptable node, by Incognito's subset iteration (paper 000 section 3.4).
     Minimal,
@@ -61,6 +62,7 @@ pub enum Algorithm {
     /// Set-based generalization by the goal-directed search of paper 002
     /// (`[search.set_based]`); not a lattice search.
     SetBased,
+    /// The best acceptable node, with exact pruning (the default).
     #[default]
     Optimal,
 }
@@ -72,6 +74,7 @@ pub struct Outcome {
     pub best: Option<Evaluation>,
     /// For `minimal`: every minimal acceptable node, in lattice index order.
     pub minimal: Vec<Evaluation>,
+    /// Nodes the search evaluated.
     pub nodes_evaluated: usize,
     /// For the genetic search: its answer, run parameters and, if asked for, the
     /// exhaustive optimum.
@@ -82,6 +85,7 @@ pub struct Outcome {
 /// to `observer` (a lattice search: one [`SEARCH`] stage of the lattice's size) and returns
 /// `Err(Error::Cancelled)`, and no outcome, once `observer` says stop.
 pub trait Search {
+    /// Runs the search on `problem`, reporting progress to `observer`.
     fn search(&self, problem: &Problem, observer: &dyn Observer) -> Result<Outcome>;
 }
 
@@ -96,6 +100,7 @@ pub struct Optimal;
 /// Every minimal acceptable node, by `strategy`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Minimal {
+    /// Which algorithm finds the minimal nodes.
     pub strategy: MinimalStrategy,
 }
 
@@ -114,6 +119,7 @@ pub enum MinimalStrategy {
 /// Paper 000's genetic algorithm with parameters `spec` ([`genetic::genetic_report`]).
 #[derive(Debug, Clone, Default)]
 pub struct Genetic {
+    /// The run's parameters.
     pub spec: genetic::GeneticSpec,
 }
 

@@ -34,7 +34,9 @@ pub enum SuppressionRule {
 /// Which classes a transformation suppresses, and whether what it releases is acceptable.
 #[derive(Debug, Clone)]
 pub struct Suppression {
+    /// Per class: whether it is suppressed.
     pub suppressed: Vec<bool>,
+    /// Rows in the suppressed classes.
     pub rows: u64,
     /// Whether the transformation is acceptable with these classes suppressed.
     pub holds: bool,
@@ -52,7 +54,7 @@ fn suppressed_rows(classes: &Classes, suppressed: &[bool]) -> u64 {
 
 /// The largest `t` such that the classes smaller than `t` hold at most `budget` rows
 /// together (1 when even the smallest classes do not fit: nothing is suppressed).
-pub fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
+pub(crate) fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
     let mut small: Vec<u32> = counts
         .iter()
         .copied()
@@ -81,26 +83,36 @@ pub fn smallest_threshold(counts: &[u32], budget: u64) -> u32 {
 /// The outcome of checking one transformation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evaluation {
+    /// 0-based level of each quasi-identifier, in header order.
     pub levels: Vec<u8>,
+    /// Equivalence classes, suppressed ones included.
     pub classes: usize,
+    /// Classes suppressed.
     pub suppressed_classes: usize,
+    /// Rows in the suppressed classes.
     pub suppressed_rows: u64,
     /// Suppressed rows within the limit (every remaining class satisfies every model).
     pub acceptable: bool,
+    /// The metric's score of the transformation with those classes suppressed.
     pub score: Score,
 }
 
 /// Everything the searches need, prepared once.
 #[derive(Debug)]
 pub struct Problem {
+    /// The input with its roles resolved.
     pub data: Dataset,
+    /// The privacy models, bound to `data`.
     pub models: Vec<Model>,
     /// Suppression limit as a fraction of rows.
     pub suppression_limit: f64,
     /// ⌊limit · N⌋.
     pub max_suppressed: u64,
+    /// The utility metric, bound to `data`.
     pub metric: Metric,
+    /// The lattice of transformations.
     pub lattice: Lattice,
+    /// The distinct level-0 quasi-identifier tuples every rollup starts from.
     pub snapshot: Snapshot,
     /// How the rows to suppress are chosen.
     pub rule: SuppressionRule,
@@ -181,6 +193,7 @@ impl Problem {
         })
     }
 
+    /// Each quasi-identifier's hierarchy, in header order.
     pub fn hierarchies(&self) -> Vec<&Hierarchy> {
         self.data.hierarchies()
     }

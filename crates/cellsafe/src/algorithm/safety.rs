@@ -38,9 +38,13 @@ pub struct SafetyTest {
     /// Partition names per quasi-identifier, when some hierarchy is not a chain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<Map<String, Value>>,
+    /// Whether no person is exposed (no class is unsafe).
     pub safe: bool,
+    /// Equivalence classes of the transformation.
     pub classes: usize,
+    /// Classes whose records together expose some formula.
     pub unsafe_classes: usize,
+    /// Persons exposed: in an unsafe class, with a formula of their own CON set exposed.
     pub unsafe_persons: usize,
     /// The first `limit` unsafe persons, in row order.
     pub exposures: Vec<Exposure>,
@@ -48,6 +52,7 @@ pub struct SafetyTest {
     pub sf: f64,
     /// Entropy quality ql (paper 000 section 4.2).
     pub ql: f64,
+    /// Warnings from reading `[safety]` (e.g. a formula naming a value no record has).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

@@ -15,7 +15,9 @@ use crate::error::{excerpt, Error, Location, Result};
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]
 pub struct CsvFormat {
+    /// Field separator byte.
     pub delimiter: u8,
+    /// Quote byte.
     pub quote: u8,
     /// Whether the first record is a header. Without one, columns are named `1`, `2`, ...
     pub header: bool,
@@ -51,18 +53,23 @@ impl Dictionary {
         self.first_line.push(line);
         code
     }
+    /// Number of distinct values.
     pub fn len(&self) -> usize {
         self.values.len()
     }
+    /// Whether the column has no values.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+    /// The value of `code`; panics if `code` is not below [`Dictionary::len`].
     pub fn value(&self, code: u32) -> &str {
         &self.values[code as usize]
     }
+    /// The values, indexed by code (in order of first occurrence).
     pub fn values(&self) -> &[String] {
         &self.values
     }
+    /// The code of `value`, if it occurs.
     pub fn code(&self, value: &str) -> Option<u32> {
         self.index.get(value).copied()
     }
@@ -167,21 +174,27 @@ impl Table {
         })
     }
 
+    /// The file the table was read from (`<memory>` for tables built in memory).
     pub fn source(&self) -> &Path {
         &self.source
     }
+    /// Column names.
     pub fn header(&self) -> &[String] {
         &self.header
     }
+    /// Number of data rows.
     pub fn rows(&self) -> usize {
         self.columns.first().map_or(0, Vec::len)
     }
+    /// Index of the column named `name`.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
+    /// The code of each row's value in `column`.
     pub fn codes(&self, column: usize) -> &[u32] {
         &self.columns[column]
     }
+    /// The distinct values of `column`.
     pub fn dictionary(&self, column: usize) -> &Dictionary {
         &self.dictionaries[column]
     }

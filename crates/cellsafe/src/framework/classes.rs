@@ -18,7 +18,8 @@ thread_local! {
 }
 
 /// A key the grouper can hash.
-pub trait GroupKey: Copy + Eq + Default {
+pub(crate) trait GroupKey: Copy + Eq + Default {
+    /// A 64-bit hash of the key.
     fn hash64(self) -> u64;
 }
 impl GroupKey for u64 {
@@ -44,7 +45,7 @@ struct Slot<K> {
 /// An open-addressing map from keys to group numbers, reused across rollups: each use
 /// bumps a generation stamp instead of clearing the table.
 #[derive(Default)]
-pub struct Grouper<K> {
+pub(crate) struct Grouper<K> {
     slots: Vec<Slot<K>>,
     stamp: u32,
     shift: u32,
@@ -128,19 +129,25 @@ pub struct Snapshot {
 /// Equivalence classes of one node, as parallel vectors.
 #[derive(Debug, Clone, Default)]
 pub struct Classes {
+    /// Per class, the key identifying its tuple of generalized codes (unique within a node).
     pub keys: Vec<u128>,
     /// A base tuple (index into the snapshot) inside each class.
     pub reps: Vec<u32>,
+    /// Per class, its number of rows.
     pub counts: Vec<u32>,
     /// `hist[c * width + offset_s + v]`: rows of class `c` with value `v` of sensitive attribute `s`.
     pub hist: Vec<u32>,
+    /// Length of one class's histogram row: the sum of the sensitive domains (and the
+    /// logical-safety profile, when there is one).
     pub width: usize,
 }
 
 impl Classes {
+    /// Number of classes.
     pub fn len(&self) -> usize {
         self.counts.len()
     }
+    /// Whether there are no classes (the table has no rows).
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
@@ -208,9 +215,11 @@ impl Snapshot {
         })
     }
 
+    /// The classes of the bottom node: one per distinct level-0 tuple.
     pub fn base(&self) -> &Classes {
         &self.base
     }
+    /// Number of quasi-identifiers.
     pub fn dims(&self) -> usize {
         self.dims
     }
@@ -224,6 +233,7 @@ impl Snapshot {
     pub fn column(&self, j: usize) -> &[u32] {
         &self.columns[j]
     }
+    /// Per row, the index of its base tuple.
     pub fn row_tuple(&self) -> &[u32] {
         &self.row_tuple
     }

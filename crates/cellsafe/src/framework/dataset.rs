@@ -14,19 +14,26 @@ use crate::hierarchy::Hierarchy;
 /// A quasi-identifier: its column, hierarchy, and the leaf code of every row.
 #[derive(Debug, Clone)]
 pub struct QuasiIdentifier {
+    /// Column name.
     pub name: String,
+    /// Column index in the table.
     pub column: usize,
+    /// The generalization hierarchy of the column's values.
     pub hierarchy: Hierarchy,
+    /// Per row, the leaf code of its value in `hierarchy`.
     pub leaves: Vec<u32>,
 }
 
 /// A sensitive attribute, encoded with its distribution over the whole input.
 #[derive(Debug, Clone)]
 pub struct SensitiveAttribute {
+    /// Column name.
     pub name: String,
+    /// Column index in the table.
     pub column: usize,
     /// Per row, the index of its value in `values`.
     pub codes: Vec<u32>,
+    /// The distinct values, indexed by code.
     pub values: Vec<String>,
     /// Frequency of each value in the whole input.
     pub counts: Vec<u32>,
@@ -41,9 +48,13 @@ pub struct SensitiveAttribute {
 /// A table with resolved roles.
 #[derive(Debug, Clone)]
 pub struct Dataset {
+    /// The input table.
     pub table: Table,
+    /// The role of each column.
     pub roles: Vec<Role>,
+    /// The quasi-identifiers, in header order.
     pub quasi: Vec<QuasiIdentifier>,
+    /// The sensitive attributes, in header order.
     pub sensitive: Vec<SensitiveAttribute>,
     /// What each person holds confidential (`[safety]`), when logical safety is used.
     pub confidentiality: Option<Arc<Confidentiality>>,
@@ -218,12 +229,15 @@ impl Dataset {
     pub fn profile_offset(&self) -> usize {
         self.sensitive.iter().map(|s| s.values.len()).sum()
     }
+    /// Number of rows.
     pub fn rows(&self) -> usize {
         self.table.rows()
     }
+    /// Each quasi-identifier's hierarchy, in header order.
     pub fn hierarchies(&self) -> Vec<&Hierarchy> {
         self.quasi.iter().map(|q| &q.hierarchy).collect()
     }
+    /// Index in `sensitive` of the attribute named `name`.
     pub fn sensitive_index(&self, name: &str) -> Option<usize> {
         self.sensitive.iter().position(|s| s.name == name)
     }

@@ -42,6 +42,7 @@ impl LevelOrder {
 }
 
 impl Lattice {
+    /// The lattice of nodes with levels `0..=max[j]` for each attribute `j`, all chains.
     pub fn new(max: Vec<u8>) -> Lattice {
         let mut radix = Vec::with_capacity(max.len());
         let mut size = 1usize;
@@ -95,21 +96,27 @@ impl Lattice {
     pub fn size(&self) -> usize {
         self.size
     }
+    /// Number of attributes.
     pub fn dimensions(&self) -> usize {
         self.max.len()
     }
+    /// Highest level of each attribute.
     pub fn max_levels(&self) -> &[u8] {
         &self.max
     }
+    /// The node with every level 0 (the original data).
     pub fn bottom(&self) -> Vec<u8> {
         vec![0; self.max.len()]
     }
+    /// The node with every level at its maximum.
     pub fn top(&self) -> Vec<u8> {
         self.max.clone()
     }
+    /// Whether `levels` is a node of this lattice.
     pub fn contains(&self, levels: &[u8]) -> bool {
         levels.len() == self.max.len() && levels.iter().zip(&self.max).all(|(l, m)| l <= m)
     }
+    /// The index of node `levels` in `0..size()` (mixed radix, first attribute fastest).
     pub fn index(&self, levels: &[u8]) -> usize {
         levels
             .iter()
@@ -117,6 +124,7 @@ impl Lattice {
             .map(|(&l, &r)| l as usize * r)
             .sum()
     }
+    /// The node with index `index` (inverse of [`Lattice::index`]).
     pub fn levels(&self, mut index: usize) -> Vec<u8> {
         self.max
             .iter()

@@ -20,6 +20,7 @@ use crate::error::{excerpt, Error, Result};
 pub enum HierarchySpec {
     /// Path of an ARX hierarchy CSV file (`;`-separated), relative to the config file.
     File(PathBuf),
+    /// A hierarchy built from the column's values.
     Builder(Builder),
 }
 
@@ -29,14 +30,21 @@ pub enum HierarchySpec {
 pub enum Builder {
     /// Numeric intervals `[lo, lo+w)` aligned on multiples of `w`, one level per width;
     /// widths must nest (each divides the next). A final `*` level is added.
-    Intervals { widths: Vec<f64> },
+    Intervals {
+        /// Interval width of each level, increasing.
+        widths: Vec<f64>,
+    },
     /// Masks characters from the right, one per level (24126 → 2412* → ... → *****).
     Mask {},
     /// Dates: day → month → year → `*`. `format` uses `%d`, `%m`, `%y` / `%Y`.
-    Date { format: String },
+    Date {
+        /// How the column writes dates, e.g. `%d/%m/%Y`.
+        format: String,
+    },
     /// Explicit groupings: each level maps a label to the labels of the level below it.
     /// A final `*` level is added when the last level has more than one group.
     Groups {
+        /// Per level, bottom up: group label → the labels (or values) it groups.
         levels: Vec<BTreeMap<String, Vec<String>>>,
     },
     /// A single level `*` above the values: the attribute can only be kept or suppressed.
@@ -44,6 +52,7 @@ pub enum Builder {
     /// Admissible partitions that need not form a chain (paper 000): partition name →
     /// group label → the values in the group. The values themselves and `*` are added.
     Partitions {
+        /// Partition name → group label → the values in the group.
         partitions: BTreeMap<String, BTreeMap<String, Vec<String>>>,
     },
 }

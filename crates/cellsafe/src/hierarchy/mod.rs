@@ -458,6 +458,7 @@ impl Hierarchy {
     pub fn leaf_count(&self) -> usize {
         self.map[0].len()
     }
+    /// The leaf code of `value`, if it is a leaf.
     pub fn leaf(&self, value: &str) -> Option<u32> {
         self.leaf_index.get(value).copied()
     }
@@ -474,6 +475,7 @@ impl Hierarchy {
     pub fn cardinality(&self, level: usize) -> usize {
         self.labels[level].len()
     }
+    /// The label of group `code` at `level`.
     pub fn label(&self, level: usize, code: u32) -> &str {
         &self.labels[level][code as usize]
     }

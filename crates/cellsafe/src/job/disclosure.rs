@@ -42,18 +42,25 @@ fn default_budget() -> u64 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiscloseSpec {
+    /// The property the adversary's beliefs must satisfy.
     pub check: CheckSpec,
     /// Strategy when the command line does not name one (default: exclusive).
     #[serde(default)]
     pub strategy: Option<Strategy>,
+    /// The generalizations in the order the algorithm tries them (for `cellsafe disclose`;
+    /// `anonymize` takes them from its search and allows none here).
     #[serde(default)]
     pub generalizations: Vec<GeneralizationSpec>,
+    /// The method assessing disclosure sets (default `auto`).
     #[serde(default)]
     pub method: MethodChoice,
+    /// Draws of the estimator, at most [`MAX_SAMPLES`].
     #[serde(default = "default_samples")]
     pub samples: u64,
+    /// Seed of the estimator's sampling.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Confidence of the estimator's intervals, in (0, 1).
     #[serde(default = "default_confidence")]
     pub confidence: f64,
     /// Most tables enumeration may visit.
@@ -65,12 +72,16 @@ pub struct DiscloseSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeneralizationSpec {
+    /// Name in reports (default `gK` for the K-th, 1-based; `levels [..]` for a node).
     #[serde(default)]
     pub name: Option<String>,
+    /// Groups of persons, by identifier (needs an attribute with role `identifying`).
     #[serde(default)]
     pub groups: Option<Vec<Vec<String>>>,
+    /// A column: rows with equal values in it form a group.
     #[serde(default)]
     pub column: Option<String>,
+    /// A lattice node: its equivalence classes are the groups.
     #[serde(default)]
     pub levels: Option<Vec<u8>>,
 }

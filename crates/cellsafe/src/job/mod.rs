@@ -37,7 +37,9 @@ use crate::release::{
 /// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]
 pub struct Outputs {
+    /// Where the released table is written.
     pub table: Option<PathBuf>,
+    /// Where the JSON report is written.
     pub report: Option<PathBuf>,
     /// Released row → input line, for a custodian who must link back. Never by default.
     pub mapping: Option<PathBuf>,

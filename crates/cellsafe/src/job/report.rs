@@ -16,7 +16,10 @@ use crate::release::audit::Audit;
 /// r1/(r_l+…+r_m), t: largest distance, δ: largest |log2 ratio|, β: largest gain).
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelValue {
+    /// The model as named in the job (e.g. `5-anonymity`).
     pub model: String,
+    /// The value the released classes achieve (see above); null when no class is released or
+    /// the value is infinite.
     pub achieved: Option<f64>,
 }
 
@@ -26,7 +29,9 @@ pub struct ModelValue {
 pub struct Failure {
     /// The model as named in `models`, or `all models`.
     pub model: String,
+    /// Number of classes that fail.
     pub classes: usize,
+    /// Rows in those classes.
     pub rows: u64,
     /// `rows` as a fraction of all rows, to hold against the suppression limit.
     pub fraction: f64,
@@ -46,16 +51,26 @@ pub struct Failure {
 /// Facts about one transformation.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeReport {
+    /// The level of each quasi-identifier, by name.
     pub levels: Map<String, Value>,
+    /// Whether the transformation meets every model within the suppression limit.
     pub acceptable: bool,
+    /// Equivalence classes, suppressed ones included.
     pub classes: usize,
+    /// Classes suppressed because they fail some model.
     pub suppressed_classes: usize,
+    /// Rows in the suppressed classes.
     pub suppressed_rows: u64,
+    /// Size of the smallest class kept; null when every class is suppressed.
     pub min_class_size: Option<u32>,
+    /// The metric `score` is measured with.
     pub metric: MetricKind,
+    /// The metric's score (lower is better).
     pub score: f64,
+    /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<Vec<f64>>,
+    /// Each model with the value the kept classes achieve.
     pub models: Vec<ModelValue>,
     /// Why the transformation is not acceptable (empty when it is): each model some class
     /// fails, then, if several do, the suppressed classes they fail together.
@@ -75,14 +90,22 @@ pub struct NodeReport {
 /// The report of an `anonymize` run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Whether an acceptable transformation was found (and, with `[disclose]`, released).
     pub found: bool,
+    /// Path of the input table.
     pub input: String,
+    /// Rows in the input table.
     pub rows: usize,
+    /// Quasi-identifier names in header order.
     pub quasi_identifiers: Vec<String>,
+    /// The released transformation's level of each quasi-identifier; absent when none was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub levels: Option<Map<String, Value>>,
+    /// Rows suppressed in the release.
     pub suppressed_rows: u64,
+    /// Largest fraction of rows that may be suppressed, as configured.
     pub suppression_limit: f64,
+    /// `suppression_limit` as a number of rows.
     pub max_suppressed_rows: u64,
     /// Equivalence classes of the released transformation, suppressed ones included.
     pub classes: usize,
@@ -90,23 +113,36 @@ pub struct Report {
     /// distinct quasi-identifier tuples the file shows, which is fewer when two classes
     /// are shown alike.
     pub released_classes: usize,
+    /// Size of the smallest released class; null when nothing is released.
     pub min_class_size: Option<u32>,
+    /// The metric the search minimizes.
     pub metric: MetricKind,
+    /// The released transformation's score (lower is better); null when none was found.
     pub score: Option<f64>,
+    /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<Vec<f64>>,
+    /// Each model with the value the released classes achieve.
     pub models: Vec<ModelValue>,
+    /// Entropy quality ql of the released transformation (1 = original data).
     pub ql: Option<f64>,
+    /// Iyengar's general loss metric of the released transformation (0 = original data).
     pub glm: Option<f64>,
+    /// The search that was run.
     pub algorithm: Algorithm,
+    /// Transformations the search evaluated.
     pub nodes_evaluated: usize,
+    /// Number of transformations in the lattice.
     pub lattice_size: usize,
     /// For the `minimal` search: every minimal acceptable transformation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minimal: Option<Vec<Map<String, Value>>>,
+    /// Wall-clock duration of the run, in seconds.
     pub seconds: f64,
+    /// Path the released table was written to; absent when none was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The independent audit of the written table, when one was run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
     /// With `[disclose]`: the exclusive strategy over the search's chain of better nodes
@@ -132,6 +168,7 @@ pub struct Report {
     /// Row order and suppressed rows of the release.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::job::Layout>,
+    /// Notes on the configuration or the result that do not stop the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

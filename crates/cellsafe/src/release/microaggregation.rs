@@ -39,7 +39,9 @@ pub enum Scale {
 /// attribute's order (used by the median and to break ties of the mode).
 #[derive(Debug, Clone)]
 pub struct Aggregator {
+    /// Which statistic represents a group.
     pub scale: Scale,
+    /// Per leaf code, its rank in the attribute's order.
     pub rank: Vec<u32>,
 }
 

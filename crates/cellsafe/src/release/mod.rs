@@ -112,6 +112,9 @@ pub struct Released<'a> {
 }
 
 impl<'a> Released<'a> {
+    /// The rows of `problem` under transformation `levels` (which must be a lattice node), with
+    /// the classes [`SuppressionRule`](crate::algorithm::problem::SuppressionRule) picks
+    /// suppressed.
     pub fn new(problem: &'a Problem, levels: &[u8]) -> Result<Released<'a>> {
         problem.check_levels(levels)?;
         let hierarchies = problem.hierarchies();
@@ -142,6 +145,7 @@ impl<'a> Released<'a> {
         self.aggregated.as_ref().map_or(&[], |m| &m.warnings)
     }
 
+    /// Whether data row `row` (0-based) is suppressed.
     pub fn is_suppressed(&self, row: usize) -> bool {
         self.suppressed[self.row_class[row] as usize]
     }

@@ -12,7 +12,9 @@ use super::arith::cmp_products;
 /// A non-negative rational parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ratio {
+    /// Numerator.
     pub num: u64,
+    /// Denominator, positive.
     pub den: u64,
 }
 
@@ -54,19 +56,44 @@ impl Ratio {
 pub enum CheckSpec {
     /// Recursive (c,l)-diversity: r₁ < c·(r_l + r_{l+1} + …) for every person, with r the
     /// person's fractions in decreasing order. The paper's (2,2) case means every r < 2/3.
-    RecursiveCl { c: f64, l: usize },
+    RecursiveCl {
+        /// The factor c, positive.
+        c: f64,
+        /// The rank l from which fractions are summed, at least 1.
+        l: usize,
+    },
     /// At least `l` values with a non-zero fraction for every person.
-    DistinctL { l: usize },
+    DistinctL {
+        /// Least number of possible values, at least 1.
+        l: usize,
+    },
     /// No person has a value with fraction above `p`.
-    MaxProbability { p: f64 },
+    MaxProbability {
+        /// Largest allowed fraction, in (0, 1].
+        p: f64,
+    },
 }
 
 /// A bound privacy property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
-    RecursiveCl { c: Ratio, l: usize },
-    DistinctL { l: usize },
-    MaxProbability { p: Ratio },
+    /// Recursive (c,l)-diversity, as [`CheckSpec::RecursiveCl`].
+    RecursiveCl {
+        /// The factor c, positive.
+        c: Ratio,
+        /// The rank l from which fractions are summed, at least 1.
+        l: usize,
+    },
+    /// Distinct l-diversity, as [`CheckSpec::DistinctL`].
+    DistinctL {
+        /// Least number of possible values, at least 1.
+        l: usize,
+    },
+    /// Maximum probability, as [`CheckSpec::MaxProbability`].
+    MaxProbability {
+        /// Largest allowed fraction, in (0, 1].
+        p: Ratio,
+    },
 }
 
 impl Check {

@@ -49,6 +49,8 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// Checks that `persons` and `sensitive` have one entry per row, that there are at most
+    /// `u16::MAX` values, and that every code indexes `values`.
     pub fn new(persons: Vec<String>, values: Vec<String>, sensitive: Vec<u16>) -> Result<Self> {
         if persons.len() != sensitive.len() {
             return Err(DisclosureError::Lengths {
@@ -73,6 +75,7 @@ impl Instance {
             sensitive,
         })
     }
+    /// Number of rows.
     pub fn rows(&self) -> usize {
         self.sensitive.len()
     }
@@ -81,6 +84,7 @@ impl Instance {
 /// A generalization function seen as what it does to rows: a partition into groups.
 #[derive(Debug, Clone)]
 pub struct Partition {
+    /// Name shown in reports.
     pub name: String,
     group_of: Vec<u32>,
     groups: Vec<Vec<u32>>,
@@ -109,12 +113,15 @@ impl Partition {
             groups,
         }
     }
+    /// Number of rows partitioned.
     pub fn rows(&self) -> usize {
         self.group_of.len()
     }
+    /// The groups, each the list of its rows in increasing order.
     pub fn groups(&self) -> &[Vec<u32>] {
         &self.groups
     }
+    /// The group `row` belongs to.
     pub fn group_of(&self, row: usize) -> usize {
         self.group_of[row] as usize
     }
@@ -131,7 +138,10 @@ impl Partition {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
+    /// Release the first generalization whose disclosure set passes (table 3).
     Inclusive,
+    /// Stop at the first generalization whose PER passes; release it only if its disclosure set
+    /// passes (table 5).
     Exclusive,
 }
 
@@ -139,9 +149,13 @@ pub enum Strategy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
+    /// DS_i = PER(G_i), as no earlier generalization can ever pass.
     ClosedForm,
+    /// Exact enumeration of the tables in the set, memoized.
     Enumeration,
+    /// Exact dynamic programming over groups (nested sequences, exclusive strategy).
     Counting,
+    /// Seeded sampling with a Hoeffding bound (exclusive strategy).
     Estimate,
 }
 
@@ -150,16 +164,21 @@ pub enum Method {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodChoice {
+    /// The cheapest exact method that applies, else the estimate.
     #[default]
     Auto,
+    /// Always enumerate.
     Enumeration,
+    /// Always count.
     Counting,
+    /// Always estimate.
     Estimate,
 }
 
 /// Tuning of the methods.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The method to use.
     pub method: MethodChoice,
     /// Most tables enumeration may visit (all recursion levels together).
     pub budget: u64,
@@ -167,6 +186,7 @@ pub struct Options {
     pub counting_work: u64,
     /// Sampled tables for the estimator.
     pub samples: u64,
+    /// Seed of the estimator's random sampling.
     pub seed: u64,
     /// Confidence of the estimator's intervals, in (0, 1).
     pub confidence: f64,
@@ -188,17 +208,21 @@ impl Default for Options {
 /// What the adversary can deduce from one release: the disclosure set and its worst fraction.
 #[derive(Debug, Clone, Serialize)]
 pub struct Assessment {
+    /// How the disclosure set was assessed.
     pub method: Method,
     /// Whether the check holds on the disclosure set.
     pub holds: bool,
     /// Exact size, when known and below 2¹²⁸.
     pub disclosure_set_size: Option<u128>,
+    /// Base-10 logarithm of the size (also when the exact size is not kept).
     pub disclosure_set_size_log10: Option<f64>,
     /// The largest fraction of the set giving one person one value, exact (`"11/17"`).
     pub max_fraction: Option<String>,
+    /// `max_fraction` as a float.
     pub max_fraction_float: Option<f64>,
     /// Who and which value attain it (first person in row order, then first value).
     pub person: Option<String>,
+    /// The sensitive value attaining it.
     pub value: Option<String>,
     /// For `estimate` only: sample sizes and intervals.
     pub estimate: Option<estimate::Summary>,
@@ -209,9 +233,13 @@ pub struct Assessment {
 pub struct Step {
     /// 1-based position in the sequence (G_index in the paper).
     pub index: usize,
+    /// The generalization's name.
     pub name: String,
+    /// Number of groups it forms.
     pub groups: usize,
+    /// Size of PER(G_index), when it fits in a `u128`.
     pub per_size: Option<u128>,
+    /// Base-10 logarithm of the size of PER(G_index).
     pub per_size_log10: f64,
     /// Whether the check holds on PER(G_index) itself.
     pub per_holds: bool,
@@ -222,21 +250,27 @@ pub struct Step {
 /// The outcome of running a strategy on the original table.
 #[derive(Debug, Clone, Serialize)]
 pub struct Decision {
+    /// The strategy that was run.
     pub strategy: Strategy,
+    /// The check, as text.
     pub check: String,
     /// 1-based index of the released generalization, or `None` for "nothing".
     pub released: Option<usize>,
+    /// Name of the released generalization.
     pub released_name: Option<String>,
     /// The step whose disclosure set decided (the released one, or the last one assessed).
     pub decided_by: Option<usize>,
+    /// The decisive step's assessment (flattened into the decision in JSON).
     #[serde(flatten)]
     pub decisive: Option<Assessment>,
+    /// Each generalization the strategy looked at, in order.
     pub steps: Vec<Step>,
 }
 
 /// Exact per-person counts over a set of tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
+    /// Number of tables counted.
     pub total: u128,
     /// `counts[person · values + value]`.
     pub counts: Vec<u128>,
@@ -274,7 +308,9 @@ impl std::fmt::Debug for ReleaseTest {
 /// The original table, the sequence of generalizations and the check.
 #[derive(Debug, Clone)]
 pub struct Disclosure {
+    /// The original table.
     pub instance: Instance,
+    /// The generalizations, in the order the algorithm tries them.
     pub chain: Vec<Partition>,
     /// CHK: judged on disclosure sets, and on PER unless `release_test` is set.
     pub check: Check,
@@ -283,6 +319,7 @@ pub struct Disclosure {
 }
 
 impl Disclosure {
+    /// Fails when `chain` is empty or a partition does not cover the table's rows.
     pub fn new(instance: Instance, chain: Vec<Partition>, check: Check) -> Result<Self> {
         if chain.is_empty() {
             return Err(DisclosureError::NoGeneralization.into());

@@ -23,9 +23,13 @@ pub enum Family {
 /// One column of a set table.
 #[derive(Debug, Clone)]
 pub struct SetColumn {
+    /// Column name.
     pub name: String,
+    /// Whether the column is a quasi-identifier (public) rather than a confidential domain.
     pub public: bool,
+    /// The column's distinct values, indexed by code (bit `x` of a cell means value `x`).
     pub values: Vec<String>,
+    /// The allowed generalized values Z_j.
     pub family: Family,
     /// Values in order (intervals).
     pub(super) order: Vec<u32>,

@@ -37,6 +37,7 @@ use crate::error::{Error, ProblemError, Result};
 pub struct SetBasedSpec {
     /// Z_j by column name (`subsets`, `intervals`, `levels`); see [`SetTable::new`].
     pub families: std::collections::BTreeMap<String, Family>,
+    /// Most rounds of the goal-directed search (default 1000).
     pub max_rounds: usize,
 }
 
@@ -59,11 +60,13 @@ impl Default for SetBasedSpec {
 /// The set-based search's part of a report.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetBasedReport {
+    /// What the goal-directed search did (flattened in JSON).
     #[serde(flatten)]
     pub search: GoalDirected,
     /// Cells generalized by the level-based transformation with the fewest, among the
     /// minimal safe ones (what the set-based search is compared with).
     pub level_based_cells: Option<usize>,
+    /// 0-based levels of that level-based transformation.
     pub level_based_levels: Option<Vec<u8>>,
     /// The first generalized cells: (1-based row, column, released value).
     pub cells: Vec<(usize, String, String)>,
@@ -136,10 +139,15 @@ pub fn run_observed<'a>(
 /// What the goal-directed search did.
 #[derive(Debug, Clone, Serialize)]
 pub struct GoalDirected {
+    /// Whether the final table is safe.
     pub safe: bool,
+    /// Rounds run (the round in which the table was found safe, else `max_rounds`).
     pub rounds: usize,
+    /// Cells generalized (holding more than one original value).
     pub generalized_cells: usize,
+    /// Exposed persons fixed by joining their public cells with a neighbour's.
     pub merges: usize,
+    /// Exposed persons fixed by widening their own confidential cells.
     pub widenings: usize,
 }
 

@@ -12,15 +12,19 @@ use crate::data::confidentiality::has;
 /// The safety verdict on a set table.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetSafety {
+    /// Whether no person is exposed.
     pub safe: bool,
+    /// Number of exposed persons.
     pub unsafe_persons: usize,
     /// (1-based row, person, formula ids) of the first unsafe persons.
     pub exposures: Vec<(usize, String, Vec<String>)>,
     /// |R_τ| and |R_τ↓| (person–record links).
     pub links: u64,
+    /// Size of R_τ↓.
     pub reduced_links: u64,
     /// Distinct public tuples of persons and of records.
     pub person_types: usize,
+    /// Distinct public tuples of records (`person_types` counts those of persons).
     pub record_types: usize,
 }
 

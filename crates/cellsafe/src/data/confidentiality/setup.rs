@@ -33,20 +33,29 @@ use crate::error::{Error, Location, Result};
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SafetySpec {
+    /// The formula catalog: formula text by id.
     #[serde(default)]
     pub formulas: BTreeMap<String, String>,
+    /// Columns for which a formula `COLUMN=V` (COLUMN = V) is added for every value V.
     #[serde(default)]
     pub each_value: Vec<String>,
+    /// Formula ids every person holds confidential (`*`: every formula).
     #[serde(default)]
     pub default: Vec<String>,
+    /// Column whose cell lists a person's formula ids, separated by `|`, each optionally
+    /// `id:damage`.
     #[serde(default)]
     pub column: Option<String>,
+    /// CSV file of rows `KEY,formula[,damage]` (with a header), relative to the config file.
     #[serde(default)]
     pub file: Option<PathBuf>,
+    /// The identifier column `file` is keyed by; its value also names persons in reports.
     #[serde(default)]
     pub key: Option<String>,
+    /// Default damage of a formula by id (else 1).
     #[serde(default)]
     pub damage: BTreeMap<String, f64>,
+    /// An explicit order of an attribute's values for comparisons, by attribute name.
     #[serde(default)]
     pub order: BTreeMap<String, Vec<String>>,
     /// Values an attribute can take beyond those in the data (the recipient knows the

@@ -20,6 +20,7 @@ impl Formula {
 /// A disjunction of positive atoms on distinct domains.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clause {
+    /// The disjuncts, at most one per domain.
     pub atoms: Vec<Atom>,
 }
 

@@ -46,6 +46,7 @@ pub const MAX_SIZE: usize = 512;
 /// The domain of one attribute formulas may mention.
 #[derive(Debug, Clone)]
 pub struct Domain {
+    /// Attribute name, as formulas write it.
     pub name: String,
     /// Table column.
     pub column: usize,
@@ -104,16 +105,22 @@ impl Domain {
 pub struct Atom {
     /// Index into the vocabulary.
     pub domain: usize,
+    /// Per dictionary code of the domain: whether the value satisfies the atom.
     pub values: Vec<bool>,
 }
 
 /// A parsed formula.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Formula {
+    /// The value of one attribute lies in a set.
     Atom(Atom),
+    /// Negation.
     Not(Box<Formula>),
+    /// Conjunction.
     And(Box<Formula>, Box<Formula>),
+    /// Disjunction.
     Or(Box<Formula>, Box<Formula>),
+    /// Implication: the first formula implies the second.
     Implies(Box<Formula>, Box<Formula>),
 }
 

@@ -13,7 +13,9 @@ use crate::data::number;
 /// A syntax or vocabulary error at a character position (0-based, in characters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// 0-based character position of the error in the formula.
     pub position: usize,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -34,17 +34,23 @@ pub use spec::{AttributeSpec, InputSpec, OutputSpec, OutputValues, SearchSpec};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// `[input]`: the CSV file and its format.
     pub input: InputSpec,
+    /// `[attributes.NAME]`: the role (and hierarchy) of each column, by name.
     pub attributes: BTreeMap<String, AttributeSpec>,
+    /// `[[privacy]]`: the privacy models every released class must satisfy.
     #[serde(default)]
     pub privacy: Vec<ModelSpec>,
     /// Fraction of rows that may be suppressed.
     #[serde(default)]
     pub suppression_limit: f64,
+    /// `[metric]`: the utility measure the search minimizes.
     #[serde(default)]
     pub metric: MetricSpec,
+    /// `[search]`: which search to run and its parameters.
     #[serde(default)]
     pub search: SearchSpec,
+    /// `[output]`: where the table and report go, and what the cells show.
     #[serde(default)]
     pub output: OutputSpec,
     /// `[disclose]`: the adversary-knows-the-algorithm check (`cellsafe disclose`).
@@ -105,6 +111,7 @@ impl Config {
         Ok(config)
     }
 
+    /// The path of the config file, as given (for messages).
     pub fn file_name(&self) -> String {
         self.file.display().to_string()
     }
@@ -153,6 +160,7 @@ impl Config {
         files
     }
 
+    /// The CSV format of `[input]`; fails unless delimiter and quote are single bytes.
     pub fn csv_format(&self) -> Result<CsvFormat> {
         let file = self.file_name();
         Ok(CsvFormat {

@@ -33,11 +33,15 @@ fn default_hierarchy_delimiter() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
+    /// Path of the CSV file, relative to the config file.
     pub path: PathBuf,
+    /// Field separator, a single byte (default `,`).
     #[serde(default = "default_delimiter")]
     pub delimiter: String,
+    /// Quote character, a single byte (default `"`).
     #[serde(default = "default_quote")]
     pub quote: String,
+    /// Whether the first record is a header (default true).
     #[serde(default = "default_true")]
     pub header: bool,
     /// Delimiter of ARX hierarchy files named by `attributes.*.hierarchy`.
@@ -61,7 +65,9 @@ fn default_role() -> Role {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AttributeSpec {
+    /// The column's role.
     pub role: Role,
+    /// Generalization hierarchy of a quasi-identifier: a file, or a builder.
     #[serde(default)]
     pub hierarchy: Option<HierarchySpec>,
     /// Measurement scale for microaggregation output. Default: continuous if every value
@@ -89,6 +95,7 @@ pub enum OutputValues {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSpec {
+    /// Which search to run.
     #[serde(default)]
     pub algorithm: Algorithm,
     /// Worker threads; 0 uses every core.
@@ -106,8 +113,11 @@ pub struct SearchSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
+    /// Where the released table is written.
     pub path: Option<PathBuf>,
+    /// Where the JSON report is written.
     pub report: Option<PathBuf>,
+    /// What released quasi-identifier cells show.
     #[serde(default)]
     pub values: OutputValues,
     /// Suppressed rows: `star` (every non-public cell `*`) or `drop` (left out).
