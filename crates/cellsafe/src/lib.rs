@@ -20,6 +20,7 @@
 //! The [`anonymizer`] module shows the API on rows in memory; the README's example is
 //! compiled and run as a doctest too.
 
+#![warn(missing_docs)]
 pub mod algorithm;
 pub mod anonymizer;
 pub mod criteria;

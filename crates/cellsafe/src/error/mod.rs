@@ -23,12 +23,16 @@ use std::path::PathBuf;
 /// A place in a user-supplied file: path, and line / column when known (both 1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The file concerned.
     pub path: PathBuf,
+    /// 1-based line, when known.
     pub line: Option<u64>,
+    /// 1-based column, when known.
     pub column: Option<u64>,
 }
 
 impl Location {
+    /// A whole file (no line).
     pub fn file(path: impl Into<PathBuf>) -> Self {
         Location {
             path: path.into(),
@@ -36,6 +40,7 @@ impl Location {
             column: None,
         }
     }
+    /// A line, and a column when known, of a file.
     pub fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
         Location {
             path: path.into(),
@@ -65,20 +70,35 @@ pub enum Error {
     /// also reported as `source()`, so a printed error chain names it once.
     #[error("{path}: {cause}")]
     Io {
+        /// The file concerned.
         path: PathBuf,
+        /// What the operating system reported.
         cause: std::io::Error,
     },
     /// A data or hierarchy file is malformed or inconsistent.
     #[error("{at}: {message}")]
-    Data { at: Location, message: String },
+    Data {
+        /// Where in the file.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
     /// The configuration file does not parse.
     #[error("{at}: {message}")]
-    ConfigSyntax { at: Location, message: String },
+    ConfigSyntax {
+        /// Where in the file.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
     /// A configuration key has a value that cannot be used.
     #[error("{file}: config key `{key}`: {message}")]
     Config {
+        /// The configuration file.
         file: String,
+        /// The key at fault, dotted (`privacy[1].k`).
         key: String,
+        /// What is wrong.
         message: String,
     },
     /// The library was called with arguments that do not fit the problem
@@ -117,14 +137,21 @@ pub enum Error {
         "{output_what} {output} is the same file as {input_what} {input}; choose another path"
     )]
     PathClash {
+        /// What the output is (`the released table`).
         output_what: String,
+        /// The output path.
         output: PathBuf,
+        /// What the other file is (`the data file`, or another output).
         input_what: String,
+        /// The other path.
         input: PathBuf,
     },
     /// Another live process holds the lock on an output.
     #[error("another cellsafe run is writing {path}")]
-    Busy { path: PathBuf },
+    Busy {
+        /// The file concerned.
+        path: PathBuf,
+    },
     /// No transformation satisfies the privacy models within the suppression limit.
     #[error("no transformation satisfies the privacy models within the suppression limit")]
     NothingAcceptable,
@@ -139,14 +166,19 @@ pub enum Error {
     /// new content and are listed in `committed`.
     #[error("{path}: {cause}{}", incomplete(.committed))]
     Commit {
+        /// The file concerned.
         path: PathBuf,
+        /// What the operating system reported.
         cause: std::io::Error,
+        /// Targets already renamed into place.
         committed: Vec<PathBuf>,
     },
     /// The independent audit of a staged release failed: nothing was written.
     #[error("{path}: the independent audit of the release failed, so nothing was written: {}", .violations.join("; "))]
     AuditFailed {
+        /// The file concerned.
         path: PathBuf,
+        /// The first violations found.
         violations: Vec<String>,
     },
 }
@@ -156,10 +188,20 @@ pub enum Error {
 pub enum DataError {
     /// One CON set per row is required.
     #[error("one CON set per row is required: {rows} rows, {sets} CON sets")]
-    ConSets { rows: usize, sets: usize },
+    ConSets {
+        /// Rows.
+        rows: usize,
+        /// CON sets given.
+        sets: usize,
+    },
     /// A formula whose clausal normal form is too large.
     #[error("formula `{id}` has more than {limit} clauses in clausal form")]
-    TooManyClauses { id: String, limit: usize },
+    TooManyClauses {
+        /// The formula id.
+        id: String,
+        /// The clause limit.
+        limit: usize,
+    },
 }
 
 /// Errors of the framework layer: a table, its roles and its hierarchies.
@@ -170,16 +212,31 @@ pub enum DatasetError {
     NoColumn(String),
     /// One role per column is required.
     #[error("one role per column is required: {columns} columns, {roles} roles")]
-    Roles { columns: usize, roles: usize },
+    Roles {
+        /// Columns of the table.
+        columns: usize,
+        /// Roles given.
+        roles: usize,
+    },
     /// One hierarchy per quasi-identifier is required.
     #[error("one hierarchy per quasi-identifier is required: {quasi} quasi-identifiers, {hierarchies} hierarchies")]
-    Hierarchies { quasi: usize, hierarchies: usize },
+    Hierarchies {
+        /// Quasi-identifiers of the table.
+        quasi: usize,
+        /// Hierarchies given.
+        hierarchies: usize,
+    },
     /// A quasi-identifier was given no hierarchy.
     #[error("quasi-identifier `{0}` has no hierarchy")]
     NoHierarchy(String),
     /// One public flag per column is required.
     #[error("one public flag per column is required: {columns} columns, {flags} flags")]
-    PublicFlags { columns: usize, flags: usize },
+    PublicFlags {
+        /// Columns of the table.
+        columns: usize,
+        /// Public flags given.
+        flags: usize,
+    },
     /// Only an insensitive column may be public.
     #[error("column `{0}` is not insensitive, so it cannot be public")]
     PublicNotInsensitive(String),
@@ -210,8 +267,11 @@ pub enum ProblemError {
     /// Levels that are not a node of the lattice.
     #[error("levels {levels:?} are not a transformation: expected {dimensions} levels with maxima {maxima:?}")]
     Levels {
+        /// The levels given.
         levels: Vec<u8>,
+        /// Quasi-identifiers of the lattice.
         dimensions: usize,
+        /// Highest level of each quasi-identifier.
         maxima: Vec<u8>,
     },
     /// The operation needs the persons' confidential formulas (`[safety]`).
@@ -231,7 +291,12 @@ pub enum ProblemError {
     Unsatisfiable,
     /// A search parameter out of its range.
     #[error("{name} {message}")]
-    Parameter { name: String, message: String },
+    Parameter {
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// Errors of a disclosure instance (paper 001).
@@ -239,10 +304,20 @@ pub enum ProblemError {
 pub enum DisclosureError {
     /// One sensitive value per person is required.
     #[error("{persons} persons but {values} sensitive values")]
-    Lengths { persons: usize, values: usize },
+    Lengths {
+        /// Persons given.
+        persons: usize,
+        /// Values given.
+        values: usize,
+    },
     /// Too many distinct sensitive values for the counting methods.
     #[error("{values} distinct sensitive values; at most {max} are supported")]
-    TooManyValues { values: usize, max: usize },
+    TooManyValues {
+        /// Values given.
+        values: usize,
+        /// The most supported.
+        max: usize,
+    },
     /// A sensitive code with no value.
     #[error("sensitive code {0} has no value")]
     Code(usize),
@@ -252,8 +327,11 @@ pub enum DisclosureError {
     /// A generalization over another number of rows than the table's.
     #[error("generalization `{name}` covers {rows} rows, the table has {table}")]
     Rows {
+        /// Its name.
         name: String,
+        /// Rows.
         rows: usize,
+        /// Rows of the table.
         table: usize,
     },
     /// The estimator's confidence is a probability strictly between 0 and 1.
@@ -289,10 +367,20 @@ pub enum ReleaseError {
     #[error(
         "microaggregation needs one aggregator per quasi-identifier ({quasi}), got {aggregators}"
     )]
-    Aggregators { quasi: usize, aggregators: usize },
+    Aggregators {
+        /// Quasi-identifiers of the table.
+        quasi: usize,
+        /// Aggregators given.
+        aggregators: usize,
+    },
     /// A mean over a value that is not a number.
     #[error("`{column}` is continuous, but value `{value}` is not a number; declare it ordinal or nominal")]
-    NotNumeric { column: String, value: String },
+    NotNumeric {
+        /// 1-based column, when known.
+        column: String,
+        /// The value, cut to an excerpt.
+        value: String,
+    },
 }
 
 fn incomplete(committed: &[PathBuf]) -> String {
@@ -347,6 +435,7 @@ impl Error {
     }
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Most characters of a user value [`excerpt`] echoes into a message.

@@ -13,7 +13,9 @@ use crate::error::{Error, ProblemError, Result};
 /// quasi-identifiers), then the columns formulas mention.
 #[derive(Debug, Clone)]
 pub struct SetTable<'a> {
+    /// The problem whose original table this generalizes.
     pub problem: &'a Problem,
+    /// The set columns: quasi-identifiers first, then the columns formulas mention.
     pub columns: Vec<SetColumn>,
     /// Original value of each row per column.
     pub original: Vec<Vec<u32>>,
@@ -102,6 +104,7 @@ impl<'a> SetTable<'a> {
         })
     }
 
+    /// Rows (one per person).
     pub fn rows(&self) -> usize {
         self.problem.data.rows()
     }
@@ -121,6 +124,7 @@ impl<'a> SetTable<'a> {
     pub fn is_generalized(&self, i: usize, j: usize) -> bool {
         self.cell(i, j).iter().map(|w| w.count_ones()).sum::<u32>() > 1
     }
+    /// Cells that allow more than one value.
     pub fn generalized_cells(&self) -> usize {
         (0..self.rows())
             .map(|i| {

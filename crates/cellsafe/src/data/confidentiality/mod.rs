@@ -37,9 +37,13 @@ pub const MAX_EACH_VALUE: usize = 1000;
 /// A formula of the catalog.
 #[derive(Debug, Clone)]
 pub struct NamedFormula {
+    /// Its id in `[safety] formulas` (or `column=value` for `each_value`).
     pub id: String,
+    /// Its text as written.
     pub text: String,
+    /// The parsed formula.
     pub formula: Formula,
+    /// Its clausal normal form (three-valued knowledge is decided on it).
     pub cnf: Cnf,
     /// Share of persons whose record satisfies it: the prior Pr(φ) of sf.
     pub prior: f64,
@@ -48,14 +52,18 @@ pub struct NamedFormula {
 /// Which person holds what confidential, and the profile of every row.
 #[derive(Debug, Clone)]
 pub struct Confidentiality {
+    /// The columns formulas mention, with their domains.
     pub vocabulary: Vec<Domain>,
+    /// The catalog of formulas; bit `f` of a profile's sets is formula `f`.
     pub formulas: Vec<NamedFormula>,
     /// Distinct CON sets: (formula, damage normalized so the set sums to 1), by formula.
     pub con_sets: Vec<Vec<(u32, f64)>>,
+    /// Per row, the index of its person's CON set in `con_sets`.
     pub con_of_row: Vec<u32>,
     /// Column naming persons in reports (`[safety] key`; else persons are named by the
     /// input line their row starts on).
     pub person_column: Option<usize>,
+    /// Rows grouped by what their record satisfies and what their person demands.
     pub profiles: Profiles,
     /// Things worth a user's attention that are not errors (values no record has).
     pub warnings: Vec<String>,
@@ -79,9 +87,11 @@ pub struct Profiles {
 }
 
 impl Profiles {
+    /// Distinct profiles.
     pub fn len(&self) -> usize {
         self.con.len()
     }
+    /// Whether there is no profile (a table without rows).
     pub fn is_empty(&self) -> bool {
         self.con.is_empty()
     }

@@ -28,6 +28,7 @@ use crate::error::{ReleaseError, Result};
 /// What the audit found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Audit {
+    /// Whether the release holds every model as written.
     pub passed: bool,
     /// Distinct visible quasi-identifier tuples (with the public columns' cells) among the
     /// released rows that are not suppressed: the groups a recipient can link persons to. Fewer than the report's
@@ -48,6 +49,7 @@ pub struct Audit {
 pub struct Expected<'a> {
     /// Quasi-identifier column names.
     pub quasi: &'a [String],
+    /// The privacy models, from their definitions.
     pub models: &'a [ModelSpec],
     /// The input table (reference distributions, persons, confidential values).
     pub original: &'a Table,
