@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::data::confidentiality::{has, Confidentiality};
+use crate::data::confidentiality::Confidentiality;
 
 use crate::algorithm::problem::{levels_map, Problem};
 use crate::error::{Error, ProblemError, Result};
@@ -92,7 +92,7 @@ pub fn test_observed(
     let hierarchies = problem.hierarchies();
     let classes = problem.classes(levels);
     stage.check()?;
-    let exposed: Vec<Vec<u64>> = (0..classes.len())
+    let exposed: Vec<_> = (0..classes.len())
         .map(|k| {
             if k.is_multiple_of(ROWS_PER_CHECK) {
                 stage.check()?;
@@ -101,7 +101,7 @@ pub fn test_observed(
                 .exposed(&classes.histogram(k)[offset..offset + width]))
         })
         .collect::<Result<_>>()?;
-    let unsafe_class: Vec<bool> = exposed.iter().map(|e| e.iter().any(|&w| w != 0)).collect();
+    let unsafe_class: Vec<bool> = exposed.iter().map(|e| !e.is_clear()).collect();
     let unsafe_classes = unsafe_class.iter().filter(|&&u| u).count();
     let mut exposures = Vec::new();
     let mut unsafe_persons = 0;
@@ -117,7 +117,7 @@ pub fn test_observed(
             }
             let formulas: Vec<String> = c.con_sets[c.con_of_row[r] as usize]
                 .iter()
-                .filter(|&&(f, _)| has(&exposed[k as usize], f as usize))
+                .filter(|&&(f, _)| exposed[k as usize].contains(f as usize))
                 .map(|&(f, _)| c.formulas[f as usize].id.clone())
                 .collect();
             if formulas.is_empty() {

@@ -21,6 +21,7 @@
 
 pub mod setup;
 
+use fixedbitset::FixedBitSet;
 use rustc_hash::FxHashMap;
 
 use crate::data::formula::{Cnf, Domain, Formula};
@@ -70,6 +71,12 @@ pub struct Confidentiality {
 }
 
 /// Rows grouped by (formulas their record satisfies, CON set of their person).
+///
+/// The formula sets of all profiles are kept in flat arrays of 64-bit words, `words` per
+/// profile, rather than as one set per profile: [`Profiles::safe`] runs for every class of
+/// every node a search evaluates and ANDs and ORs a class's rows word by word, with one
+/// word and no allocation in the common case of at most 64 formulas. A set handed out on
+/// its own ([`Profiles::exposed`]) is a `FixedBitSet`.
 #[derive(Debug, Clone)]
 pub struct Profiles {
     /// Profile of each row.
@@ -104,7 +111,21 @@ impl Profiles {
 
     /// The formulas a recipient learns of a class with profile histogram `hist` that some
     /// member holds confidential (empty: the class is safe).
-    pub fn exposed(&self, hist: &[u32]) -> Vec<u64> {
+    pub fn exposed(&self, hist: &[u32]) -> FixedBitSet {
+        let words = self.exposed_words(hist);
+        let mut exposed = FixedBitSet::with_capacity(64 * self.words);
+        for (w, &word) in words.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                exposed.insert(64 * w + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+        exposed
+    }
+
+    /// [`exposed`](Self::exposed) as words of the flat layout.
+    fn exposed_words(&self, hist: &[u32]) -> Vec<u64> {
         let mut known = vec![u64::MAX; self.words];
         let mut demand = vec![0u64; self.words];
         for (p, _) in hist.iter().enumerate().filter(|(_, &c)| c > 0) {
@@ -148,11 +169,12 @@ impl Profiles {
             }
             return known & demand == 0;
         }
-        self.exposed(hist).iter().all(|&w| w == 0)
+        self.exposed_words(hist).iter().all(|&w| w == 0)
     }
 }
 
-/// Whether bit `i` is set in `bits`.
+/// Whether bit `i` is set in `bits`, one set of a flat array of them (a profile's formulas
+/// here, a set table's cell in `algorithm::setbased`).
 pub fn has(bits: &[u64], i: usize) -> bool {
     bits[i / 64] >> (i % 64) & 1 == 1
 }
@@ -266,8 +288,9 @@ impl Confidentiality {
         })
     }
 
-    /// Per profile (`words` 64-bit words each), the formulas a recipient knows of a
-    /// suppressed record: every cell is released as `*` except those of the columns marked
+    /// Per profile (`words` 64-bit words each, the flat layout of [`Profiles`] that
+    /// [`Profiles::safe_with`] reads), the formulas a recipient knows of a suppressed
+    /// record: every cell is released as `*` except those of the columns marked
     /// `public` (by table column), so a formula is known only if it holds in every
     /// completion of the starred cells over their domains (a tautology, or one settled by
     /// the public cells).

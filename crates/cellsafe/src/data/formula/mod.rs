@@ -23,7 +23,7 @@
 //!
 //! Layout, by concern: this file holds the vocabulary ([`Domain`]), the formula tree and
 //! its two-valued truth on a record; `lex.rs` and `parse.rs` read the language
-//! ([`parse`], [`ParseError`]); `clauses.rs` converts to clausal normal form ([`Cnf`]) and
+//! ([`parse()`], [`ParseError`]); `clauses.rs` converts to clausal normal form ([`Cnf`]) and
 //! evaluates three-valued on generalized cells ([`Cnf::known`]); the unit tests are in
 //! `tests.rs`.
 
