@@ -886,6 +886,12 @@ fn leftovers(dir: &Path) -> Vec<String> {
 /// holds the lock on out.csv.
 #[cfg(unix)]
 fn start_long(dir: &Path, job: &Path) -> std::process::Child {
+    start_long_with(dir, job, std::process::Stdio::null())
+}
+
+/// [`start_long`] with its standard error going to `stderr`.
+#[cfg(unix)]
+fn start_long_with(dir: &Path, job: &Path, stderr: std::process::Stdio) -> std::process::Child {
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
         .arg("anonymize")
         .arg(job)
@@ -893,7 +899,7 @@ fn start_long(dir: &Path, job: &Path) -> std::process::Child {
         .arg(dir.join("out.csv"))
         .arg("--report")
         .arg(dir.join("report.json"))
-        .stderr(std::process::Stdio::null())
+        .stderr(stderr)
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -963,26 +969,7 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
 fn an_interrupt_during_the_search_cancels_it() {
     let (dir, job) = long_job();
     let d = dir.path();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
-        .arg("anonymize")
-        .arg(&job)
-        .arg("--output")
-        .arg(d.join("out.csv"))
-        .arg("--report")
-        .arg(d.join("report.json"))
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let lock = d.join(".out.csv.cellsafe-lock");
-    let start = std::time::Instant::now();
-    while !lock.exists() {
-        assert!(
-            start.elapsed().as_secs() < 30,
-            "the run never locked its output"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    let mut child = start_long_with(d, &job, std::process::Stdio::piped());
     // reading Adult and building its problem take well under this; the genetic search of
     // a thousand generations of a thousand takes minutes
     std::thread::sleep(std::time::Duration::from_secs(3));
