@@ -597,7 +597,7 @@ pub fn minimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
 
 /// Runs the node search `algorithm` names, the genetic one with parameters `genetic` (see
 /// [`Algorithm::node_search`]). [`Algorithm::SetBased`] is refused with
-/// [`Error::Invalid`]: it releases a table of set-valued cells, not a node, and is run by
+/// [`ProblemError::NotANodeSearch`]: it releases a table of set-valued cells, not a node, and is run by
 /// [`setbased::run`].
 pub fn run(
     problem: &Problem,

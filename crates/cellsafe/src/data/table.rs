@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
-use crate::error::{excerpt, Error, Location, Result};
+use crate::error::{excerpt, DataError, Error, Location, Result};
 
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]
@@ -148,18 +148,25 @@ impl Table {
         })
     }
 
-    /// Builds a table from string rows (used by tests and generators).
+    /// Builds a table from rows of strings in memory. Rows are numbered in errors as if
+    /// they were the lines of a CSV file after its header (the first row is line 2).
     pub fn from_rows(header: Vec<String>, rows: &[Vec<String>]) -> Result<Table> {
+        let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+        for (i, name) in header.iter().enumerate() {
+            if seen.insert(name.as_str(), i).is_some() {
+                return Err(DataError::DuplicateColumn(excerpt(name).into_owned()).into());
+            }
+        }
         let mut columns = vec![Vec::with_capacity(rows.len()); header.len()];
         let mut dictionaries = vec![Dictionary::default(); header.len()];
         for (r, row) in rows.iter().enumerate() {
             if row.len() != header.len() {
-                return Err(Error::Invalid(format!(
-                    "row {} has {} fields, header has {}",
-                    r + 1,
-                    row.len(),
-                    header.len()
-                )));
+                return Err(DataError::RowLength {
+                    row: r + 1,
+                    fields: row.len(),
+                    header: header.len(),
+                }
+                .into());
             }
             for (c, field) in row.iter().enumerate() {
                 columns[c].push(dictionaries[c].intern(field, r as u64 + 2));
@@ -588,6 +595,28 @@ mod tests {
             t.dictionary(0)
                 .first_line(t.dictionary(0).code("y").unwrap()),
             3
+        );
+    }
+
+    #[test]
+    fn rows_in_memory_are_checked_like_a_file() {
+        let header = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let e = Table::from_rows(header(&["a", "a"]), &[]).unwrap_err();
+        assert!(
+            matches!(e, Error::DataModel(DataError::DuplicateColumn(ref n)) if n == "a"),
+            "{e}"
+        );
+        let e = Table::from_rows(header(&["a", "b"]), &[vec!["1".into()]]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::DataModel(DataError::RowLength {
+                    row: 1,
+                    fields: 1,
+                    header: 2
+                })
+            ),
+            "{e}"
         );
     }
 }

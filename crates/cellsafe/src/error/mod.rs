@@ -186,6 +186,19 @@ pub enum Error {
 /// Errors of the data layer beyond a located bad value (those are [`Error::Data`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DataError {
+    /// A row of an in-memory table with another number of fields than the header.
+    #[error("row {row} has {fields} fields, the header has {header}")]
+    RowLength {
+        /// The row, 1-based.
+        row: usize,
+        /// Its fields.
+        fields: usize,
+        /// The header's columns.
+        header: usize,
+    },
+    /// Two columns of an in-memory table share a name (roles are given by name).
+    #[error("duplicate column name `{0}` in the header")]
+    DuplicateColumn(String),
     /// One CON set per row is required.
     #[error("one CON set per row is required: {rows} rows, {sets} CON sets")]
     ConSets {
