@@ -457,3 +457,16 @@ fn a_method_that_cannot_decide_names_its_key() {
     assert_eq!(config_key(&err), "disclose.method", "{err}");
     assert!(err.to_string().contains("nested"), "{err}");
 }
+
+#[test]
+fn a_set_based_family_a_column_cannot_take_names_its_key() {
+    // regression (fuzz): "`age` has no hierarchy, so its cells cannot be generalized by
+    // levels" was an unlocated error
+    let text = config(&format!(
+        "{K2}[[privacy]]\nmodel = \"logical-safety\"\n[safety]\neach_value = [\"disease\"]\n\
+         default = []\n[search]\nalgorithm = \"set-based\"\n\
+         [search.set_based]\nfamilies = {{ disease = \"levels\" }}\n"
+    ));
+    let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
+    assert_eq!(config_key(&err), "search.set_based.families", "{err}");
+}

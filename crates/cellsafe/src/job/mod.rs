@@ -24,7 +24,7 @@ use crate::algorithm::disclosure::Strategy;
 use crate::algorithm::problem::{levels_map, partition_names};
 use crate::algorithm::problem::{Problem, SuppressionRule};
 use crate::algorithm::{self, Algorithm};
-use crate::error::{Error, Result};
+use crate::error::{Error, ProblemError, Result};
 use crate::job::config::Config;
 use crate::job::report::{describe, Report};
 use crate::observer::Observer;
@@ -310,7 +310,15 @@ fn set_based(
     observer: &dyn Observer,
 ) -> Result<Report> {
     let (table, found) =
-        algorithm::setbased::run_observed(problem, &config.search.set_based, observer)?;
+        algorithm::setbased::run_observed(problem, &config.search.set_based, observer).map_err(
+            |e| match e {
+                // a family the column cannot take: the config chose it
+                Error::Problem(ProblemError::SetBased(m)) => {
+                    Error::config(config.file_name(), "search.set_based.families", m)
+                }
+                e => e,
+            },
+        )?;
     let mut report = Report::empty(problem, Algorithm::SetBased);
     report.found = found.search.safe;
     let layout = layout(config, problem, order, 0);
