@@ -15,6 +15,19 @@ pub struct BetaLikeness {
 }
 
 impl BetaLikeness {
+    /// For each value present in a class of `count` rows with histogram `hist`: its
+    /// relative gain over its overall share, and that share.
+    #[inline]
+    fn gains<'h>(&'h self, count: u32, hist: &'h [u32]) -> impl Iterator<Item = (f64, f64)> + 'h {
+        let n = count as f64;
+        self.s
+            .of(hist)
+            .iter()
+            .zip(&self.q)
+            .filter(|(&c, _)| c > 0)
+            .map(move |(&c, &qv)| ((c as f64 / n - qv) / qv, qv))
+    }
+
     pub(super) fn new(s: Span, q: Vec<f64>, beta: f64, enhanced: bool) -> BetaLikeness {
         BetaLikeness {
             s,
@@ -28,35 +41,22 @@ impl BetaLikeness {
 impl Criterion for BetaLikeness {
     #[inline]
     fn holds(&self, count: u32, hist: &[u32]) -> bool {
-        let n = count as f64;
-        self.s
-            .of(hist)
-            .iter()
-            .zip(&self.q)
-            .filter(|(&c, _)| c > 0)
-            .all(|(&c, &qv)| {
-                let gain = (c as f64 / n - qv) / qv;
-                let bound = if self.enhanced {
-                    self.beta.min(-qv.ln())
-                } else {
-                    self.beta
-                };
-                gain <= bound + 1e-12
-            })
+        self.gains(count, hist).all(|(gain, qv)| {
+            let bound = if self.enhanced {
+                self.beta.min(-qv.ln())
+            } else {
+                self.beta
+            };
+            gain <= bound + 1e-12
+        })
     }
     fn monotonicity(&self) -> Monotonicity {
         Monotonicity::WITHOUT_SUPPRESSION
     }
     /// The largest relative gain (enhanced: never below 0).
     fn measure(&self, count: u32, hist: &[u32]) -> f64 {
-        let n = count as f64;
-        self.s
-            .of(hist)
-            .iter()
-            .zip(&self.q)
-            .filter(|(&c, _)| c > 0)
-            .map(|(&c, &qv)| {
-                let gain = (c as f64 / n - qv) / qv;
+        self.gains(count, hist)
+            .map(|(gain, _)| {
                 if self.enhanced {
                     // normalized so that the model holds iff the value is <= beta
                     gain.max(0.0)
