@@ -359,7 +359,7 @@ fn aog_figure_4_microaggregation() {
     let mut config = load("aog11.toml");
     config.output.values = cellsafe::job::config::OutputValues::Microaggregation;
     let p = config.problem().unwrap();
-    let aggregators = config.aggregators(&p).unwrap().unwrap();
+    let aggregators = config.aggregators(&p.data).unwrap().unwrap();
     let released = Released::new(&p, &[1, 3, 2])
         .unwrap()
         .microaggregated(&aggregators)

@@ -611,5 +611,25 @@ pub fn run(
             .ok_or(Error::Problem(ProblemError::NotANodeSearch(
                 "run algorithm::setbased::run",
             )))?;
+    check_bounded(problem, algorithm)?;
     search.search(problem, observer)
+}
+
+/// Refuses a search that keeps every node's evaluation (`exhaustive`, or `optimal` over
+/// partitions that do not nest) on a lattice larger than [`MAX_EXHAUSTIVE`].
+pub fn check_bounded(problem: &Problem, algorithm: Algorithm) -> Result<()> {
+    let size = problem.lattice.size();
+    let enumerates = match algorithm {
+        Algorithm::Exhaustive => true,
+        Algorithm::Optimal => !problem.lattice.is_chain(),
+        _ => false,
+    };
+    if enumerates && size > MAX_EXHAUSTIVE {
+        return Err(ProblemError::TooManyToEnumerate {
+            size,
+            max: MAX_EXHAUSTIVE,
+        }
+        .into());
+    }
+    Ok(())
 }

@@ -242,6 +242,9 @@ pub enum DatasetError {
     /// A quasi-identifier was given no hierarchy.
     #[error("quasi-identifier `{0}` has no hierarchy")]
     NoHierarchy(String),
+    /// A role given to a column of a dataset whose roles are already resolved.
+    #[error("the dataset's roles are already resolved; no role can be given to `{0}`")]
+    RolesResolved(String),
     /// One public flag per column is required.
     #[error("one public flag per column is required: {columns} columns, {flags} flags")]
     PublicFlags {
@@ -290,6 +293,18 @@ pub enum ProblemError {
     /// The operation needs the persons' confidential formulas (`[safety]`).
     #[error("{0} needs a [safety] section (confidential formulas)")]
     NeedsSafety(&'static str),
+    /// An enumerating search (every node's evaluation kept) over too large a lattice.
+    #[error(
+        "an exhaustive search keeps every transformation's evaluation and accepts at most \
+         {max}; this lattice has {size} (use \"optimal\" or \"minimal\" over chains, or \
+         shorter hierarchies)"
+    )]
+    TooManyToEnumerate {
+        /// Nodes of the lattice.
+        size: usize,
+        /// The most accepted.
+        max: usize,
+    },
     /// The set-based search releases cells, not a node of the lattice.
     #[error("set-based generalization is not a search of the lattice's nodes: {0}")]
     NotANodeSearch(&'static str),
@@ -356,6 +371,22 @@ pub enum DisclosureError {
     /// Only the exact methods give exact counts.
     #[error("{0} does not give exact counts")]
     NotExact(String),
+    /// A public search with suppression: which rows are suppressed would depend on the
+    /// sensitive values.
+    #[error(
+        "a public search needs suppression_limit = 0: which rows are suppressed would \
+         depend on the sensitive values"
+    )]
+    PublicSearchSuppresses,
+    /// Logical safety among the models of a public search (by its index).
+    #[error(
+        "logical safety cannot be the release test of a public search: the disclosure sets \
+         know only the sensitive attribute"
+    )]
+    LogicalSafetyTest(usize),
+    /// A public search is judged on exactly one sensitive attribute.
+    #[error("disclosure needs exactly one sensitive attribute, found {0}")]
+    SensitiveCount(usize),
 }
 
 /// Errors of the release layer: a release that cannot be built or audited as asked.

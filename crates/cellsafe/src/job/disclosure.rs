@@ -17,12 +17,13 @@
 
 use serde::Deserialize;
 
+use crate::algorithm::disclosure::public::PublicSearch;
 use crate::algorithm::disclosure::{
     Check, CheckSpec, Disclosure, Instance, MethodChoice, Options, Partition, Strategy,
 };
 use crate::data::table::Table;
 use crate::data::Role;
-use crate::error::{Error, Result};
+use crate::error::{DisclosureError, Error, Result};
 use crate::job::config::Config;
 
 fn default_samples() -> u64 {
@@ -132,6 +133,15 @@ impl DiscloseSpec {
 pub fn locate(e: Error, file: &str) -> Error {
     match e {
         Error::Intractable(m) => Error::config(file, "disclose.method", m),
+        Error::Disclosure(e @ DisclosureError::PublicSearchSuppresses) => {
+            Error::config(file, "disclose", e.to_string())
+        }
+        Error::Disclosure(e @ DisclosureError::LogicalSafetyTest(i)) => {
+            Error::config(file, format!("privacy[{i}]"), e.to_string())
+        }
+        Error::Disclosure(e @ DisclosureError::SensitiveCount(_)) => {
+            Error::config(file, "attributes", e.to_string())
+        }
         e => e,
     }
 }
@@ -305,50 +315,9 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
     Ok(label)
 }
 
-/// The disclosure problem of a lattice search that is public: the chain is every node that
-/// scores better than `best` (in the search's order: score, then level sum and lexicographic
-/// order) and that the privacy models could accept for some table, followed by `best`. The
-/// release test is the models themselves (without suppression), so an adversary who re-runs
-/// the search on a candidate table excludes it exactly when the search would have stopped
-/// earlier. Nodes with a class smaller than k can never be accepted and are left out.
-/// Returns the levels of each node of the chain as well. Finding the better nodes evaluates
-/// every node, reported to `observer` as a [`SEARCH`](crate::observer::SEARCH) stage; it
-/// stops with [`Error::Cancelled`] when `observer` says so.
-pub fn for_search(
-    problem: &crate::algorithm::problem::Problem,
-    best: &[u8],
-    spec: &DiscloseSpec,
-    file: &str,
-    observer: &dyn crate::observer::Observer,
-) -> Result<(Disclosure, Options, Vec<Vec<u8>>)> {
-    use rayon::prelude::*;
-    use std::sync::Arc;
-
-    use crate::algorithm::disclosure::ReleaseTest;
-    use crate::criteria::ModelSpec;
-    use crate::framework::lattice::tie_order;
-
-    if problem.max_suppressed > 0 {
-        return Err(Error::config(
-            file,
-            "disclose",
-            "a public search needs suppression_limit = 0: which rows are suppressed would \
-             depend on the sensitive values",
-        ));
-    }
-    // the release test sees only the sensitive attribute's histogram
-    if let Some(i) = problem
-        .models
-        .iter()
-        .position(|m| matches!(m.spec, ModelSpec::LogicalSafety))
-    {
-        return Err(Error::config(
-            file,
-            format!("privacy[{i}]"),
-            "logical safety cannot be the release test of a public search ([disclose]): \
-             the disclosure sets know only the sensitive attribute",
-        ));
-    }
+/// The public search `[disclose]` describes for `anonymize`: the check, the options, and
+/// the strategy (exclusive unless the section names one). Errors name the key.
+pub fn public_search(spec: &DiscloseSpec, file: &str) -> Result<PublicSearch> {
     if !spec.generalizations.is_empty() {
         return Err(Error::config(
             file,
@@ -356,85 +325,9 @@ pub fn for_search(
             "anonymize takes its chain from the search; list no generalizations",
         ));
     }
-    let check = Check::bind(&spec.check).map_err(|e| Error::config(file, "disclose.check", e))?;
-    let options = spec.options(file)?;
-    let data = &problem.data;
-    let [sensitive] = data.sensitive.as_slice() else {
-        return Err(Error::config(
-            file,
-            "attributes",
-            format!(
-                "disclosure needs exactly one sensitive attribute, found {}",
-                data.sensitive.len()
-            ),
-        ));
-    };
-    let identifier = data.roles.iter().position(|&r| r == Role::Identifying);
-    let persons = (0..data.rows())
-        .map(|r| match identifier {
-            Some(c) => data.table.value(r, c).to_owned(),
-            None => format!("line {}", data.table.line(r)),
-        })
-        .collect();
-    let codes = sensitive.codes.iter().map(|&c| c as u16).collect();
-    let instance = Instance::new(persons, sensitive.values.clone(), codes)?;
-
-    let best_score = problem.evaluate(best)?.score;
-    let k = problem.min_class_size();
-    let hierarchies = problem.hierarchies();
-    let size = problem.lattice.size();
-    let stage = crate::observer::Stage::start(observer, crate::observer::SEARCH, Some(size as u64));
-    let mut better: Vec<(Vec<u8>, crate::metric::Score, Vec<u32>)> = (0..size)
-        .into_par_iter()
-        .map(|index| {
-            stage.check()?;
-            let levels = problem.lattice.levels(index);
-            let classes = problem.classes(&levels);
-            stage.add(1);
-            if classes.counts.iter().any(|&c| c < k) {
-                return Ok(None);
-            }
-            let (evaluation, _) = problem.assess(&levels, &classes);
-            let order = crate::algorithm::score_order(&evaluation.score, &best_score)
-                .then_with(|| tie_order(&levels, best));
-            Ok(order.is_lt().then(|| {
-                let rows = problem
-                    .snapshot
-                    .row_classes(&hierarchies, &classes, &levels);
-                (levels, evaluation.score, rows)
-            }))
-        })
-        .filter_map(Result::transpose)
-        .collect::<Result<_>>()?;
-    drop(stage);
-    better.sort_by(|a, b| {
-        crate::algorithm::score_order(&a.1, &b.1).then_with(|| tie_order(&a.0, &b.0))
-    });
-    let mut nodes = Vec::with_capacity(better.len() + 1);
-    let mut chain = Vec::with_capacity(better.len() + 1);
-    for (levels, _, rows) in better {
-        chain.push(Partition::from_labels(format!("levels {levels:?}"), &rows));
-        nodes.push(levels);
-    }
-    nodes.push(best.to_vec());
-    let classes = problem.classes(best);
-    let rows = problem.snapshot.row_classes(&hierarchies, &classes, best);
-    chain.push(Partition::from_labels(format!("levels {best:?}"), &rows));
-
-    let models: Vec<crate::criteria::Model> = problem
-        .models
-        .iter()
-        .filter(|m| m.min_class_size().is_none())
-        .cloned()
-        .collect();
-    let test = move |hist: &[u128], size: u128| -> bool {
-        if size < k as u128 {
-            return false;
-        }
-        let hist: Vec<u32> = hist.iter().map(|&c| c as u32).collect();
-        models.iter().all(|m| m.holds(size as u32, &hist))
-    };
-    let mut disclosure = Disclosure::new(instance, chain, check)?;
-    disclosure.release_test = Some(ReleaseTest(Arc::new(test)));
-    Ok((disclosure, options, nodes))
+    Ok(PublicSearch {
+        check: Check::bind(&spec.check).map_err(|e| Error::config(file, "disclose.check", e))?,
+        options: spec.options(file)?,
+        strategy: spec.strategy.unwrap_or(Strategy::Exclusive),
+    })
 }

@@ -1,10 +1,15 @@
-//! A whole anonymization job: config → problem → search → released table → audit → report.
+//! A whole anonymization job: config → dataset → [`Anonymizer`] → staged files → report.
 //! Front ends (the CLI, later a service) call this and only print or serve the result.
 //!
+//! The job is a layer over the in-memory API: it reads the input and resolves the dataset
+//! (so that errors name the config key at fault), runs [`Anonymizer::from_dataset`] with
+//! the configured models, search and output options, maps the run's errors back to config
+//! keys, and writes what the run audited.
+//!
 //! The release is all or nothing: the outputs are checked against the inputs and locked
-//! before any work, the table (and mapping) are staged next to their targets, the audit
-//! reads the staged table, and only when it passes are the table, mapping and report
-//! renamed into place together (see [`crate::release::output`]).
+//! before any work; the audited bytes, the mapping and the report are staged next to their
+//! targets and renamed into place together only once everything succeeded (see
+//! [`crate::release::output`]).
 //!
 //! Every long step reports to the caller's [`Observer`] and stops with
 //! [`Error::Cancelled`] once it says so; the staged files are then removed and nothing is
@@ -20,19 +25,16 @@ use std::time::Instant;
 use rand::RngCore;
 use serde::Serialize;
 
-use crate::algorithm::disclosure::Strategy;
 use crate::algorithm::problem::{levels_map, partition_names};
-use crate::algorithm::problem::{Problem, SuppressionRule};
-use crate::algorithm::{self, Algorithm};
+use crate::algorithm::problem::{Evaluation, Problem, SuppressionRule};
+use crate::algorithm::Algorithm;
+use crate::anonymizer::{Anonymizer, Release};
 use crate::error::{Error, ProblemError, Result};
-use crate::job::config::Config;
+use crate::job::config::{Config, OutputValues};
 use crate::job::report::{describe, Report};
 use crate::observer::Observer;
-use crate::release::audit::{self, Audit};
 use crate::release::output::{check_paths, Transaction};
-use crate::release::{
-    write_atomic, write_mapping, Released, ReleasedTable, RowOrder, SuppressedRows,
-};
+use crate::release::{write_atomic, write_mapping, RowOrder, SuppressedRows};
 
 /// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]
@@ -100,42 +102,110 @@ fn row_order(config: &Config) -> RowOrder {
 
 fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     let start = Instant::now();
+    let file = config.file_name();
     check_paths(&config.input_files(), &outputs.named())?;
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
-    let problem = config.problem_observed(observer)?;
-    config.check_search(&problem)?;
+    let public = config
+        .disclose
+        .as_ref()
+        .map(|spec| disclosure::public_search(spec, &file))
+        .transpose()?;
+    let (table, read) = config.read(observer)?;
+    let clock = Instant::now();
+    let data = config.dataset(table)?;
+    let aggregators = config.aggregators(&data)?;
+    let prepared = clock.elapsed().as_secs_f64();
     let algorithm = config.search.algorithm;
-    let order = row_order(config);
-    // set-based generalization releases a table of set-valued cells, not a lattice node
-    let Some(search) = algorithm.node_search(&config.search.genetic) else {
-        return set_based(config, &problem, outputs, tx, order, start, observer);
+    let mut anonymizer = Anonymizer::from_dataset(data)
+        .models(config.privacy.iter().cloned())
+        .suppression_limit(config.suppression_limit)
+        .metric(config.metric.clone())
+        .algorithm(algorithm)
+        .observer(observer)
+        .suppressed_rows(config.output.suppression)
+        .csv_format(config.csv_format()?);
+    anonymizer = match row_order(config) {
+        RowOrder::Input => anonymizer.keep_order(),
+        RowOrder::Shuffled(seed) => anonymizer.seed(seed),
     };
-    let outcome = search.search(&problem, observer)?;
-    let mut best = outcome.best.clone();
-    let mut disclosure = None;
-    if let (Some(spec), Some(found)) = (&config.disclose, &outcome.best) {
-        // The search is public: release only what the exclusive strategy allows.
-        let (d, options, nodes) = crate::job::disclosure::for_search(
-            &problem,
-            &found.levels,
-            spec,
-            &config.file_name(),
-            observer,
-        )?;
-        let strategy = spec.strategy.unwrap_or(Strategy::Exclusive);
-        let decision = d
-            .decide_observed(strategy, &options, observer)
-            .map_err(|e| crate::job::disclosure::locate(e, &config.file_name()))?;
-        best = decision
-            .released
-            .map(|i| problem.evaluate(&nodes[i - 1]))
-            .transpose()?;
-        disclosure = Some(decision);
+    match algorithm {
+        Algorithm::Genetic => anonymizer = anonymizer.genetic(config.search.genetic.clone()),
+        Algorithm::SetBased => anonymizer = anonymizer.set_based(config.search.set_based.clone()),
+        _ => {}
     }
-    let quasi: Vec<String> = problem.data.quasi.iter().map(|q| q.name.clone()).collect();
-    let mut report = Report::empty(&problem, algorithm);
-    report.found = best.is_some();
+    if let Some(public) = public {
+        anonymizer = anonymizer.public_search(public);
+    }
+    if let Some(aggregators) = aggregators {
+        anonymizer = anonymizer.microaggregate(aggregators);
+    }
+    let release = anonymizer
+        .attempt()
+        .map_err(|e| locate(e, &file, outputs.table.as_deref()))?;
+    let mut report = report(config, &release);
+    let mut timings = *release.timings();
+    timings.read = read;
+    timings.encode += prepared;
+    if let (Some(path), true) = (&outputs.table, release.found()) {
+        let clock = Instant::now();
+        tx.stage(path, |w| w.write_all(release.csv()))?;
+        if let Some(mapping) = &outputs.mapping {
+            let table = &release.problem().data.table;
+            tx.stage(mapping, |w| write_mapping(w, release.mapping(), table))?;
+        }
+        timings.write += clock.elapsed().as_secs_f64();
+        report.output = Some(path.display().to_string());
+        report.audit = release.audit().cloned();
+    }
+    report.timings = Some(timings);
+    report.seconds = start.elapsed().as_secs_f64();
+    finish(tx, outputs, &report)?;
+    Ok(report)
+}
+
+/// An error of the in-memory run, named by the config key that chose what failed, and a
+/// failed audit by the file it would have been written to.
+fn locate(e: Error, file: &str, table: Option<&Path>) -> Error {
+    match e {
+        // a family the column cannot take: the config chose it
+        Error::Problem(ProblemError::SetBased(m)) => {
+            Error::config(file, "search.set_based.families", m)
+        }
+        Error::Problem(e @ ProblemError::TooManyToEnumerate { .. }) => {
+            Error::config(file, "search.algorithm", e.to_string())
+        }
+        Error::AuditFailed { path, violations } => Error::AuditFailed {
+            path: table.map_or(path, Path::to_path_buf),
+            violations,
+        },
+        e => disclosure::locate(e, file),
+    }
+}
+
+/// The report of `release`, without its output, audit and timings.
+fn report(config: &Config, release: &Release) -> Report {
+    let problem = release.problem();
+    let algorithm = release.algorithm();
+    let mut report = Report::empty(problem, algorithm);
+    let layout = layout(config, problem, release.order(), release.evaluation());
+    if let Some(found) = release.set_based() {
+        report.found = found.search.safe;
+        report
+            .warnings
+            .extend(layout_warnings(config, problem, &layout));
+        if config.suppression_limit > 0.0 {
+            report.warnings.push(
+                "suppression_limit is not used by the set-based search: it deletes no rows"
+                    .to_owned(),
+            );
+        }
+        report.layout = Some(layout);
+        report.set_based = Some(found.clone());
+        return report;
+    }
+    let outcome = release.outcome();
+    report.found = release.evaluation().is_some();
     report.nodes_evaluated = outcome.nodes_evaluated;
     report.minimal = matches!(
         algorithm,
@@ -145,11 +215,11 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         outcome
             .minimal
             .iter()
-            .map(|e| levels_map(&problem, &e.levels))
+            .map(|e| levels_map(problem, &e.levels))
             .collect()
     });
-    report.disclosure = disclosure;
-    report.genetic = outcome.genetic;
+    report.disclosure = release.disclosure().cloned();
+    report.genetic = outcome.genetic.clone();
     let unlisted = config.unlisted_released(problem.data.table.header());
     if !unlisted.is_empty() {
         report.warnings.push(format!(
@@ -157,8 +227,8 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
             unlisted.join(", ")
         ));
     }
-    if let Some(best) = &best {
-        let node = describe(&problem, &best.levels, false);
+    if let Some(best) = release.evaluation() {
+        let node = describe(problem, &best.levels, false);
         report.levels = Some(node.levels);
         report.suppressed_rows = node.suppressed_rows;
         report.classes = node.classes;
@@ -170,57 +240,26 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         report.ql = Some(node.ql);
         report.glm = Some(node.glm);
         report.sf = node.sf;
-        report.partitions = partition_names(&problem, &best.levels);
-        let layout = layout(config, &problem, order, node.suppressed_rows);
+        report.partitions = partition_names(problem, &best.levels);
         report
             .warnings
-            .extend(layout_warnings(config, &problem, &layout));
+            .extend(layout_warnings(config, problem, &layout));
         report.layout = Some(layout);
-        if let Some(path) = &outputs.table {
-            let format = config.csv_format()?;
-            let mut released = Released::new(&problem, &best.levels)?;
-            if let Some(aggregators) = config.aggregators(&problem)? {
-                released = released.microaggregated(&aggregators)?;
-                report.values = config.output.values;
-                report.warnings.extend(released.warnings().iter().cloned());
-            }
-            let rows = released.order(config.output.suppression, order);
-            let staged = tx.stage(path, |w| released.write_to(w, &format, &rows))?;
-            if let Some(mapping) = &outputs.mapping {
-                tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
-            }
-            let public: Vec<String> = (0..problem.data.roles.len())
-                .filter(|&c| problem.data.public[c])
-                .map(|c| problem.data.table.header()[c].clone())
-                .collect();
-            let expected = audit::Expected {
-                quasi: &quasi,
-                models: &config.privacy,
-                original: &problem.data.table,
-                safety: problem.data.confidentiality.as_deref(),
-                rows: &rows,
-                public: &public,
-            };
-            let mut audit = audit::audit(&staged, &format, &expected)
-                .map_err(|e| e.with_path(&staged, path))?;
-            if !audit.passed && !public.is_empty() {
-                audit.violations.push(format!(
-                    "public columns ({}) are known to the recipient and split the classes \
-                     they vary in: mark a column that tells persons apart quasi-identifying",
-                    public.join(", ")
-                ));
-            }
-            check_audit(&audit, path)?;
-            report.output = Some(path.display().to_string());
-            report.audit = Some(audit);
+        if config.output.values == OutputValues::Microaggregation {
+            report.values = config.output.values;
+            report.warnings.extend(release.warnings().iter().cloned());
         }
     }
-    report.seconds = start.elapsed().as_secs_f64();
-    finish(tx, outputs, &report)?;
-    Ok(report)
+    report
 }
 
-fn layout(config: &Config, problem: &Problem, order: RowOrder, suppressed: u64) -> Layout {
+fn layout(
+    config: &Config,
+    problem: &Problem,
+    order: RowOrder,
+    released: Option<&Evaluation>,
+) -> Layout {
+    let suppressed = released.map_or(0, |e| e.suppressed_rows);
     Layout {
         seed: match order {
             RowOrder::Shuffled(seed) => Some(seed),
@@ -279,17 +318,6 @@ fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<S
     warnings
 }
 
-/// A failed audit stops the release: nothing is written.
-fn check_audit(audit: &Audit, path: &Path) -> Result<()> {
-    if audit.passed {
-        return Ok(());
-    }
-    Err(Error::AuditFailed {
-        path: path.to_owned(),
-        violations: audit.violations.clone(),
-    })
-}
-
 /// Stages the report and renames every staged file into place.
 fn finish(mut tx: Transaction, outputs: &Outputs, report: &Report) -> Result<()> {
     if let Some(path) = &outputs.report {
@@ -297,63 +325,6 @@ fn finish(mut tx: Transaction, outputs: &Outputs, report: &Report) -> Result<()>
         tx.stage(path, |w| w.write_all(text.as_bytes()))?;
     }
     tx.commit()
-}
-
-/// The set-based search: release the goal-directed search's set table.
-fn set_based(
-    config: &Config,
-    problem: &Problem,
-    outputs: &Outputs,
-    mut tx: Transaction,
-    order: RowOrder,
-    start: Instant,
-    observer: &dyn Observer,
-) -> Result<Report> {
-    let (table, found) =
-        algorithm::setbased::run_observed(problem, &config.search.set_based, observer).map_err(
-            |e| match e {
-                // a family the column cannot take: the config chose it
-                Error::Problem(ProblemError::SetBased(m)) => {
-                    Error::config(config.file_name(), "search.set_based.families", m)
-                }
-                e => e,
-            },
-        )?;
-    let mut report = Report::empty(problem, Algorithm::SetBased);
-    report.found = found.search.safe;
-    let layout = layout(config, problem, order, 0);
-    report
-        .warnings
-        .extend(layout_warnings(config, problem, &layout));
-    if config.suppression_limit > 0.0 {
-        report.warnings.push(
-            "suppression_limit is not used by the set-based search: it deletes no rows".to_owned(),
-        );
-    }
-    report.layout = Some(layout);
-    if found.search.safe {
-        if let Some(path) = &outputs.table {
-            let format = config.csv_format()?;
-            let rows = crate::release::row_order(0..table.rows(), order);
-            let staged = tx.stage(path, |w| table.write_to(w, &format, &rows))?;
-            if let Some(mapping) = &outputs.mapping {
-                tx.stage(mapping, |w| write_mapping(w, &rows, &problem.data.table))?;
-            }
-            let schema = crate::algorithm::setbased::SetTable::new(
-                problem,
-                &config.search.set_based.families(),
-            )?;
-            let audit = audit::audit_set_based(&staged, &format, &schema)
-                .map_err(|e| e.with_path(&staged, path))?;
-            check_audit(&audit, path)?;
-            report.output = Some(path.display().to_string());
-            report.audit = Some(audit);
-        }
-    }
-    report.set_based = Some(found);
-    report.seconds = start.elapsed().as_secs_f64();
-    finish(tx, outputs, &report)?;
-    Ok(report)
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {

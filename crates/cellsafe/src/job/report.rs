@@ -139,6 +139,10 @@ pub struct Report {
     pub minimal: Option<Vec<Map<String, Value>>>,
     /// Wall-clock duration of the run, in seconds.
     pub seconds: f64,
+    /// Seconds per phase: `read`, `encode`, `search`, `release`, `write`, `audit`
+    /// (`encode + search + release` is the work of ARX's `anonymize()` on loaded data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timings: Option<crate::anonymizer::Timings>,
     /// Path the released table was written to; absent when none was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -199,6 +203,7 @@ impl Report {
             lattice_size: problem.lattice.size(),
             minimal: None,
             seconds: 0.0,
+            timings: None,
             output: None,
             partitions: None,
             values: crate::job::config::OutputValues::Generalization,

@@ -26,6 +26,7 @@ mod count;
 mod enumerate;
 mod estimate;
 mod instance;
+pub mod public;
 
 use std::sync::Arc;
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::algorithm::problem::{Problem, MAX_LATTICE};
-use crate::algorithm::{Algorithm, MAX_EXHAUSTIVE};
+use crate::algorithm::Algorithm;
 use crate::criteria::{Model, ModelSpec};
 use crate::data::confidentiality::setup::SafetySpec;
 use crate::data::table::{CsvFormat, Table};
@@ -189,21 +189,21 @@ impl Config {
         }
     }
 
-    /// One aggregator per quasi-identifier of `problem` when `[output] values` asks for
+    /// One aggregator per quasi-identifier of `data` when `[output] values` asks for
     /// microaggregation, else None.
-    pub fn aggregators(&self, problem: &Problem) -> Result<Option<Vec<Aggregator>>> {
+    pub fn aggregators(&self, data: &Dataset) -> Result<Option<Vec<Aggregator>>> {
         if self.output.values != OutputValues::Microaggregation {
             return Ok(None);
         }
         let file = self.file_name();
-        let mut out = Vec::with_capacity(problem.data.quasi.len());
-        for q in &problem.data.quasi {
+        let mut out = Vec::with_capacity(data.quasi.len());
+        for q in &data.quasi {
             let spec = self.attributes.get(&q.name);
             let date_format = match spec.and_then(|s| s.hierarchy.as_ref()) {
                 Some(HierarchySpec::Builder(Builder::Date { format })) => Some(format.as_str()),
                 _ => None,
             };
-            let values = problem.data.table.dictionary(q.column).values();
+            let values = data.table.dictionary(q.column).values();
             let numeric = number::all_numbers(values.iter().map(String::as_str));
             let scale = match spec.and_then(|s| s.scale) {
                 Some(scale) => scale,
@@ -298,30 +298,6 @@ impl Config {
         self.check_parameters()
     }
 
-    /// Checks that the configured search can run on `problem`: an exhaustive enumeration
-    /// (`algorithm = "exhaustive"`, or `optimal` over partitions that do not nest) keeps
-    /// every node's evaluation, so its lattice is bounded by [`MAX_EXHAUSTIVE`].
-    pub fn check_search(&self, problem: &Problem) -> Result<()> {
-        let size = problem.lattice.size();
-        let enumerates = match self.search.algorithm {
-            Algorithm::Exhaustive => true,
-            Algorithm::Optimal => !problem.lattice.is_chain(),
-            _ => false,
-        };
-        if enumerates && size > MAX_EXHAUSTIVE {
-            return Err(Error::config(
-                self.file_name(),
-                "search.algorithm",
-                format!(
-                    "an exhaustive search keeps every transformation's evaluation and accepts \
-                     at most {MAX_EXHAUSTIVE}; this lattice has {size} (use \"optimal\" or \
-                     \"minimal\" over chains, or shorter hierarchies)"
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// Reads the input and hierarchies and binds models and metric: a problem ready to search.
     pub fn problem(&self) -> Result<Problem> {
         self.problem_observed(&crate::observer::Silent)
@@ -330,10 +306,26 @@ impl Config {
     /// [`problem`](Self::problem), reporting how much of the input has been read and
     /// stopping with [`Error::Cancelled`] when `observer` says so while it is read.
     pub fn problem_observed(&self, observer: &dyn crate::observer::Observer) -> Result<Problem> {
+        let (table, _) = self.read(observer)?;
+        let data = self.dataset(table)?;
+        Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
+    }
+
+    /// Reads the input table, reporting progress to `observer`; returns it with the
+    /// seconds it took.
+    pub fn read(&self, observer: &dyn crate::observer::Observer) -> Result<(Table, f64)> {
         self.check_parameters()?;
-        let file = self.file_name();
+        let clock = std::time::Instant::now();
         let path = self.resolve(&self.input.path);
         let table = Table::read_csv_observed(&path, &self.csv_format()?, observer)?;
+        Ok((table, clock.elapsed().as_secs_f64()))
+    }
+
+    /// Resolves `table`'s roles, builds its hierarchies and confidential formulas, and
+    /// checks that the models and metric bind to it: a dataset ready to anonymize. Errors
+    /// name the config key at fault.
+    pub fn dataset(&self, table: Table) -> Result<Dataset> {
+        let file = self.file_name();
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
             &file,
@@ -487,7 +479,7 @@ impl Config {
             Model::bind(m, &data).map_err(|e| e.in_config(&file, i))?;
         }
         Metric::bind(&self.metric, &data).map_err(|e| e.in_config(&file))?;
-        Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
+        Ok(data)
     }
 }
 

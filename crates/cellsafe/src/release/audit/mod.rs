@@ -11,7 +11,7 @@
 
 mod set_based;
 
-pub use set_based::audit_set_based;
+pub use set_based::{audit_set_based, audit_set_based_table};
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

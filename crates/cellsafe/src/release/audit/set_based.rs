@@ -24,9 +24,13 @@ const SET_AUDIT_COMPLETIONS: usize = 100_000;
 /// in every completion of every record the person may own. `schema` is the unmodified
 /// set table of the input (row `r` is person `r`).
 pub fn audit_set_based(path: &Path, format: &CsvFormat, schema: &SetTable) -> Result<Audit> {
+    audit_set_based_table(&Table::read_csv(path, format)?, schema)
+}
+
+/// [`audit_set_based`] of a release already read back into a table.
+pub fn audit_set_based_table(released: &Table, schema: &SetTable) -> Result<Audit> {
     use petgraph::graph::{Graph, NodeIndex};
 
-    let released = Table::read_csv(path, format)?;
     let data = &schema.problem.data;
     let c = data
         .confidentiality

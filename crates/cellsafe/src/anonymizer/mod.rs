@@ -1,0 +1,540 @@
+//! The in-memory API: anonymize a [`Table`] already in memory, without a config file and
+//! without touching the file system.
+//!
+//! [`Anonymizer`] collects what a job needs (attribute roles with their hierarchies,
+//! privacy models, suppression limit, metric, search, row order) and [`Anonymizer::run`]
+//! takes the same path as a `cellsafe anonymize` job: it binds the problem, searches, builds
+//! the released table, writes it as CSV into memory, and audits what was written with the
+//! independent audit of [`crate::release::audit`]. The [`Release`] it returns holds exactly
+//! the audited bytes, so what [`Release::write_csv`] writes is what was checked.
+//!
+//! The same builder runs every capability of a job: [`from_dataset`](Anonymizer::from_dataset)
+//! takes a table whose roles, hierarchies and confidential formulas are already resolved
+//! (how the TOML job uses it), [`set_based`](Anonymizer::set_based) releases set-valued
+//! cells, [`public_search`](Anonymizer::public_search) judges the release against a
+//! recipient who knows the search, and [`microaggregate`](Anonymizer::microaggregate)
+//! shows aggregates instead of group labels.
+//!
+//! Defaults chosen for safety: a column given no role is *identifying* (left out of the
+//! release), so nothing is published that the caller did not name; rows are shuffled with
+//! a fresh seed drawn from the operating system unless [`Anonymizer::seed`] fixes one;
+//! suppressed rows show `*` in every cell.
+//!
+//! ```
+//! use cellsafe::{Anonymizer, Builder, CsvFormat, MetricSpec, ModelSpec, Table};
+//!
+//! let header = ["age", "zip", "disease"].map(String::from).to_vec();
+//! let rows: Vec<Vec<String>> = (0..40)
+//!     .map(|i| vec![(20 + i % 30).to_string(), format!("1300{}", i % 5), format!("d{}", i % 3)])
+//!     .collect();
+//! let table = Table::from_rows(header, &rows)?;
+//! let release = Anonymizer::new(&table)
+//!     .quasi_identifier("age", Builder::intervals(&[5.0, 10.0, 20.0]))
+//!     .quasi_identifier("zip", Builder::mask())
+//!     .sensitive("disease")
+//!     .model(ModelSpec::KAnonymity { k: 5 })
+//!     .suppression_limit(0.0)
+//!     .metric(MetricSpec::default())
+//!     .seed(7)
+//!     .run()?;
+//! assert!(release.audit().is_some_and(|a| a.passed));
+//! let mut csv = Vec::new();
+//! release.write_csv(&mut csv)?;
+//! assert_eq!(csv.iter().filter(|&&b| b == b'\n').count(), 41); // header + 40 rows
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+mod release;
+
+use release::Written;
+pub use release::{Release, Timings};
+
+use crate::algorithm::disclosure::public::{self, PublicSearch};
+use crate::algorithm::genetic::GeneticSpec;
+use crate::algorithm::problem::Problem;
+use crate::algorithm::setbased::{self, SetBasedSpec, SetTable};
+use crate::algorithm::{self, Algorithm};
+use crate::criteria::ModelSpec;
+use crate::data::table::{CsvFormat, Table};
+use crate::data::Role;
+use crate::error::{DatasetError, Error, Location, Result};
+use crate::framework::dataset::Dataset;
+use crate::hierarchy::{Builder, Hierarchy};
+use crate::metric::MetricSpec;
+use crate::observer::{Observer, Silent};
+use crate::release::audit::{self, Audit, Expected};
+use crate::release::microaggregation::Aggregator;
+use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
+
+/// Where the rows of an in-memory table are said to come from, in error messages.
+const IN_MEMORY: &str = "<in-memory table>";
+/// Where the released CSV is said to be, in audit errors.
+pub const RELEASED: &str = "<in-memory release>";
+
+/// How a quasi-identifier is generalized: a hierarchy built beforehand, or a builder that
+/// builds one over the column's values.
+#[derive(Debug, Clone)]
+pub enum Generalization {
+    /// A hierarchy whose leaves cover every value of the column.
+    Hierarchy(Hierarchy),
+    /// A builder run over the column's distinct values.
+    Builder(Builder),
+}
+
+impl From<Hierarchy> for Generalization {
+    fn from(h: Hierarchy) -> Self {
+        Generalization::Hierarchy(h)
+    }
+}
+
+impl From<Builder> for Generalization {
+    fn from(b: Builder) -> Self {
+        Generalization::Builder(b)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Attribute {
+    name: String,
+    role: Role,
+    generalization: Option<Generalization>,
+    public: bool,
+}
+
+/// The input: a table with roles still to give, or a dataset with roles resolved.
+enum Input<'a> {
+    Table(&'a Table),
+    Dataset(Box<Dataset>),
+}
+
+/// Builds and runs an anonymization of an in-memory table (see the module docs).
+pub struct Anonymizer<'a> {
+    input: Option<Input<'a>>,
+    attributes: Vec<Attribute>,
+    models: Vec<ModelSpec>,
+    suppression_limit: f64,
+    metric: MetricSpec,
+    algorithm: Algorithm,
+    genetic: GeneticSpec,
+    set_based: SetBasedSpec,
+    public_search: Option<PublicSearch>,
+    aggregators: Option<Vec<Aggregator>>,
+    observer: &'a dyn Observer,
+    order: Option<RowOrder>,
+    suppressed: SuppressedRows,
+    format: CsvFormat,
+}
+
+impl<'a> Anonymizer<'a> {
+    /// An anonymization of `table` with no attributes named yet, no model, no
+    /// suppression, ARX's Loss metric and the optimal search.
+    pub fn new(table: &'a Table) -> Anonymizer<'a> {
+        Anonymizer::with_input(Input::Table(table))
+    }
+
+    /// An anonymization of `data`, whose roles, hierarchies and confidential formulas are
+    /// already resolved (naming roles again is refused by [`run`](Self::run)).
+    pub fn from_dataset(data: Dataset) -> Anonymizer<'a> {
+        Anonymizer::with_input(Input::Dataset(Box::new(data)))
+    }
+
+    fn with_input(input: Input<'a>) -> Anonymizer<'a> {
+        Anonymizer {
+            input: Some(input),
+            attributes: Vec::new(),
+            models: Vec::new(),
+            suppression_limit: 0.0,
+            metric: MetricSpec::default(),
+            algorithm: Algorithm::Optimal,
+            genetic: GeneticSpec::default(),
+            set_based: SetBasedSpec::default(),
+            public_search: None,
+            aggregators: None,
+            observer: &Silent,
+            order: None,
+            suppressed: SuppressedRows::Star,
+            format: CsvFormat::default(),
+        }
+    }
+
+    fn attribute(mut self, name: &str, role: Role, g: Option<Generalization>) -> Self {
+        self.attributes.retain(|a| a.name != name);
+        self.attributes.push(Attribute {
+            name: name.to_owned(),
+            role,
+            generalization: g,
+            public: false,
+        });
+        self
+    }
+
+    /// Column `name` is a quasi-identifier generalized by `generalization`.
+    pub fn quasi_identifier(self, name: &str, generalization: impl Into<Generalization>) -> Self {
+        self.attribute(name, Role::QuasiIdentifying, Some(generalization.into()))
+    }
+
+    /// Column `name` is sensitive: released unchanged, protected by the models.
+    pub fn sensitive(self, name: &str) -> Self {
+        self.attribute(name, Role::Sensitive, None)
+    }
+
+    /// Column `name` is sensitive, with a hierarchy over its values (for t-closeness with
+    /// hierarchical distance).
+    pub fn sensitive_with(self, name: &str, hierarchy: impl Into<Generalization>) -> Self {
+        self.attribute(name, Role::Sensitive, Some(hierarchy.into()))
+    }
+
+    /// Column `name` is insensitive: released unchanged, `*` in a suppressed row.
+    pub fn insensitive(self, name: &str) -> Self {
+        self.attribute(name, Role::Insensitive, None)
+    }
+
+    /// Column `name` is insensitive and public: a suppressed row still shows it.
+    pub fn public(mut self, name: &str) -> Self {
+        self = self.attribute(name, Role::Insensitive, None);
+        if let Some(a) = self.attributes.last_mut() {
+            a.public = true;
+        }
+        self
+    }
+
+    /// Column `name` identifies persons: left out of the release (also the default of
+    /// every column given no role).
+    pub fn identifying(self, name: &str) -> Self {
+        self.attribute(name, Role::Identifying, None)
+    }
+
+    /// Adds a privacy model every released class must satisfy.
+    pub fn model(mut self, model: ModelSpec) -> Self {
+        self.models.push(model);
+        self
+    }
+
+    /// Adds every model of `models`.
+    pub fn models(mut self, models: impl IntoIterator<Item = ModelSpec>) -> Self {
+        self.models.extend(models);
+        self
+    }
+
+    /// The share of rows that may be suppressed, in [0, 1].
+    pub fn suppression_limit(mut self, limit: f64) -> Self {
+        self.suppression_limit = limit;
+        self
+    }
+
+    /// The metric the search optimizes.
+    pub fn metric(mut self, metric: MetricSpec) -> Self {
+        self.metric = metric;
+        self
+    }
+
+    /// The search (default: optimal; the genetic one with [`genetic`](Self::genetic)'s
+    /// parameters, by default [`GeneticSpec::default`]; the set-based one with
+    /// [`set_based`](Self::set_based)'s).
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// The genetic search with parameters `spec`.
+    pub fn genetic(mut self, spec: GeneticSpec) -> Self {
+        self.algorithm = Algorithm::Genetic;
+        self.genetic = spec;
+        self
+    }
+
+    /// The set-based search of paper 002 with parameters `spec`: cells become sets of
+    /// values, and no row is suppressed. It needs confidential formulas (a dataset with
+    /// confidentiality, see [`from_dataset`](Self::from_dataset)).
+    pub fn set_based(mut self, spec: SetBasedSpec) -> Self {
+        self.algorithm = Algorithm::SetBased;
+        self.set_based = spec;
+        self
+    }
+
+    /// The search is public: release only what `public`'s strategy allows against a
+    /// recipient who re-runs the search (paper 001). Needs no suppression.
+    pub fn public_search(mut self, public: PublicSearch) -> Self {
+        self.public_search = Some(public);
+        self
+    }
+
+    /// Shows each quasi-identifier cell as its group's aggregate, one aggregator per
+    /// quasi-identifier in column order.
+    pub fn microaggregate(mut self, aggregators: Vec<Aggregator>) -> Self {
+        self.aggregators = Some(aggregators);
+        self
+    }
+
+    /// Reports progress to `observer`, and stops with [`Error::Cancelled`] when it says so.
+    pub fn observer(mut self, observer: &'a dyn Observer) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Shuffles the released rows with `seed` (a key: whoever knows it recovers the
+    /// input order). Without it a fresh seed is drawn from the operating system.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.order = Some(RowOrder::Shuffled(seed));
+        self
+    }
+
+    /// Keeps the input's row order (which can link rows back to persons).
+    pub fn keep_order(mut self) -> Self {
+        self.order = Some(RowOrder::Input);
+        self
+    }
+
+    /// Leaves suppressed rows out instead of writing them with `*`.
+    pub fn drop_suppressed(mut self) -> Self {
+        self.suppressed = SuppressedRows::Drop;
+        self
+    }
+
+    /// How suppressed rows are written.
+    pub fn suppressed_rows(mut self, suppressed: SuppressedRows) -> Self {
+        self.suppressed = suppressed;
+        self
+    }
+
+    /// The CSV dialect of the release (default: comma, double quote, a header).
+    pub fn csv_format(mut self, format: CsvFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The input with its roles resolved and hierarchies built (taken: called once).
+    fn dataset(&mut self) -> Result<Dataset> {
+        let table = match self.input.take() {
+            Some(Input::Dataset(data)) => {
+                if let Some(a) = self.attributes.first() {
+                    return Err(DatasetError::RolesResolved(a.name.clone()).into());
+                }
+                return Ok(*data);
+            }
+            Some(Input::Table(table)) => table,
+            None => return Err(DatasetError::RolesResolved(String::new()).into()),
+        };
+        let header = table.header();
+        if let Some(a) = self.attributes.iter().find(|a| !header.contains(&a.name)) {
+            return Err(DatasetError::NoColumn(a.name.clone()).into());
+        }
+        let mut roles = Vec::with_capacity(header.len());
+        let mut public = Vec::with_capacity(header.len());
+        let mut hierarchies = Vec::new();
+        let mut sensitive_hierarchies = Vec::new();
+        for (column, name) in header.iter().enumerate() {
+            let attribute = self.attributes.iter().find(|a| a.name == *name);
+            let role = attribute.map_or(Role::Identifying, |a| a.role);
+            roles.push(role);
+            public.push(attribute.is_some_and(|a| a.public));
+            let built = attribute
+                .and_then(|a| a.generalization.as_ref())
+                .map(|g| build(table, column, g))
+                .transpose()?;
+            match role {
+                Role::QuasiIdentifying => hierarchies.push(
+                    built.ok_or_else(|| Error::Dataset(DatasetError::NoHierarchy(name.clone())))?,
+                ),
+                Role::Sensitive => sensitive_hierarchies.push(built.map(|b| b.0)),
+                _ => {}
+            }
+        }
+        Dataset::new(table.clone(), roles, hierarchies, sensitive_hierarchies)?.with_public(public)
+    }
+
+    /// Runs the search, releases the best acceptable transformation and audits the
+    /// written release. Errors: bad roles or hierarchies, no acceptable transformation
+    /// ([`Error::NothingAcceptable`]), a failed audit ([`Error::AuditFailed`]), a
+    /// cancellation by the observer ([`Error::Cancelled`]).
+    pub fn run(self) -> Result<Release> {
+        let release = self.attempt()?;
+        if !release.found() {
+            return Err(Error::NothingAcceptable);
+        }
+        Ok(release)
+    }
+
+    /// [`run`](Self::run), except that finding nothing to release is not an error: the
+    /// release then holds no table ([`Release::found`] is false) but says what the search
+    /// did, for a report.
+    pub fn attempt(mut self) -> Result<Release> {
+        let start = Instant::now();
+        let data = self.dataset()?;
+        let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        let encoded = start.elapsed().as_secs_f64();
+        let order = self
+            .order
+            .unwrap_or_else(|| RowOrder::Shuffled(rand::random()));
+        let mut release = Release {
+            problem,
+            algorithm: self.algorithm,
+            outcome: Default::default(),
+            best: None,
+            disclosure: None,
+            set_based: None,
+            order,
+            written: None,
+            timings: Timings {
+                encode: encoded,
+                ..Timings::default()
+            },
+        };
+        if self.algorithm == Algorithm::SetBased {
+            self.release_sets(&mut release)?;
+        } else {
+            self.release_node(&mut release)?;
+        }
+        Ok(release)
+    }
+
+    /// Searches the lattice and releases the node found (if a public search allows it).
+    fn release_node(&self, release: &mut Release) -> Result<()> {
+        let problem = &release.problem;
+        let clock = Instant::now();
+        let outcome = algorithm::run(problem, self.algorithm, &self.genetic, self.observer)?;
+        let mut best = outcome.best.clone();
+        if let (Some(public), Some(found)) = (&self.public_search, &outcome.best) {
+            let (released, decision) = public::decide(problem, found, public, self.observer)?;
+            best = released;
+            release.disclosure = Some(decision);
+        }
+        release.timings.search = clock.elapsed().as_secs_f64();
+        release.outcome = outcome;
+        let Some(best) = best else {
+            return Ok(());
+        };
+        let clock = Instant::now();
+        let mut released = Released::new(problem, &best.levels)?;
+        if let Some(aggregators) = &self.aggregators {
+            released = released.microaggregated(aggregators)?;
+        }
+        let rows = released.order(self.suppressed, release.order);
+        release.timings.release = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let csv = write(&released, &self.format, &rows)?;
+        release.timings.write = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        // the audit reads back what was written, as a recipient would
+        let written = Table::from_reader(&csv[..], Path::new(RELEASED), &self.format)?;
+        let data = &problem.data;
+        let quasi: Vec<String> = data.quasi.iter().map(|q| q.name.clone()).collect();
+        let public: Vec<String> = (0..data.roles.len())
+            .filter(|&c| data.public[c])
+            .map(|c| data.table.header()[c].clone())
+            .collect();
+        let mut audit = audit::audit_table(
+            &written,
+            &Expected {
+                quasi: &quasi,
+                models: &self.models,
+                original: &data.table,
+                safety: data.confidentiality.as_deref(),
+                rows: &rows,
+                public: &public,
+            },
+        )?;
+        if !audit.passed && !public.is_empty() {
+            audit.violations.push(format!(
+                "public columns ({}) are known to the recipient and split the classes \
+                 they vary in: mark a column that tells persons apart quasi-identifying",
+                public.join(", ")
+            ));
+        }
+        release.timings.audit = clock.elapsed().as_secs_f64();
+        check_audit(&audit)?;
+        let warnings = released.warnings().to_vec();
+        release.best = Some(best);
+        release.written = Some(Written {
+            rows,
+            csv,
+            audit,
+            warnings,
+        });
+        Ok(())
+    }
+
+    /// Runs the set-based search and releases its table of set-valued cells when safe.
+    fn release_sets(&self, release: &mut Release) -> Result<()> {
+        let problem = &release.problem;
+        let clock = Instant::now();
+        let (table, found) = setbased::run_observed(problem, &self.set_based, self.observer)?;
+        release.timings.search = clock.elapsed().as_secs_f64();
+        let safe = found.search.safe;
+        release.set_based = Some(found);
+        if !safe {
+            return Ok(());
+        }
+        let clock = Instant::now();
+        let rows = crate::release::row_order(0..table.rows(), release.order);
+        release.timings.release = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let csv = write(&table, &self.format, &rows)?;
+        release.timings.write = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let written = Table::from_reader(&csv[..], Path::new(RELEASED), &self.format)?;
+        let schema = SetTable::new(problem, &self.set_based.families())?;
+        let audit = audit::audit_set_based_table(&written, &schema)?;
+        release.timings.audit = clock.elapsed().as_secs_f64();
+        check_audit(&audit)?;
+        release.written = Some(Written {
+            rows,
+            csv,
+            audit,
+            warnings: Vec::new(),
+        });
+        Ok(())
+    }
+}
+
+/// `released`'s rows `rows` as CSV bytes.
+fn write(released: &dyn ReleasedTable, format: &CsvFormat, rows: &[usize]) -> Result<Vec<u8>> {
+    let mut csv = Vec::new();
+    released
+        .write_to(&mut csv, format, rows)
+        .map_err(|e| Error::io(Path::new(RELEASED), e))?;
+    Ok(csv)
+}
+
+/// A failed audit stops the release.
+fn check_audit(audit: &Audit) -> Result<()> {
+    if audit.passed {
+        return Ok(());
+    }
+    Err(Error::AuditFailed {
+        path: PathBuf::from(RELEASED),
+        violations: audit.violations.clone(),
+    })
+}
+
+/// Builds the hierarchy of `table`'s column `column` from `g`.
+fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy, PathBuf)> {
+    let name = &table.header()[column];
+    match g {
+        Generalization::Hierarchy(h) => Ok((
+            h.clone(),
+            PathBuf::from(format!("the hierarchy of `{name}`")),
+        )),
+        Generalization::Builder(b) => {
+            let dictionary = table.dictionary(column);
+            for (code, value) in dictionary.values().iter().enumerate() {
+                if let Err(e) = b.check_value(value) {
+                    return Err(Error::data(
+                        Location::at(
+                            table.source(),
+                            dictionary.first_line(code as u32),
+                            Some(column as u64 + 1),
+                        ),
+                        format!("{e} (the builder of `{name}`)"),
+                    ));
+                }
+            }
+            let key = format!("quasi_identifier({name})");
+            let built = b.build(dictionary.values(), IN_MEMORY, &key)?;
+            Ok((built, PathBuf::from(format!("the builder of `{name}`"))))
+        }
+    }
+}
