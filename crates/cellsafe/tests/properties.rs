@@ -343,6 +343,11 @@ proptest! {
         assert_same_best(&algorithm::optimal(&p, &Silent).unwrap().best, &exhaustive.best);
         assert_same_best(&algorithm::optimal_walk(&p, &Silent).unwrap().best, &exhaustive.best);
         assert_same_best(&algorithm::best_first(&p, &Silent).unwrap().best, &exhaustive.best);
+        if p.models_monotonic() && p.lattice.is_chain() {
+            let tagged = algorithm::tagging::bottom_up(&p, &Silent).unwrap();
+            assert_same_best(&tagged.best, &exhaustive.best);
+            prop_assert!(tagged.nodes_evaluated <= p.lattice.size());
+        }
         // minimal: acceptable nodes with no acceptable strict specialization
         let want: Vec<Vec<u8>> = all
             .iter()

@@ -27,10 +27,11 @@ pub mod minimal;
 pub mod problem;
 pub mod safety;
 pub mod setbased;
+pub mod tagging;
 
 pub use minimal::{bfs as minimal_bfs, by_inference as minimal_by_inference, incognito};
 
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -261,6 +262,10 @@ struct Walk<'a> {
     all: Option<Mutex<Vec<Evaluation>>>,
     evaluated: AtomicUsize,
     stage: Stage<'a>,
+    /// Nodes whose whole up-set a bound has ruled out, by lattice index (ARX's Flash tags
+    /// them the same way): the walk reaches a node through one parent only, so a bound
+    /// from another parent must be recorded to take effect.
+    ruled_out: Vec<AtomicBool>,
 }
 
 impl Walk<'_> {
@@ -303,8 +308,12 @@ impl Walk<'_> {
             })
             .collect();
         if self.prune {
+            if let Some(bound) = &class_bound {
+                self.rule_out_above(levels, bound);
+            }
             children.retain(|(child, bound)| {
-                !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
+                !self.ruled_out(child)
+                    && !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
             });
             // most promising first, so that good bests are found early
             children.sort_by(|a, b| match (&a.1, &b.1) {
@@ -314,7 +323,8 @@ impl Walk<'_> {
         }
         let run = |(child, _): &(Vec<u8>, Option<Score>)| {
             if self.stage.was_cancelled()
-                || (self.prune && self.prunable(child, class_bound.as_ref()))
+                || (self.prune
+                    && (self.ruled_out(child) || self.prunable(child, class_bound.as_ref())))
             {
                 return;
             }
@@ -328,6 +338,45 @@ impl Walk<'_> {
             children.par_iter().for_each(run);
         } else {
             children.iter().for_each(run);
+        }
+    }
+
+    /// Whether a bound recorded earlier rules out `node`.
+    fn ruled_out(&self, node: &[u8]) -> bool {
+        self.ruled_out[self.problem.lattice.index(node)].load(AtomicOrdering::Relaxed)
+    }
+
+    /// Records that nothing strictly above `node` can beat the best found when `bound`
+    /// (a lower bound on their scores) is worse than the best's score.
+    fn rule_out_above(&self, node: &[u8], bound: &Score) {
+        let worse = {
+            let best = self.best.lock().expect("search lock");
+            best.as_ref()
+                .is_some_and(|b| score_order(bound, &b.score) == std::cmp::Ordering::Greater)
+        };
+        if !worse {
+            return;
+        }
+        let lattice = &self.problem.lattice;
+        // a marked node's up-set is marked: done when every direct successor is
+        let max = lattice.max_levels();
+        let mut successor = node.to_vec();
+        let mut all_marked = true;
+        for d in 0..node.len() {
+            if node[d] < max[d] {
+                successor[d] += 1;
+                all_marked &= self.ruled_out(&successor);
+                successor[d] -= 1;
+            }
+        }
+        if all_marked {
+            return;
+        }
+        let own = lattice.index(node);
+        for i in lattice.generalizations_of(node) {
+            if i != own {
+                self.ruled_out[i].store(true, AtomicOrdering::Relaxed);
+            }
         }
     }
 
@@ -360,6 +409,13 @@ fn walk<'a>(
         all: keep_all.then(|| Mutex::new(Vec::new())),
         evaluated: AtomicUsize::new(0),
         stage: search_stage(problem, observer),
+        ruled_out: if prune {
+            (0..problem.lattice.size())
+                .map(|_| AtomicBool::new(false))
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let bottom = problem.lattice.bottom();
     w.visit(&bottom, problem.snapshot.base());
@@ -425,6 +481,14 @@ pub fn optimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
             .is_some()
     {
         return best_first(problem, observer);
+    }
+    if problem.models_monotonic()
+        && problem
+            .metric
+            .class_bound(problem.snapshot.base())
+            .is_some()
+    {
+        return tagging::bottom_up(problem, observer);
     }
     optimal_walk(problem, observer)
 }

@@ -160,39 +160,44 @@ impl<'a> Released<'a> {
 
     /// The released cells of `row`.
     pub fn row(&self, row: usize) -> Vec<&str> {
+        let mut out = Vec::with_capacity(self.problem.data.roles.len());
+        self.row_each(row, |cell| out.push(cell));
+        out
+    }
+
+    /// Passes the released cells of `row`, in header order, to `push`.
+    fn row_each<'s>(&'s self, row: usize, mut push: impl FnMut(&'s str)) {
         let data = &self.problem.data;
-        let suppressed = self.is_suppressed(row);
-        if suppressed {
-            return (0..data.roles.len())
-                .filter(|&c| data.roles[c] != Role::Identifying)
-                .map(|c| {
-                    if data.public[c] {
-                        data.table.value(row, c)
-                    } else {
-                        SUPPRESSED
-                    }
-                })
-                .collect();
+        if self.is_suppressed(row) {
+            for (c, role) in data.roles.iter().enumerate() {
+                if *role == Role::Identifying {
+                    continue;
+                }
+                push(if data.public[c] {
+                    data.table.value(row, c)
+                } else {
+                    SUPPRESSED
+                });
+            }
+            return;
         }
         let mut qi = 0;
-        let mut out = Vec::with_capacity(data.roles.len());
         for (column, role) in data.roles.iter().enumerate() {
             match role {
                 Role::Identifying => {}
                 Role::QuasiIdentifying => {
                     let q = &data.quasi[qi];
-                    qi += 1;
-                    let level = self.levels[qi - 1] as usize;
+                    let level = self.levels[qi] as usize;
                     let group = q.hierarchy.code(level, q.leaves[row]);
-                    out.push(match &self.aggregated {
-                        Some(m) => m.value(qi - 1, group),
+                    push(match &self.aggregated {
+                        Some(m) => m.value(qi, group),
                         None => q.hierarchy.label(level, group),
                     });
+                    qi += 1;
                 }
-                _ => out.push(data.table.value(row, column)),
+                _ => push(data.table.value(row, column)),
             }
         }
-        out
     }
 }
 
@@ -212,8 +217,15 @@ pub trait ReleasedTable {
             .map(|(h, _)| h.as_str())
             .collect()
     }
+    /// Appends the released cells of input row `row`, in header order, to `out`.
+    fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>);
+
     /// The released cells of input row `row`, in header order.
-    fn cells(&self, row: usize) -> Vec<Cow<'_, str>>;
+    fn cells(&self, row: usize) -> Vec<Cow<'_, str>> {
+        let mut out = Vec::new();
+        self.cells_into(row, &mut out);
+        out
+    }
 
     /// Writes the table as CSV in `format`'s dialect (delimiter and quote, so it reads
     /// back as written): the header, then input rows `order`.
@@ -225,8 +237,11 @@ pub trait ReleasedTable {
     ) -> std::io::Result<()> {
         let mut csv = csv_writer(w, format);
         csv.write_record(self.header())?;
+        let mut cells = Vec::new();
         for &row in order {
-            csv.write_record(self.cells(row).iter().map(|c| c.as_bytes()))?;
+            cells.clear();
+            self.cells_into(row, &mut cells);
+            csv.write_record(cells.iter().map(|c| c.as_bytes()))?;
         }
         csv.flush()
     }
@@ -247,7 +262,7 @@ impl ReleasedTable for Released<'_> {
     fn problem(&self) -> &Problem {
         self.problem
     }
-    fn cells(&self, row: usize) -> Vec<Cow<'_, str>> {
-        self.row(row).into_iter().map(Cow::Borrowed).collect()
+    fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
+        self.row_each(row, |cell| out.push(Cow::Borrowed(cell)));
     }
 }

@@ -11,14 +11,15 @@ impl ReleasedTable for SetTable<'_> {
     fn problem(&self) -> &Problem {
         self.problem
     }
-    fn cells(&self, i: usize) -> Vec<Cow<'_, str>> {
+    fn cells_into<'s>(&'s self, i: usize, out: &mut Vec<Cow<'s, str>>) {
         let data = &self.problem.data;
-        (0..data.roles.len())
-            .filter(|&c| data.roles[c] != crate::data::Role::Identifying)
-            .map(|c| match self.table_columns.iter().position(|&t| t == c) {
-                Some(j) => Cow::Owned(self.columns[j].render(self.cell(i, j))),
-                None => Cow::Borrowed(data.table.value(i, c)),
-            })
-            .collect()
+        out.extend(
+            (0..data.roles.len())
+                .filter(|&c| data.roles[c] != crate::data::Role::Identifying)
+                .map(|c| match self.table_columns.iter().position(|&t| t == c) {
+                    Some(j) => Cow::Owned(self.columns[j].render(self.cell(i, j))),
+                    None => Cow::Borrowed(data.table.value(i, c)),
+                }),
+        );
     }
 }

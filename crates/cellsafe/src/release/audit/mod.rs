@@ -13,7 +13,9 @@ mod set_based;
 
 pub use set_based::{audit_set_based, audit_set_based_table};
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -104,25 +106,53 @@ pub fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
     let hidden: Vec<usize> = (0..released.header().len())
         .filter(|&c| !expected.public.contains(&released.header()[c]))
         .collect();
-    let mut groups: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
+    // rows are grouped by the codes of their visible cells in the file read back (equal
+    // codes, equal strings), then each group is named by its strings
+    let star: Vec<Option<u32>> = hidden
+        .iter()
+        .map(|&c| released.dictionary(c).code(SUPPRESSED))
+        .collect();
+    let key_cols: Vec<usize> = qi_cols.iter().chain(&public_cols).copied().collect();
+    let mut index: FxHashMap<Box<[u32]>, usize> = FxHashMap::default();
+    let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut pool: Vec<usize> = Vec::new();
+    let mut key: Vec<u32> = Vec::with_capacity(key_cols.len());
     for row in 0..released.rows() {
-        if hidden.iter().all(|&c| released.value(row, c) == SUPPRESSED) {
+        let all_star = hidden
+            .iter()
+            .zip(&star)
+            .all(|(&c, s)| Some(released.codes(c)[row]) == *s);
+        if all_star {
             pool.push(row);
             continue;
         }
         // public columns are known to the recipient: they link as quasi-identifiers do
-        let key: Vec<&str> = qi_cols
-            .iter()
-            .chain(&public_cols)
-            .map(|&c| released.value(row, c))
-            .collect();
-        groups.entry(key).or_default().push(row);
+        key.clear();
+        key.extend(key_cols.iter().map(|&c| released.codes(c)[row]));
+        match index.get(&key[..]) {
+            Some(&g) => members[g].1.push(row),
+            None => {
+                index.insert(key.clone().into_boxed_slice(), members.len());
+                members.push((row, vec![row]));
+            }
+        }
     }
+    let groups: FxHashMap<Vec<&str>, Vec<usize>> = members
+        .into_iter()
+        .map(|(first, rows)| {
+            let key = key_cols.iter().map(|&c| released.value(first, c)).collect();
+            (key, rows)
+        })
+        .collect();
     // input rows not released at all (dropped) belong to the pool's persons
-    let shown: HashSet<usize> = expected.rows.iter().copied().collect();
+    let mut shown = vec![false; expected.original.rows()];
+    for &r in expected.rows {
+        if let Some(s) = shown.get_mut(r) {
+            *s = true;
+        }
+    }
     let dropped: Vec<usize> = (0..expected.original.rows())
-        .filter(|r| !shown.contains(r))
+        .filter(|&r| !shown[r])
         .collect();
     let mut unchecked = Vec::new();
     for model in expected.models {
@@ -188,13 +218,13 @@ pub fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
         for (key, rows) in &groups {
             let ok = match (model, &sensitive) {
                 (_, Some((col, reference))) => {
-                    let mut freq: HashMap<&str, usize> = HashMap::new();
+                    let mut freq: FxHashMap<&str, usize> = FxHashMap::default();
                     for &r in rows {
                         *freq.entry(released.value(r, *col)).or_default() += 1;
                     }
                     group_holds(model, &freq, rows.len(), reference)
                 }
-                (_, None) => group_holds(model, &HashMap::new(), rows.len(), &[]),
+                (_, None) => group_holds(model, &FxHashMap::default(), rows.len(), &[]),
             };
             if !ok {
                 violate(format!(
@@ -399,9 +429,9 @@ pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
 /// Whether a group of `n` rows whose sensitive values have frequencies `freq` satisfies
 /// `model`, from the definitions; `reference` is the overall distribution in natural order.
 /// (Hierarchical t-closeness is not covered.)
-pub fn group_holds(
+pub fn group_holds<S: std::hash::BuildHasher>(
     model: &ModelSpec,
-    freq: &HashMap<&str, usize>,
+    freq: &HashMap<&str, usize, S>,
     n: usize,
     reference: &[(String, f64)],
 ) -> bool {

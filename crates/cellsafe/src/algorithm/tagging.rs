@@ -1,0 +1,154 @@
+//! The optimal search for monotonic models and a metric bounded by classes only (DM, DM*,
+//! AECS): bottom-up with predictive tagging, as ARX's Flash does.
+//!
+//! Every node ends up in one of three states: evaluated; tagged unacceptable because a
+//! generalization of it was found unacceptable (sound for monotonic models); or ruled out
+//! because an evaluated specialization's class bound (a lower bound on the score of all its
+//! generalizations) is strictly worse than the best found. Nodes are taken in order of level
+//! sum, so the minimal acceptable nodes, where the best scores lie, come first; whether a node
+//! is acceptable is settled by binary search on a chain to the top, so that one unacceptable
+//! node tags its whole down-set. The best is the best evaluated acceptable node: ties are
+//! never ruled out, so the tie order decides exactly as in an exhaustive search.
+
+use super::{better, search_stage, settle, Outcome, Status, CHECK_EVERY};
+use crate::algorithm::problem::{Evaluation, Problem};
+use crate::error::Result;
+use crate::framework::classes::Classes;
+use crate::framework::lattice::is_generalization;
+use crate::metric::Score;
+use crate::observer::Observer;
+
+/// The optimal acceptable node by bottom-up tagging (see the module docs). The caller
+/// ensures the models are monotonic and the lattice is a product of chains.
+pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    let stage = search_stage(problem, observer);
+    let lattice = &problem.lattice;
+    let size = lattice.size();
+    let mut order: Vec<usize> = (0..size).collect();
+    let sums: Vec<u32> = (0..size)
+        .map(|i| lattice.levels(i).iter().map(|&l| l as u32).sum())
+        .collect();
+    order.sort_by_key(|&i| (sums[i], i));
+    let mut status = vec![Status::Unknown; size];
+    let mut ruled_out = vec![false; size];
+    let mut done = vec![false; size];
+    let hierarchies = problem.hierarchies();
+    let budget = 4 * problem.snapshot.base().len() + 1_000_000;
+    let mut cache: Vec<(Vec<u8>, Classes)> = Vec::new();
+    let mut cached = 0usize;
+    let mut best: Option<Evaluation> = None;
+    let mut evaluated = 0usize;
+    let mut bounds: Vec<(Vec<u8>, Score)> = Vec::new();
+
+    // Evaluates `levels`: tags by acceptability, rules out the up-set by the class bound,
+    // keeps the evaluation and, if acceptable, offers it as the best.
+    let mut evaluate = |levels: &[u8],
+                        status: &mut [Status],
+                        ruled_out: &mut [bool],
+                        best: &mut Option<Evaluation>|
+     -> Result<()> {
+        stage.check()?;
+        let source = cache
+            .iter()
+            .filter(|(l, _)| is_generalization(levels, l))
+            .min_by_key(|(_, c)| c.len());
+        let classes = match source {
+            Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
+            None => problem.classes(levels),
+        };
+        let evaluation = problem.assess(levels, &classes).0;
+        let bound = problem.metric.class_bound(&classes);
+        if cached + classes.len() <= budget {
+            cached += classes.len();
+            cache.push((levels.to_vec(), classes));
+        }
+        evaluated += 1;
+        let (tagged, tag) = if evaluation.acceptable {
+            (lattice.generalizations_of(levels), Status::Acceptable)
+        } else {
+            (lattice.specializations_of(levels), Status::Unacceptable)
+        };
+        stage.add(settle(status, tagged, tag));
+        if let Some(bound) = bound {
+            bounds.push((levels.to_vec(), bound));
+        }
+        if evaluation.acceptable && best.as_ref().is_none_or(|b| better(&evaluation, b)) {
+            *best = Some(evaluation.clone());
+            // a better best makes every bound seen so far stricter
+            for (l, bound) in &bounds {
+                rule_out_above(problem, l, bound, &evaluation.score, ruled_out);
+            }
+        } else if let (Some(b), Some((l, bound))) = (best.as_ref(), bounds.last()) {
+            rule_out_above(problem, l, bound, &b.score, ruled_out);
+        }
+        Ok(())
+    };
+
+    for (n, &index) in order.iter().enumerate() {
+        if n.is_multiple_of(CHECK_EVERY) {
+            stage.check()?;
+        }
+        if ruled_out[index] || status[index] == Status::Unacceptable {
+            continue;
+        }
+        let levels = lattice.levels(index);
+        if status[index] == Status::Unknown {
+            // binary search on the chain from `levels` to the top
+            let chain = lattice.chain_to_top(&levels);
+            let (mut lo, mut hi) = (0usize, chain.len() - 1);
+            while hi - lo > 1 && status[index] == Status::Unknown {
+                let mid = (lo + hi) / 2;
+                let m = lattice.index(&chain[mid]);
+                if status[m] == Status::Unknown && !done[m] {
+                    evaluate(&chain[mid], &mut status, &mut ruled_out, &mut best)?;
+                    done[m] = true;
+                }
+                match status[m] {
+                    Status::Acceptable => hi = mid,
+                    _ => lo = mid,
+                }
+            }
+        }
+        if status[index] == Status::Unacceptable || ruled_out[index] {
+            continue;
+        }
+        if !done[index] {
+            evaluate(&levels, &mut status, &mut ruled_out, &mut best)?;
+            done[index] = true;
+        }
+    }
+    Ok(Outcome {
+        best,
+        nodes_evaluated: evaluated,
+        ..Outcome::default()
+    })
+}
+
+/// Marks every node strictly above `node` when `bound`, a lower bound on their scores, is
+/// strictly worse than `best`. A marked node's up-set is always marked, so the work stops
+/// early when every direct successor already is.
+fn rule_out_above(problem: &Problem, node: &[u8], bound: &Score, best: &Score, marks: &mut [bool]) {
+    if super::score_order(bound, best) != std::cmp::Ordering::Greater {
+        return;
+    }
+    let lattice = &problem.lattice;
+    let max = lattice.max_levels();
+    let mut successor = node.to_vec();
+    let mut all_marked = true;
+    for d in 0..node.len() {
+        if node[d] < max[d] {
+            successor[d] += 1;
+            all_marked &= marks[lattice.index(&successor)];
+            successor[d] -= 1;
+        }
+    }
+    if all_marked {
+        return;
+    }
+    let own = lattice.index(node);
+    for i in lattice.generalizations_of(node) {
+        if i != own {
+            marks[i] = true;
+        }
+    }
+}
