@@ -17,6 +17,11 @@ macro_rules! outln {
 
 mod demo;
 
+/// mimalloc reuses freed pages: the searches allocate and free a class table per node, and
+/// the system allocator returned large ones to the kernel each time (page faults).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -329,6 +329,17 @@ proptest! {
         let (p, _) = build(&case);
         let (exhaustive, all) = algorithm::exhaustive(&p, &Silent).unwrap();
         prop_assert_eq!(all.len(), p.lattice.size());
+        // the searches' shortcut agrees with the full assessment on what it keeps
+        for e in &all {
+            let checked = p.check(&e.levels, &p.classes(&e.levels));
+            prop_assert_eq!(checked.acceptable, e.acceptable);
+            if e.acceptable {
+                prop_assert_eq!(&checked.score, &e.score);
+                prop_assert_eq!(checked.suppressed_rows, e.suppressed_rows);
+            } else {
+                prop_assert!(checked.suppressed_rows <= e.suppressed_rows);
+            }
+        }
         // brute-force best: scan every node
         let mut best: Option<&Evaluation> = None;
         for e in all.iter().filter(|e| e.acceptable) {

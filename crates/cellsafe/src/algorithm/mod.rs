@@ -275,7 +275,12 @@ impl Walk<'_> {
         if self.stage.cancelled() {
             return;
         }
-        let (evaluation, _) = self.problem.assess(levels, classes);
+        // a pruning walk keeps acceptable nodes only, so the others go unscored
+        let evaluation = if self.all.is_some() {
+            self.problem.assess(levels, classes).0
+        } else {
+            self.problem.check(levels, classes)
+        };
         self.evaluated.fetch_add(1, AtomicOrdering::Relaxed);
         self.stage.add(1);
         if evaluation.acceptable {
@@ -577,7 +582,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
             Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
             None => problem.classes(levels),
         };
-        let evaluation = problem.assess(levels, &classes).0;
+        let evaluation = problem.check(levels, &classes);
         if cached + classes.len() <= budget {
             cached += classes.len();
             cache.push((levels.to_vec(), classes));

@@ -235,6 +235,13 @@ impl Problem {
 
     /// Chooses the classes to suppress by the problem's rule and checks what is released.
     pub fn suppression(&self, classes: &Classes) -> Suppression {
+        self.suppression_until(classes, false)
+    }
+
+    /// [`suppression`](Self::suppression); with `stop`, the ARX rule stops at the first
+    /// class that takes the suppressed rows past the limit (the node is then unacceptable,
+    /// and the counts and flags cover the classes seen so far).
+    fn suppression_until(&self, classes: &Classes, stop: bool) -> Suppression {
         match self.rule {
             SuppressionRule::Violating => {
                 // k-anonymity is a bound on the class size; the other models read histograms
@@ -244,17 +251,20 @@ impl Problem {
                     .iter()
                     .filter(|m| m.min_class_size().is_none())
                     .collect();
-                let suppressed: Vec<bool> = classes
-                    .counts
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &count)| {
-                        count < min_size
-                            || (!others.is_empty()
-                                && !others.iter().all(|m| m.holds(count, classes.histogram(c))))
-                    })
-                    .collect();
-                let rows = suppressed_rows(classes, &suppressed);
+                let mut suppressed = vec![false; classes.len()];
+                let mut rows = 0u64;
+                for (c, &count) in classes.counts.iter().enumerate() {
+                    let fails = count < min_size
+                        || (!others.is_empty()
+                            && !others.iter().all(|m| m.holds(count, classes.histogram(c))));
+                    if fails {
+                        suppressed[c] = true;
+                        rows += count as u64;
+                        if stop && rows > self.max_suppressed {
+                            break;
+                        }
+                    }
+                }
                 Suppression {
                     holds: rows <= self.max_suppressed,
                     suppressed,
@@ -290,20 +300,40 @@ impl Problem {
 
     /// Checks and scores node `levels` whose classes are `classes`.
     pub fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
+        self.assess_with(levels, classes, true)
+    }
+
+    /// [`assess`](Self::assess) for a search that needs the score of acceptable nodes
+    /// only: an unacceptable node's score is left uncomputed, as +∞, and its suppressed
+    /// counts stop where the limit was passed.
+    pub fn check(&self, levels: &[u8], classes: &Classes) -> Evaluation {
+        self.assess_with(levels, classes, false).0
+    }
+
+    fn assess_with(
+        &self,
+        levels: &[u8],
+        classes: &Classes,
+        score_unacceptable: bool,
+    ) -> (Evaluation, Vec<bool>) {
         let Suppression {
             suppressed,
             rows: suppressed_rows,
             holds,
-        } = self.suppression(classes);
+        } = self.suppression_until(classes, !score_unacceptable);
         let suppressed_classes = suppressed.iter().filter(|&&s| s).count();
-        let score = self.metric.score(
-            &self.snapshot,
-            levels,
-            classes,
-            &suppressed,
-            suppressed_rows,
-            &self.hierarchies(),
-        );
+        let score = if !holds && !score_unacceptable {
+            Score::scalar(f64::INFINITY)
+        } else {
+            self.metric.score(
+                &self.snapshot,
+                levels,
+                classes,
+                &suppressed,
+                suppressed_rows,
+                &self.hierarchies(),
+            )
+        };
         let evaluation = Evaluation {
             levels: levels.to_vec(),
             classes: classes.len(),

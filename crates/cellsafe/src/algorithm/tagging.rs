@@ -56,7 +56,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
             Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
             None => problem.classes(levels),
         };
-        let evaluation = problem.assess(levels, &classes).0;
+        let evaluation = problem.check(levels, &classes);
         let bound = problem.metric.class_bound(&classes);
         if cached + classes.len() <= budget {
             cached += classes.len();

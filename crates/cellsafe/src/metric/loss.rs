@@ -78,8 +78,11 @@ impl Measure for Loss {
                 .level_bound(basis, node.levels)
                 .expect("class-free bound");
         }
+        // every row as generalized (the per-level table), corrected for the suppressed
+        // classes only: they are few, and the rows' sum needs no pass over the classes
         let (gf, sf) = (basis.g_factor, basis.s_factor);
         let classes = node.classes;
+        let suppressed: Vec<usize> = (0..classes.len()).filter(|&c| node.suppressed[c]).collect();
         let mut raw = vec![0.0; node.levels.len()];
         for (j, raw) in raw.iter_mut().enumerate() {
             let level = node.levels[j] as usize;
@@ -88,17 +91,18 @@ impl Measure for Loss {
                 node.hierarchies[j].level_map(level),
                 node.snapshot.column(j),
             );
-            for c in 0..classes.len() {
+            let mut correction = 0.0;
+            for &c in &suppressed {
                 let size = classes.counts[c] as f64;
                 let share = share[map[column[classes.reps[c] as usize] as usize] as usize];
-                *raw += if !node.suppressed[c] {
-                    gf * size * share
-                } else if sf == 1.0 {
+                let cost = if sf == 1.0 {
                     size
                 } else {
                     size * share + sf * (size - size * share)
                 };
+                correction += cost - gf * size * share;
             }
+            *raw = gf * self.nosupp[j][level] + correction;
         }
         basis.aggregate_levels(node.levels, |j, _| Loss::value(basis, j, raw[j]))
     }
