@@ -21,6 +21,7 @@
 //! Every search reports to an [`Observer`] and stops with [`Error::Cancelled`] once the
 //! observer says so (it is asked before each node is evaluated).
 
+mod cache;
 pub mod disclosure;
 pub mod genetic;
 pub mod minimal;
@@ -38,10 +39,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::algorithm::cache::ClassCache;
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::Classes;
-use crate::framework::lattice::{is_generalization, tie_order};
+use crate::framework::lattice::tie_order;
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
 use crate::observer::{Observer, Stage, SEARCH};
@@ -567,26 +569,12 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let mut status = vec![Status::Unknown; lattice.size()];
     let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
     let mut evaluated = 0usize;
-    // Classes of evaluated nodes, to roll later nodes up from the smallest finer one.
-    let hierarchies = problem.hierarchies();
-    let budget = 4 * problem.snapshot.base().len() + 1_000_000;
-    let mut cache: Vec<(Vec<u8>, Classes)> = Vec::new();
-    let mut cached = 0usize;
+    let mut cache = ClassCache::new(problem);
     let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Result<Evaluation> {
         stage.check()?;
-        let source = cache
-            .iter()
-            .filter(|(l, _)| is_generalization(levels, l))
-            .min_by_key(|(_, c)| c.len());
-        let classes = match source {
-            Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
-            None => problem.classes(levels),
-        };
+        let classes = cache.classes(levels);
         let evaluation = problem.check(levels, &classes);
-        if cached + classes.len() <= budget {
-            cached += classes.len();
-            cache.push((levels.to_vec(), classes));
-        }
+        cache.keep(levels, classes);
         evaluated += 1;
         let (tagged, tag) = if evaluation.acceptable {
             (lattice.generalizations_of(levels), Status::Acceptable)

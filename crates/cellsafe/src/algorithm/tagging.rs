@@ -10,11 +10,10 @@
 //! node tags its whole down-set. The best is the best evaluated acceptable node: ties are
 //! never ruled out, so the tie order decides exactly as in an exhaustive search.
 
+use super::cache::ClassCache;
 use super::{better, search_stage, settle, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
-use crate::framework::classes::Classes;
-use crate::framework::lattice::is_generalization;
 use crate::metric::Score;
 use crate::observer::Observer;
 
@@ -32,10 +31,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
     let mut status = vec![Status::Unknown; size];
     let mut ruled_out = vec![false; size];
     let mut done = vec![false; size];
-    let hierarchies = problem.hierarchies();
-    let budget = 4 * problem.snapshot.base().len() + 1_000_000;
-    let mut cache: Vec<(Vec<u8>, Classes)> = Vec::new();
-    let mut cached = 0usize;
+    let mut cache = ClassCache::new(problem);
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0usize;
     let mut bounds: Vec<(Vec<u8>, Score)> = Vec::new();
@@ -48,20 +44,10 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
                         best: &mut Option<Evaluation>|
      -> Result<()> {
         stage.check()?;
-        let source = cache
-            .iter()
-            .filter(|(l, _)| is_generalization(levels, l))
-            .min_by_key(|(_, c)| c.len());
-        let classes = match source {
-            Some((l, c)) => problem.snapshot.rollup(&hierarchies, c, l, levels),
-            None => problem.classes(levels),
-        };
+        let classes = cache.classes(levels);
         let evaluation = problem.check(levels, &classes);
         let bound = problem.metric.class_bound(&classes);
-        if cached + classes.len() <= budget {
-            cached += classes.len();
-            cache.push((levels.to_vec(), classes));
-        }
+        cache.keep(levels, classes);
         evaluated += 1;
         let (tagged, tag) = if evaluation.acceptable {
             (lattice.generalizations_of(levels), Status::Acceptable)

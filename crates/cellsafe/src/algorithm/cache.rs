@@ -1,0 +1,82 @@
+//! Classes of evaluated nodes kept for later rollups: a search that jumps around the
+//! lattice rolls each node up from the smallest cached node below it instead of from the
+//! base.
+//!
+//! When nothing but the base lies below a node, its classes are rolled up in two steps
+//! through a hub: the node with the same levels on the attributes it generalizes fully and
+//! level 0 elsewhere. Searches guided by a metric generalize the same few attributes fully
+//! in most nodes they visit, so one hub serves many of them and the base (every distinct
+//! tuple) is rolled up rarely.
+
+use crate::algorithm::problem::Problem;
+use crate::framework::classes::Classes;
+use crate::framework::lattice::is_generalization;
+use crate::hierarchy::Hierarchy;
+
+/// The cache (see the module docs).
+pub(crate) struct ClassCache<'a> {
+    problem: &'a Problem,
+    hierarchies: Vec<&'a Hierarchy>,
+    entries: Vec<(Vec<u8>, Classes)>,
+    /// Classes held, against `budget`.
+    held: usize,
+    budget: usize,
+}
+
+impl<'a> ClassCache<'a> {
+    /// An empty cache for `problem`, holding up to four times the base's classes plus a
+    /// million.
+    pub(crate) fn new(problem: &'a Problem) -> ClassCache<'a> {
+        ClassCache {
+            problem,
+            hierarchies: problem.hierarchies(),
+            entries: Vec::new(),
+            held: 0,
+            budget: 4 * problem.snapshot.base().len() + 1_000_000,
+        }
+    }
+
+    /// The classes of `levels` (a node of a product of chains), rolled up from the smallest
+    /// cached node below it, or through a hub.
+    pub(crate) fn classes(&mut self, levels: &[u8]) -> Classes {
+        if let Some((l, c)) = self.source(levels) {
+            return self
+                .problem
+                .snapshot
+                .rollup(&self.hierarchies, c, l, levels);
+        }
+        let max = self.problem.lattice.max_levels();
+        let hub: Vec<u8> = levels
+            .iter()
+            .zip(max)
+            .map(|(&l, &m)| if l == m { l } else { 0 })
+            .collect();
+        if hub == levels || hub.iter().all(|&l| l == 0) {
+            return self.problem.classes(levels);
+        }
+        let through = self.problem.classes(&hub);
+        let classes = self
+            .problem
+            .snapshot
+            .rollup(&self.hierarchies, &through, &hub, levels);
+        self.keep(&hub, through);
+        classes
+    }
+
+    /// The smallest cached node below `levels`, with its classes.
+    fn source(&self, levels: &[u8]) -> Option<(&[u8], &Classes)> {
+        self.entries
+            .iter()
+            .filter(|(l, _)| is_generalization(levels, l))
+            .min_by_key(|(_, c)| c.len())
+            .map(|(l, c)| (l.as_slice(), c))
+    }
+
+    /// Keeps `classes` of `levels` while the budget allows.
+    pub(crate) fn keep(&mut self, levels: &[u8], classes: Classes) {
+        if self.held + classes.len() <= self.budget {
+            self.held += classes.len();
+            self.entries.push((levels.to_vec(), classes));
+        }
+    }
+}
