@@ -4,7 +4,7 @@
 //! to say stop.
 //!
 //! Every long operation takes a `&dyn Observer` ([`Silent`]: report nothing, never stop).
-//! Searches count from several threads, so they go through a [`Stage`], which hands
+//! Searches count from several threads, so they go through a `Stage`, which hands
 //! positions to the observer in order: within a stage they never decrease and never pass
 //! the total, and every started stage is finished, also on errors and cancellation.
 //!
@@ -118,7 +118,7 @@ pub const SAFETY: &str = "safety";
 
 /// One stage of work, counted and checked for cancellation from any thread (see the module
 /// docs). Finishes the stage when dropped.
-pub struct Stage<'a> {
+pub(crate) struct Stage<'a> {
     observer: &'a dyn Observer,
     total: Option<u64>,
     count: AtomicU64,
@@ -131,7 +131,7 @@ pub struct Stage<'a> {
 
 impl<'a> Stage<'a> {
     /// Starts stage `name` of `total` units on `observer`.
-    pub fn start(observer: &'a dyn Observer, name: &str, total: Option<u64>) -> Stage<'a> {
+    pub(crate) fn start(observer: &'a dyn Observer, name: &str, total: Option<u64>) -> Stage<'a> {
         observer.start(name, total);
         Stage {
             observer,
@@ -143,7 +143,7 @@ impl<'a> Stage<'a> {
     }
 
     /// `n` more units are done.
-    pub fn add(&self, n: u64) {
+    pub(crate) fn add(&self, n: u64) {
         if n > 0 {
             self.count.fetch_add(n, Ordering::Relaxed);
             self.report(false);
@@ -151,14 +151,14 @@ impl<'a> Stage<'a> {
     }
 
     /// `position` units are done (a position behind the current one is ignored).
-    pub fn set(&self, position: u64) {
+    pub(crate) fn set(&self, position: u64) {
         self.count.fetch_max(position, Ordering::Relaxed);
         self.report(false);
     }
 
     /// Whether the work should stop: asks the observer until it says so, then answers
     /// `true` from memory (one atomic load).
-    pub fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         if self.cancelled.load(Ordering::Relaxed) {
             return true;
         }
@@ -170,7 +170,7 @@ impl<'a> Stage<'a> {
     }
 
     /// `Err(Error::Cancelled)` if the work should stop (see [`cancelled`](Self::cancelled)).
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if self.cancelled() {
             return Err(Error::Cancelled);
         }
@@ -179,12 +179,12 @@ impl<'a> Stage<'a> {
 
     /// Whether [`cancelled`](Self::cancelled) has answered `true`, without asking the
     /// observer again: for work that stopped early to tell why.
-    pub fn was_cancelled(&self) -> bool {
+    pub(crate) fn was_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }
 
     /// `Err(Error::Cancelled)` if [`was_cancelled`](Self::was_cancelled).
-    pub fn check_stopped(&self) -> Result<()> {
+    pub(crate) fn check_stopped(&self) -> Result<()> {
         if self.was_cancelled() {
             return Err(Error::Cancelled);
         }
@@ -224,14 +224,14 @@ impl Drop for Stage<'_> {
 /// A reader that reports the bytes read through it to a [`Stage`] and fails once the
 /// stage is cancelled (the caller then returns [`Error::Cancelled`]: see
 /// [`Stage::was_cancelled`]).
-pub struct Reader<'s, 'a, R> {
+pub(crate) struct Reader<'s, 'a, R> {
     inner: R,
     stage: &'s Stage<'a>,
 }
 
 impl<'s, 'a, R> Reader<'s, 'a, R> {
     /// Wraps `inner`, reporting to `stage`.
-    pub fn new(inner: R, stage: &'s Stage<'a>) -> Self {
+    pub(crate) fn new(inner: R, stage: &'s Stage<'a>) -> Self {
         Reader { inner, stage }
     }
 }

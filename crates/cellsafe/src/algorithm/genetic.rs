@@ -37,9 +37,9 @@ pub enum Crossover {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GeneticSpec {
-    /// Nodes per generation, 2 to [`MAX_POPULATION`].
+    /// Nodes per generation, 2 to `MAX_POPULATION`.
     pub population: usize,
-    /// Generations bred after the initial population, at most [`MAX_GENERATIONS`].
+    /// Generations bred after the initial population, at most `MAX_GENERATIONS`.
     pub generations: usize,
     /// Probability that a pair of parents is recombined, in [0, 1].
     pub crossover_rate: f64,
@@ -50,8 +50,8 @@ pub struct GeneticSpec {
     /// Seed of the random stream; the same seed gives the same run.
     pub seed: u64,
     /// Also find the exhaustive optimum of sf·ql, to report how far the answer is from it
-    /// ([`GeneticReport::gap`]). It evaluates every node of lattices up to
-    /// [`MAX_COMPARED`] nodes (larger ones are not compared), so it is off by default.
+    /// (`GeneticReport::gap`). It evaluates every node of lattices up to
+    /// `MAX_COMPARED` nodes (larger ones are not compared), so it is off by default.
     pub compare_with_optimum: bool,
 }
 
@@ -71,13 +71,13 @@ impl Default for GeneticSpec {
 
 /// Largest `population` and `generations`: a run evaluates at most a million nodes, and
 /// roulette selection costs population² per generation.
-pub const MAX_POPULATION: usize = 1_000;
+const MAX_POPULATION: usize = 1_000;
 /// Largest `generations` (see [`MAX_POPULATION`]).
-pub const MAX_GENERATIONS: usize = 1_000;
+const MAX_GENERATIONS: usize = 1_000;
 
 impl GeneticSpec {
     /// Checks the parameters' domains; on failure returns the key and the reason.
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(2..=MAX_POPULATION).contains(&self.population) {
             return Err((
                 "population",
@@ -110,16 +110,16 @@ impl GeneticSpec {
 
 /// The binary encoding of a lattice's nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Encoding {
+struct Encoding {
     /// |Πᵢ| per attribute.
-    pub sizes: Vec<u32>,
+    sizes: Vec<u32>,
     /// ⌈log₂|Πᵢ|⌉ per attribute.
-    pub bits: Vec<u32>,
+    bits: Vec<u32>,
 }
 
 impl Encoding {
     /// The encoding of a lattice with |Πᵢ| = `sizes[i]` partitions per attribute.
-    pub fn new(sizes: Vec<u32>) -> Encoding {
+    fn new(sizes: Vec<u32>) -> Encoding {
         let bits = sizes
             .iter()
             .map(|&s| {
@@ -133,15 +133,11 @@ impl Encoding {
         Encoding { sizes, bits }
     }
     /// Bits in a node's string.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.bits.iter().sum::<u32>() as usize
     }
-    /// Whether nodes are encoded with no bits (every attribute has one partition).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
     /// The codes a bit string spells, before repair (may exceed |Πᵢ| − 1).
-    pub fn raw(&self, genes: &[bool]) -> Vec<u32> {
+    fn raw(&self, genes: &[bool]) -> Vec<u32> {
         let mut at = 0;
         self.bits
             .iter()
@@ -156,7 +152,7 @@ impl Encoding {
             .collect()
     }
     /// The node of a bit string, repairing illegal codes by modulo (figure 8's example).
-    pub fn decode(&self, genes: &[bool]) -> Vec<u8> {
+    fn decode(&self, genes: &[bool]) -> Vec<u8> {
         self.raw(genes)
             .iter()
             .zip(&self.sizes)
@@ -164,7 +160,7 @@ impl Encoding {
             .collect()
     }
     /// The bit string of a node (inverse of [`Encoding::decode`] on legal codes).
-    pub fn encode(&self, levels: &[u8]) -> Vec<bool> {
+    fn encode(&self, levels: &[u8]) -> Vec<bool> {
         let mut genes = Vec::with_capacity(self.len());
         for (&l, &b) in levels.iter().zip(&self.bits) {
             for k in (0..b).rev() {
@@ -193,7 +189,7 @@ pub struct GeneticOutcome {
     /// 0-based levels of the answer, in header order.
     pub levels: Vec<u8>,
     /// The answer's bit string, as `0`/`1`.
-    pub genes: String,
+    genes: String,
     /// sf·ql of the answer (0 if no acceptable node was met).
     pub fitness: f64,
     /// Whether the privacy models accept the answer.
@@ -215,7 +211,7 @@ pub(crate) struct Fitness<'a> {
 }
 
 impl<'a> Fitness<'a> {
-    pub fn new(problem: &'a Problem) -> Result<Fitness<'a>> {
+    fn new(problem: &'a Problem) -> Result<Fitness<'a>> {
         let spec = MetricSpec {
             name: MetricKind::SfQl,
             ..problem.metric.spec.clone()
@@ -224,7 +220,7 @@ impl<'a> Fitness<'a> {
         Ok(Fitness { problem, metric })
     }
     /// (fitness, acceptable).
-    pub fn of(&self, levels: &[u8]) -> (f64, bool) {
+    fn of(&self, levels: &[u8]) -> (f64, bool) {
         let p = self.problem;
         let classes = p.classes(levels);
         let (evaluation, suppressed) = p.assess(levels, &classes);
@@ -251,7 +247,7 @@ pub struct GeneticReport {
     #[serde(flatten)]
     pub outcome: GeneticOutcome,
     /// Whether the optimum was computed (asked for, and the lattice has at most
-    /// [`MAX_COMPARED`] nodes); the three fields below are absent otherwise.
+    /// `MAX_COMPARED` nodes); the three fields below are absent otherwise.
     pub compared_with_optimum: bool,
     /// 0-based levels of the best acceptable node by exhaustive evaluation (ties: the
     /// lower level sum, then the smaller vector), if any.
@@ -262,14 +258,14 @@ pub struct GeneticReport {
     pub optimum_fitness: Option<f64>,
     /// optimum − found (0: the genetic search found an optimum).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gap: Option<f64>,
+    gap: Option<f64>,
 }
 
 /// The largest lattice the exhaustive comparison evaluates.
-pub const MAX_COMPARED: usize = 200_000;
+const MAX_COMPARED: usize = 200_000;
 
 /// Runs [`genetic`] and, if `spec` asks for it ([`GeneticSpec::compare_with_optimum`]) and
-/// the lattice has at most [`MAX_COMPARED`] nodes, finds the exhaustive optimum. Reports a
+/// the lattice has at most `MAX_COMPARED` nodes, finds the exhaustive optimum. Reports a
 /// [`GENETIC`] stage, then an [`OPTIMUM`] one when comparing; stops with
 /// [`Error::Cancelled`] when `observer` says so.
 pub fn genetic_report(
@@ -323,7 +319,7 @@ pub fn genetic(problem: &Problem, spec: &GeneticSpec) -> Result<GeneticOutcome> 
 
 /// [`genetic`], reporting the generations done as a [`GENETIC`] stage and stopping with
 /// [`Error::Cancelled`] when `observer` says so (it is asked before each node's fitness).
-pub fn genetic_observed(
+fn genetic_observed(
     problem: &Problem,
     spec: &GeneticSpec,
     observer: &dyn Observer,

@@ -3,7 +3,7 @@
 //! - [`exhaustive`] evaluates every node: the reference the others are tested against.
 //! - [`minimal`] returns every acceptable node none of whose specializations is acceptable
 //!   (the papers' maximally informative safe generalizations), by the papers' breadth-first
-//!   search, by Incognito, or by bidirectional inference ([`minimal`](mod@minimal) module).
+//!   search, by Incognito, or by bidirectional inference (`minimal` module).
 //! - [`optimal`] finds the acceptable node with the best score. It walks the rollup spanning
 //!   tree depth-first (each node's classes come from its parent's) and skips a subtree when
 //!   the metric's monotone lower bound shows nothing in it can beat the best node found;
@@ -11,8 +11,8 @@
 //!
 //! - [`genetic`] is paper 000's genetic algorithm maximizing sf·ql.
 //!
-//! Each is a [`Search`]: [`Exhaustive`], [`Optimal`], [`Minimal`] (with its [`MinimalStrategy`]
-//! among the three) and [`Genetic`] (with its [`GeneticSpec`](genetic::GeneticSpec)); [`run`]
+//! Each is a [`Search`]: `Exhaustive`, `Optimal`, [`Minimal`] (with its [`MinimalStrategy`]
+//! among the three) and `Genetic` (with its [`GeneticSpec`](genetic::GeneticSpec)); [`run`]
 //! dispatches a configured [`Algorithm`] to them. Set-based generalization
 //! ([`setbased::run`]) changes single cells rather than choosing a lattice node, so it is
 //! not a `Search` and `run` refuses it.
@@ -24,7 +24,7 @@
 mod cache;
 pub mod disclosure;
 pub mod genetic;
-pub mod minimal;
+mod minimal;
 pub mod problem;
 pub mod safety;
 pub mod setbased;
@@ -94,11 +94,11 @@ pub trait Search {
 
 /// Every node: [`exhaustive`].
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Exhaustive;
+struct Exhaustive;
 
 /// The best acceptable node: [`optimal`].
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Optimal;
+struct Optimal;
 
 /// Every minimal acceptable node, by `strategy`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -121,9 +121,9 @@ pub enum MinimalStrategy {
 
 /// Paper 000's genetic algorithm with parameters `spec` ([`genetic::genetic_report`]).
 #[derive(Debug, Clone, Default)]
-pub struct Genetic {
+struct Genetic {
     /// The run's parameters.
-    pub spec: genetic::GeneticSpec,
+    spec: genetic::GeneticSpec,
 }
 
 impl Search for Exhaustive {
@@ -203,7 +203,7 @@ pub(crate) const CHECK_EVERY: usize = 4096;
 /// `a` beats `b`: better score, or equal score and earlier in the tie order. Scores within
 /// rounding of each other count as equal (see [`score_order`]), so that two nodes whose
 /// scores are equal in exact arithmetic are ranked by the tie order, not by the last bit.
-pub fn better(a: &Evaluation, b: &Evaluation) -> bool {
+fn better(a: &Evaluation, b: &Evaluation) -> bool {
     match score_order(&a.score, &b.score) {
         std::cmp::Ordering::Less => true,
         std::cmp::Ordering::Greater => false,
@@ -228,7 +228,7 @@ pub(crate) fn pick_best<'a>(
 /// 1e-12 (relative; for ranks, each component) count as equal: otherwise a bound one rounding step above an equal score
 /// would prune the node that wins the tie order, and of two nodes with equal scores the one
 /// rounded down would win.
-pub fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
+fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
     let near = |x: f64, y: f64| {
         if (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0) {
             std::cmp::Ordering::Equal
@@ -251,7 +251,7 @@ pub fn score_order(a: &Score, b: &Score) -> std::cmp::Ordering {
 
 /// The largest lattice [`exhaustive`] may enumerate: it keeps every node's evaluation
 /// (about 100 bytes each).
-pub const MAX_EXHAUSTIVE: usize = 1_000_000;
+const MAX_EXHAUSTIVE: usize = 1_000_000;
 
 /// Classes above this size are worth splitting their children across threads.
 const PARALLEL_CLASSES: usize = 512;
@@ -674,7 +674,7 @@ pub fn run(
 
 /// Refuses a search that keeps every node's evaluation (`exhaustive`, or `optimal` over
 /// partitions that do not nest) on a lattice larger than [`MAX_EXHAUSTIVE`].
-pub fn check_bounded(problem: &Problem, algorithm: Algorithm) -> Result<()> {
+fn check_bounded(problem: &Problem, algorithm: Algorithm) -> Result<()> {
     let size = problem.lattice.size();
     let enumerates = match algorithm {
         Algorithm::Exhaustive => true,

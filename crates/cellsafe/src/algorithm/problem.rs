@@ -13,12 +13,12 @@ use crate::hierarchy::Hierarchy;
 use crate::metric::{Metric, MetricSpec, Score};
 
 /// The largest lattice the searches accept (they keep per-node state).
-pub const MAX_LATTICE: usize = 50_000_000;
+pub(crate) const MAX_LATTICE: usize = 50_000_000;
 
 /// How the rows to suppress are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SuppressionRule {
+pub(crate) enum SuppressionRule {
     /// ARX's: every class that violates a model is suppressed, and the transformation is
     /// acceptable when those rows stay within the limit. With models that read sensitive
     /// values (l, t, δ, β), which rows are suppressed then depends on those values.
@@ -33,13 +33,13 @@ pub enum SuppressionRule {
 
 /// Which classes a transformation suppresses, and whether what it releases is acceptable.
 #[derive(Debug, Clone)]
-pub struct Suppression {
+struct Suppression {
     /// Per class: whether it is suppressed.
-    pub suppressed: Vec<bool>,
+    suppressed: Vec<bool>,
     /// Rows in the suppressed classes.
-    pub rows: u64,
+    rows: u64,
     /// Whether the transformation is acceptable with these classes suppressed.
-    pub holds: bool,
+    holds: bool,
 }
 
 fn suppressed_rows(classes: &Classes, suppressed: &[bool]) -> u64 {
@@ -88,7 +88,7 @@ pub struct Evaluation {
     /// Equivalence classes, suppressed ones included.
     pub classes: usize,
     /// Classes suppressed.
-    pub suppressed_classes: usize,
+    pub(crate) suppressed_classes: usize,
     /// Rows in the suppressed classes.
     pub suppressed_rows: u64,
     /// Suppressed rows within the limit (every remaining class satisfies every model).
@@ -109,13 +109,13 @@ pub struct Problem {
     /// ⌊limit · N⌋.
     pub max_suppressed: u64,
     /// The utility metric, bound to `data`.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// The lattice of transformations.
     pub lattice: Lattice,
     /// The distinct level-0 quasi-identifier tuples every rollup starts from.
     pub snapshot: Snapshot,
     /// How the rows to suppress are chosen.
-    pub rule: SuppressionRule,
+    pub(crate) rule: SuppressionRule,
 }
 
 impl Problem {
@@ -199,7 +199,7 @@ impl Problem {
     }
 
     /// Each quasi-identifier with its level in `levels`.
-    pub fn quasi_at<'s>(
+    pub(crate) fn quasi_at<'s>(
         &'s self,
         levels: &'s [u8],
     ) -> impl Iterator<Item = (&'s QuasiIdentifier, usize)> + 's {
@@ -229,12 +229,12 @@ impl Problem {
     }
 
     /// Which classes are suppressed (see [`SuppressionRule`]).
-    pub fn suppressed(&self, classes: &Classes) -> Vec<bool> {
+    pub(crate) fn suppressed(&self, classes: &Classes) -> Vec<bool> {
         self.suppression(classes).suppressed
     }
 
     /// Chooses the classes to suppress by the problem's rule and checks what is released.
-    pub fn suppression(&self, classes: &Classes) -> Suppression {
+    fn suppression(&self, classes: &Classes) -> Suppression {
         self.suppression_until(classes, false)
     }
 
@@ -299,7 +299,7 @@ impl Problem {
     }
 
     /// Checks and scores node `levels` whose classes are `classes`.
-    pub fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
+    pub(crate) fn assess(&self, levels: &[u8], classes: &Classes) -> (Evaluation, Vec<bool>) {
         self.assess_with(levels, classes, true)
     }
 
@@ -352,7 +352,7 @@ impl Problem {
     }
 
     /// The largest k among the k-anonymity models (1 without any).
-    pub fn min_class_size(&self) -> u32 {
+    pub(crate) fn min_class_size(&self) -> u32 {
         self.models
             .iter()
             .filter_map(|m| m.min_class_size())
@@ -378,7 +378,7 @@ impl Problem {
 
     /// Whether which rows are suppressed can depend on sensitive values (ARX's rule with a
     /// model that reads them).
-    pub fn suppression_reads_sensitive(&self) -> bool {
+    pub(crate) fn suppression_reads_sensitive(&self) -> bool {
         self.rule == SuppressionRule::Violating
             && self.max_suppressed > 0
             && self.models.iter().any(|m| m.reads_confidential_values())
@@ -387,7 +387,7 @@ impl Problem {
 
 /// The partition name of each quasi-identifier at `levels`, when the lattice is not a
 /// product of chains (else None: levels say it all).
-pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
+pub(crate) fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, Value>> {
     (!problem.lattice.is_chain()).then(|| {
         problem
             .quasi_at(levels)
@@ -397,7 +397,7 @@ pub fn partition_names(problem: &Problem, levels: &[u8]) -> Option<Map<String, V
 }
 
 /// `{name: level}` in header order.
-pub fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
+pub(crate) fn levels_map(problem: &Problem, levels: &[u8]) -> Map<String, Value> {
     problem
         .quasi_at(levels)
         .map(|(q, l)| (q.name.clone(), Value::from(l)))

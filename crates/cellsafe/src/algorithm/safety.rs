@@ -18,26 +18,26 @@ use crate::metric::sf;
 #[derive(Debug, Clone, Serialize)]
 pub struct Exposure {
     /// The key column's value (`[safety] key`), else `line N` (see
-    /// [`Confidentiality::person`]).
+    /// `Confidentiality::person`).
     pub person: String,
     /// 1-based data row.
     pub row: usize,
     /// 1-based line of the input file where the row starts.
-    pub line: u64,
+    line: u64,
     /// Ids of the formulas of CON(u) that hold of every record `u` cannot be told apart from.
     pub formulas: Vec<String>,
     /// Size of `u`'s equivalence class.
-    pub class_size: u32,
+    class_size: u32,
 }
 
 /// The outcome of the safety test.
 #[derive(Debug, Clone, Serialize)]
 pub struct SafetyTest {
     /// 0-based level per quasi-identifier, in header order.
-    pub levels: Map<String, Value>,
+    levels: Map<String, Value>,
     /// Partition names per quasi-identifier, when some hierarchy is not a chain.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partitions: Option<Map<String, Value>>,
+    partitions: Option<Map<String, Value>>,
     /// Whether no person is exposed (no class is unsafe).
     pub safe: bool,
     /// Equivalence classes of the transformation.
@@ -54,7 +54,7 @@ pub struct SafetyTest {
     pub ql: f64,
     /// Warnings from reading `[safety]` (e.g. a formula naming a value no record has).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    warnings: Vec<String>,
 }
 
 fn confidentiality(problem: &Problem) -> Result<&Confidentiality> {

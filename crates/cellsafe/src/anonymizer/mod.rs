@@ -12,7 +12,7 @@
 //! takes a table whose roles, hierarchies and confidential formulas are already resolved
 //! (how the TOML job uses it), [`set_based`](Anonymizer::set_based) releases set-valued
 //! cells, [`public_search`](Anonymizer::public_search) judges the release against a
-//! recipient who knows the search, and [`microaggregate`](Anonymizer::microaggregate)
+//! recipient who knows the search, and `microaggregate`
 //! shows aggregates instead of group labels.
 //!
 //! Defaults chosen for safety: a column given no role is *identifying* (left out of the
@@ -72,7 +72,7 @@ use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
 /// Where the rows of an in-memory table are said to come from, in error messages.
 const IN_MEMORY: &str = "<in-memory table>";
 /// Where the released CSV is said to be, in audit errors.
-pub const RELEASED: &str = "<in-memory release>";
+const RELEASED: &str = "<in-memory release>";
 
 /// How a quasi-identifier is generalized: a hierarchy built beforehand, or a builder that
 /// builds one over the column's values.
@@ -234,13 +234,13 @@ impl<'a> Anonymizer<'a> {
     /// The search (default: optimal; the genetic one with [`genetic`](Self::genetic)'s
     /// parameters, by default [`GeneticSpec::default`]; the set-based one with
     /// [`set_based`](Self::set_based)'s).
-    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+    pub(crate) fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
         self
     }
 
     /// The genetic search with parameters `spec`.
-    pub fn genetic(mut self, spec: GeneticSpec) -> Self {
+    pub(crate) fn genetic(mut self, spec: GeneticSpec) -> Self {
         self.algorithm = Algorithm::Genetic;
         self.genetic = spec;
         self
@@ -264,7 +264,7 @@ impl<'a> Anonymizer<'a> {
 
     /// Shows each quasi-identifier cell as its group's aggregate, one aggregator per
     /// quasi-identifier in column order.
-    pub fn microaggregate(mut self, aggregators: Vec<Aggregator>) -> Self {
+    pub(crate) fn microaggregate(mut self, aggregators: Vec<Aggregator>) -> Self {
         self.aggregators = Some(aggregators);
         self
     }
@@ -283,7 +283,7 @@ impl<'a> Anonymizer<'a> {
     }
 
     /// Keeps the input's row order (which can link rows back to persons).
-    pub fn keep_order(mut self) -> Self {
+    pub(crate) fn keep_order(mut self) -> Self {
         self.order = Some(RowOrder::Input);
         self
     }
@@ -295,13 +295,13 @@ impl<'a> Anonymizer<'a> {
     }
 
     /// How suppressed rows are written.
-    pub fn suppressed_rows(mut self, suppressed: SuppressedRows) -> Self {
+    pub(crate) fn suppressed_rows(mut self, suppressed: SuppressedRows) -> Self {
         self.suppressed = suppressed;
         self
     }
 
     /// The CSV dialect of the release (default: comma, double quote, a header).
-    pub fn csv_format(mut self, format: CsvFormat) -> Self {
+    pub(crate) fn csv_format(mut self, format: CsvFormat) -> Self {
         self.format = format;
         self
     }

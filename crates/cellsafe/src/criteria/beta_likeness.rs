@@ -6,7 +6,7 @@ use super::{Criterion, FailureTerms, Monotonicity, Span};
 
 /// β-likeness bound to a sensitive attribute.
 #[derive(Debug, Clone)]
-pub struct BetaLikeness {
+pub(crate) struct BetaLikeness {
     s: Span,
     /// The reference distribution: each value's share of the whole input.
     q: Vec<f64>,

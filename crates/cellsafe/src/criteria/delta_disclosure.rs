@@ -6,7 +6,7 @@ use super::{Criterion, FailureTerms, Monotonicity, Span};
 
 /// δ-disclosure privacy bound to a sensitive attribute.
 #[derive(Debug, Clone)]
-pub struct DeltaDisclosure {
+pub(crate) struct DeltaDisclosure {
     s: Span,
     /// The reference distribution: each value's share of the whole input.
     q: Vec<f64>,

@@ -6,7 +6,7 @@ use super::{Criterion, FailureTerms, Monotonicity};
 
 /// k-anonymity bound to a dataset (it needs nothing of it).
 #[derive(Debug, Clone)]
-pub struct KAnonymity {
+pub(crate) struct KAnonymity {
     k: u32,
 }
 

@@ -6,7 +6,7 @@ use super::{Criterion, FailureTerms, Monotonicity, Span};
 
 /// Distinct l-diversity: every class has at least ⌈l⌉ distinct sensitive values.
 #[derive(Debug, Clone)]
-pub struct DistinctLDiversity {
+pub(crate) struct DistinctLDiversity {
     s: Span,
     /// ⌈l⌉.
     min_distinct: usize,
@@ -53,7 +53,7 @@ impl Criterion for DistinctLDiversity {
 /// Entropy l-diversity: at least ⌈l⌉ distinct values and entropy (natural log) at least
 /// ln l, up to 1e-12.
 #[derive(Debug, Clone)]
-pub struct EntropyLDiversity {
+pub(crate) struct EntropyLDiversity {
     s: Span,
     l: f64,
 }
@@ -95,7 +95,7 @@ impl Criterion for EntropyLDiversity {
 /// Recursive (c, l)-diversity: r1 < c·(r_l + … + r_m), r_i being the i-th largest
 /// frequency of a sensitive value in the class.
 #[derive(Debug, Clone)]
-pub struct RecursiveClDiversity {
+pub(crate) struct RecursiveClDiversity {
     s: Span,
     c: f64,
     l: usize,

@@ -14,7 +14,7 @@ use crate::framework::dataset::{Dataset, SensitiveAttribute};
 /// `attribute ∈ values` is confidential for everyone: every class needs a member with a
 /// value outside `values`.
 #[derive(Debug, Clone)]
-pub struct ConfidentialValues {
+pub(crate) struct ConfidentialValues {
     s: Span,
     /// `outside[v]`: value `v` falsifies the confidential formula.
     outside: Vec<bool>,
@@ -74,7 +74,7 @@ impl Criterion for ConfidentialValues {
 /// Logical safety for the `[safety]` section: no formula holds of every member of a class
 /// while some member holds it confidential. Reads the class's histogram of CON profiles.
 #[derive(Debug, Clone)]
-pub struct LogicalSafety {
+pub(crate) struct LogicalSafety {
     s: Span,
     confidentiality: Arc<Confidentiality>,
     /// Per profile, the formulas known of its record when suppressed (all but public

@@ -8,18 +8,18 @@
 //! A model is configured as a [`ModelSpec`] (plain data, read from the job description) and
 //! bound to a dataset as a [`Criterion`]: one module per family of models implements the
 //! trait, so a new model is a new module, a new `ModelSpec` variant and its arm in
-//! [`ModelSpec::criterion`]. [`Model`] pairs the two for the searches and reports.
+//! `ModelSpec::criterion`. [`Model`] pairs the two for the searches and reports.
 
 #![warn(missing_docs)]
 
-pub mod beta_likeness;
-pub mod delta_disclosure;
-pub mod k_anonymity;
-pub mod l_diversity;
-pub mod logical;
+mod beta_likeness;
+mod delta_disclosure;
+mod k_anonymity;
+mod l_diversity;
+mod logical;
 pub mod matching;
 mod spec;
-pub mod t_closeness;
+mod t_closeness;
 
 use std::fmt::Debug;
 use std::ops::Deref;
@@ -27,31 +27,31 @@ use std::sync::Arc;
 
 use crate::framework::dataset::{Dataset, SensitiveAttribute};
 
-pub use crate::error::{CriteriaError, CriteriaErrorKind};
+pub(crate) use crate::error::{CriteriaError, CriteriaErrorKind};
 pub use spec::{Distance, ModelSpec};
 
 /// ARX's monotonicity flags of a model: whether "satisfied" is kept when classes merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Monotonicity {
     /// Monotonic when suppressed rows count against a limit (ARX's `isMonotonicWithSuppression`).
-    pub with_suppression: bool,
+    pub(crate) with_suppression: bool,
     /// Monotonic without suppression (ARX's `isMonotonicWithGeneralization`).
-    pub with_generalization: bool,
+    pub(crate) with_generalization: bool,
 }
 
 impl Monotonicity {
     /// Monotonic both with and without suppression.
-    pub const ALWAYS: Monotonicity = Monotonicity {
+    const ALWAYS: Monotonicity = Monotonicity {
         with_suppression: true,
         with_generalization: true,
     };
     /// Monotonic only without suppression (ARX's flags of most distribution-based models).
-    pub const WITHOUT_SUPPRESSION: Monotonicity = Monotonicity {
+    const WITHOUT_SUPPRESSION: Monotonicity = Monotonicity {
         with_suppression: false,
         with_generalization: true,
     };
     /// Never monotonic.
-    pub const NEVER: Monotonicity = Monotonicity {
+    const NEVER: Monotonicity = Monotonicity {
         with_suppression: false,
         with_generalization: false,
     };
@@ -63,11 +63,11 @@ impl Monotonicity {
 pub struct FailureTerms {
     /// What the worst measure of the failing classes is (`smallest class`); `None` when a
     /// report gives no worst value for this model.
-    pub worst: Option<&'static str>,
+    pub(crate) worst: Option<&'static str>,
     /// How the worst value compares with the parameter (`<`).
-    pub op: &'static str,
+    pub(crate) op: &'static str,
     /// What the failing classes are (`below k`).
-    pub failing: &'static str,
+    pub(crate) failing: &'static str,
 }
 
 /// A privacy model bound to a dataset: decides whether one equivalence class may be

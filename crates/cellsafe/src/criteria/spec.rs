@@ -103,7 +103,7 @@ pub enum ModelSpec {
 
 impl ModelSpec {
     /// The sensitive attribute the model reads, if it reads one.
-    pub fn attribute(&self) -> Option<&str> {
+    pub(crate) fn attribute(&self) -> Option<&str> {
         match self {
             ModelSpec::KAnonymity { .. } => None,
             ModelSpec::DistinctLDiversity { attribute, .. }
@@ -118,7 +118,7 @@ impl ModelSpec {
     }
 
     /// Short name used in reports.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             ModelSpec::KAnonymity { k } => format!("{k}-anonymity"),
             ModelSpec::DistinctLDiversity { attribute, l } => {
@@ -160,7 +160,7 @@ impl ModelSpec {
     /// Checks that every parameter lies in its domain: k ≥ 1, l ≥ 1, c > 0, t in (0, 1],
     /// δ > 0, β > 0, all finite. On failure the error names the parameter
     /// ([`CriteriaErrorKind::Parameter`]).
-    pub fn validate(&self) -> Result<(), CriteriaError> {
+    pub(crate) fn validate(&self) -> Result<(), CriteriaError> {
         let at_least_1 = |name: &'static str| Err((name, "must be at least 1".to_string()));
         let finite = |x: f64, name: &'static str, ok: bool, domain: &str| {
             if x.is_finite() && ok {
@@ -195,7 +195,7 @@ impl ModelSpec {
     }
 
     /// Binds the model to `data` (see [`super::Model::bind`]).
-    pub fn criterion(&self, data: &Dataset) -> Result<Arc<dyn Criterion>, CriteriaError> {
+    pub(crate) fn criterion(&self, data: &Dataset) -> Result<Arc<dyn Criterion>, CriteriaError> {
         self.validate()?;
         let attribute = |name: &str| -> Result<&SensitiveAttribute, CriteriaError> {
             data.sensitive_index(name)

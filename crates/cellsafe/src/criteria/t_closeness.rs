@@ -10,14 +10,14 @@ use crate::hierarchy::Hierarchy;
 
 /// A ground distance: the earth mover's distance between a class's histogram `h` (of
 /// `count` rows) and the reference distribution `q`.
-pub trait Ground: Send + Sync + Debug {
+pub(crate) trait Ground: Send + Sync + Debug {
     /// The EMD between `h / count` and `q`.
     fn emd(&self, h: &[u32], count: u32, q: &[f64]) -> f64;
 }
 
 /// t-closeness with ground distance `G`.
 #[derive(Debug, Clone)]
-pub struct TCloseness<G> {
+pub(crate) struct TCloseness<G> {
     s: Span,
     /// The reference distribution: each value's share of the whole input.
     q: Vec<f64>,
@@ -60,7 +60,7 @@ impl<G: Ground> Criterion for TCloseness<G> {
 
 /// Equal ground distance: half the L1 distance (total variation).
 #[derive(Debug, Clone, Copy)]
-pub struct Equal;
+pub(crate) struct Equal;
 
 impl Ground for Equal {
     #[inline]
@@ -76,7 +76,7 @@ impl Ground for Equal {
 
 /// Ordered ground distance: values in their natural order, |i − j| / (m − 1) apart.
 #[derive(Debug, Clone)]
-pub struct Ordered {
+pub(crate) struct Ordered {
     /// Value indices (as in the histogram) in natural order.
     order: Vec<u32>,
 }
@@ -110,7 +110,7 @@ impl Ground for Ordered {
 /// Li et al., with each level's parent-to-children links precomputed so that a class check
 /// allocates nothing (for hierarchies of up to [`STACK_GROUPS`] groups a level).
 #[derive(Debug, Clone)]
-pub struct Hierarchical {
+pub(crate) struct Hierarchical {
     /// `base[value]`: the level-0 group of each value (values indexed as in the histogram).
     base: Vec<u32>,
     /// Levels 1 to H: which groups of the level below each group merges.
@@ -128,7 +128,7 @@ struct Children {
 }
 
 /// Most groups a level may have for [`Hierarchical`] to work on the stack.
-pub const STACK_GROUPS: usize = 64;
+const STACK_GROUPS: usize = 64;
 
 impl Hierarchical {
     /// The attribute's hierarchy flattened, or None when it has none.

@@ -3,13 +3,13 @@
 
 pub mod confidentiality;
 pub mod formula;
-pub mod number;
+pub(crate) mod number;
 pub mod table;
 
 use serde::{Deserialize, Serialize};
 
 /// The label of every hidden cell of a suppressed row (so no released value may be it).
-pub const SUPPRESSED: &str = "*";
+pub(crate) const SUPPRESSED: &str = "*";
 
 /// What an attribute is, for release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

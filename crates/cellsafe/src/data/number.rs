@@ -7,7 +7,7 @@
 //! value is a number for one of them exactly when it is for all.
 
 /// The value of `text` as a finite number, if it is one.
-pub fn parse(text: &str) -> Option<f64> {
+pub(crate) fn parse(text: &str) -> Option<f64> {
     let t = text.trim();
     let (digits, scale) = match t.chars().last()? {
         'k' | 'K' => (&t[..t.len() - 1], 1e3),
@@ -20,7 +20,7 @@ pub fn parse(text: &str) -> Option<f64> {
 }
 
 /// Whether every value is a number.
-pub fn all_numbers<'a>(values: impl IntoIterator<Item = &'a str>) -> bool {
+pub(crate) fn all_numbers<'a>(values: impl IntoIterator<Item = &'a str>) -> bool {
     values.into_iter().all(|v| parse(v).is_some())
 }
 

@@ -35,7 +35,7 @@ impl Default for CsvFormat {
 
 /// The distinct values of one column.
 #[derive(Debug, Clone, Default)]
-pub struct Dictionary {
+pub(crate) struct Dictionary {
     values: Vec<String>,
     index: FxHashMap<String, u32>,
     /// 1-based file line where each value first occurs (for error messages).
@@ -54,27 +54,23 @@ impl Dictionary {
         code
     }
     /// Number of distinct values.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.values.len()
     }
-    /// Whether the column has no values.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
     /// The value of `code`; panics if `code` is not below [`Dictionary::len`].
-    pub fn value(&self, code: u32) -> &str {
+    pub(crate) fn value(&self, code: u32) -> &str {
         &self.values[code as usize]
     }
     /// The values, indexed by code (in order of first occurrence).
-    pub fn values(&self) -> &[String] {
+    pub(crate) fn values(&self) -> &[String] {
         &self.values
     }
     /// The code of `value`, if it occurs.
-    pub fn code(&self, value: &str) -> Option<u32> {
+    pub(crate) fn code(&self, value: &str) -> Option<u32> {
         self.index.get(value).copied()
     }
     /// The file line where `code` first occurs.
-    pub fn first_line(&self, code: u32) -> u64 {
+    pub(crate) fn first_line(&self, code: u32) -> u64 {
         self.first_line[code as usize]
     }
 }
@@ -182,7 +178,7 @@ impl Table {
     }
 
     /// The file the table was read from (`<memory>` for tables built in memory).
-    pub fn source(&self) -> &Path {
+    pub(crate) fn source(&self) -> &Path {
         &self.source
     }
     /// Column names.
@@ -198,16 +194,16 @@ impl Table {
         self.header.iter().position(|h| h == name)
     }
     /// The code of each row's value in `column`.
-    pub fn codes(&self, column: usize) -> &[u32] {
+    pub(crate) fn codes(&self, column: usize) -> &[u32] {
         &self.columns[column]
     }
     /// The distinct values of `column`.
-    pub fn dictionary(&self, column: usize) -> &Dictionary {
+    pub(crate) fn dictionary(&self, column: usize) -> &Dictionary {
         &self.dictionaries[column]
     }
     /// The 1-based line of the source file where data row `row` starts (`row + 2` for
     /// tables built in memory, as if under a header line).
-    pub fn line(&self, row: usize) -> u64 {
+    pub(crate) fn line(&self, row: usize) -> u64 {
         self.lines[row]
     }
     /// The string in row `row`, column `column`.

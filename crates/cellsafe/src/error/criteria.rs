@@ -8,14 +8,14 @@ use super::{excerpt, Error};
 #[error("{kind}")]
 pub struct CriteriaError {
     /// The model's name, as [`ModelSpec::name`](crate::criteria::ModelSpec::name) gives it.
-    pub model: String,
+    pub(crate) model: String,
     /// What is wrong.
-    pub kind: CriteriaErrorKind,
+    pub(crate) kind: CriteriaErrorKind,
 }
 
 /// What is wrong with a privacy model.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CriteriaErrorKind {
+pub(crate) enum CriteriaErrorKind {
     /// A parameter lies outside its domain (`t` must be in (0, 1], ...).
     #[error("{parameter} {message}")]
     Parameter {
@@ -46,7 +46,7 @@ pub enum CriteriaErrorKind {
 impl CriteriaErrorKind {
     /// The key under the model's section whose value is at fault (`t`, `attribute`,
     /// `values`, ...), if one is.
-    pub fn key(&self) -> Option<&'static str> {
+    fn key(&self) -> Option<&'static str> {
         match self {
             CriteriaErrorKind::Parameter { parameter, .. } => Some(parameter),
             CriteriaErrorKind::UnknownAttribute(_) => Some("attribute"),
@@ -60,7 +60,7 @@ impl CriteriaErrorKind {
 impl CriteriaError {
     /// The error of the `index`-th `[[privacy]]` section of config file `file`: key
     /// `privacy[index]`, or `privacy[index].KEY` when one key is at fault.
-    pub fn in_config(self, file: &str, index: usize) -> Error {
+    pub(crate) fn in_config(self, file: &str, index: usize) -> Error {
         match self.kind {
             CriteriaErrorKind::Parameter { parameter, message } => {
                 Error::config(file, format!("privacy[{index}].{parameter}"), message)

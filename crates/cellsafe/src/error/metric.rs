@@ -22,7 +22,7 @@ pub enum MetricError {
 
 impl MetricError {
     /// The key under `[metric]` whose value is at fault.
-    pub fn key(&self) -> &'static str {
+    fn key(&self) -> &'static str {
         match self {
             MetricError::GsFactor => "gs_factor",
             MetricError::UnknownWeight(_) | MetricError::BadWeight(_) => "weights",
@@ -32,7 +32,7 @@ impl MetricError {
 
     /// The error as one of config file `file`: key `metric.KEY`, and the message without
     /// the key.
-    pub fn in_config(self, file: &str) -> Error {
+    pub(crate) fn in_config(self, file: &str) -> Error {
         let message = match &self {
             MetricError::GsFactor => "must lie in [0, 1]".to_string(),
             MetricError::UnknownWeight(name) => format!("`{name}` is not a quasi-identifier"),

@@ -14,7 +14,8 @@
 mod criteria;
 mod metric;
 
-pub use criteria::{CriteriaError, CriteriaErrorKind};
+pub use criteria::CriteriaError;
+pub(crate) use criteria::CriteriaErrorKind;
 pub use metric::MetricError;
 
 use std::fmt;
@@ -24,7 +25,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
     /// The file concerned.
-    pub path: PathBuf,
+    path: PathBuf,
     /// 1-based line, when known.
     pub line: Option<u64>,
     /// 1-based column, when known.
@@ -33,7 +34,7 @@ pub struct Location {
 
 impl Location {
     /// A whole file (no line).
-    pub fn file(path: impl Into<PathBuf>) -> Self {
+    pub(crate) fn file(path: impl Into<PathBuf>) -> Self {
         Location {
             path: path.into(),
             line: None,
@@ -41,7 +42,7 @@ impl Location {
         }
     }
     /// A line, and a column when known, of a file.
-    pub fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
+    pub(crate) fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
         Location {
             path: path.into(),
             line: Some(line),
@@ -483,11 +484,11 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Most characters of a user value [`excerpt`] echoes into a message.
-pub const EXCERPT_CHARS: usize = 40;
+const EXCERPT_CHARS: usize = 40;
 
 /// `value` cut to [`EXCERPT_CHARS`] characters (then `…`), for echoing user data into an
 /// error message: a value can be megabytes long.
-pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
     cut(value, EXCERPT_CHARS)
 }
 

@@ -130,16 +130,16 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default)]
 pub struct Classes {
     /// Per class, the key identifying its tuple of generalized codes (unique within a node).
-    pub keys: Vec<u128>,
+    keys: Vec<u128>,
     /// A base tuple (index into the snapshot) inside each class.
-    pub reps: Vec<u32>,
+    pub(crate) reps: Vec<u32>,
     /// Per class, its number of rows.
     pub counts: Vec<u32>,
     /// `hist[c * width + offset_s + v]`: rows of class `c` with value `v` of sensitive attribute `s`.
-    pub hist: Vec<u32>,
+    hist: Vec<u32>,
     /// Length of one class's histogram row: the sum of the sensitive domains (and the
     /// logical-safety profile, when there is one).
-    pub width: usize,
+    pub(crate) width: usize,
 }
 
 impl Classes {
@@ -161,7 +161,7 @@ impl Classes {
 impl Snapshot {
     /// Groups rows by their leaf tuple. `leaves[j][row]` is the leaf code of attribute `j`;
     /// `sensitive[s][row]` the code of sensitive attribute `s` among `domain[s]` values.
-    pub fn build(
+    pub(crate) fn build(
         hierarchies: &[&Hierarchy],
         leaves: &[&[u32]],
         sensitive: &[(&[u32], usize)],
@@ -225,12 +225,12 @@ impl Snapshot {
     }
     /// Leaf code of attribute `j` in base tuple `t`.
     #[inline]
-    pub fn leaf(&self, j: usize, t: u32) -> u32 {
+    pub(crate) fn leaf(&self, j: usize, t: u32) -> u32 {
         self.columns[j][t as usize]
     }
     /// Leaf codes of attribute `j`, indexed by base tuple.
     #[inline]
-    pub fn column(&self, j: usize) -> &[u32] {
+    pub(crate) fn column(&self, j: usize) -> &[u32] {
         &self.columns[j]
     }
     /// Per row, the index of its base tuple.
@@ -239,7 +239,7 @@ impl Snapshot {
     }
 
     /// Rolls `from` (the classes of node `from_levels`) up to the coarser node `to_levels`.
-    pub fn rollup(
+    pub(crate) fn rollup(
         &self,
         hierarchies: &[&Hierarchy],
         from: &Classes,
@@ -332,7 +332,7 @@ impl Snapshot {
     }
 
     /// The classes of `levels`, rolled up directly from the base.
-    pub fn classes(&self, hierarchies: &[&Hierarchy], levels: &[u8]) -> Classes {
+    pub(crate) fn classes(&self, hierarchies: &[&Hierarchy], levels: &[u8]) -> Classes {
         let bottom = vec![0u8; self.dims];
         if levels == bottom.as_slice() {
             return self.base.clone();

@@ -17,7 +17,7 @@ pub struct QuasiIdentifier {
     /// Column name.
     pub name: String,
     /// Column index in the table.
-    pub column: usize,
+    pub(crate) column: usize,
     /// The generalization hierarchy of the column's values.
     pub hierarchy: Hierarchy,
     /// Per row, the leaf code of its value in `hierarchy`.
@@ -26,23 +26,21 @@ pub struct QuasiIdentifier {
 
 /// A sensitive attribute, encoded with its distribution over the whole input.
 #[derive(Debug, Clone)]
-pub struct SensitiveAttribute {
+pub(crate) struct SensitiveAttribute {
     /// Column name.
-    pub name: String,
-    /// Column index in the table.
-    pub column: usize,
+    pub(crate) name: String,
     /// Per row, the index of its value in `values`.
-    pub codes: Vec<u32>,
+    pub(crate) codes: Vec<u32>,
     /// The distinct values, indexed by code.
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// Frequency of each value in the whole input.
-    pub counts: Vec<u32>,
+    pub(crate) counts: Vec<u32>,
     /// Values in their natural order (numeric if every value is a number, else by string).
-    pub order: Vec<u32>,
+    pub(crate) order: Vec<u32>,
     /// Optional hierarchy over the values (hierarchical-distance t-closeness).
-    pub hierarchy: Option<Hierarchy>,
+    pub(crate) hierarchy: Option<Hierarchy>,
     /// Offset of this attribute's histogram inside a class histogram row.
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// A table with resolved roles.
@@ -51,15 +49,15 @@ pub struct Dataset {
     /// The input table.
     pub table: Table,
     /// The role of each column.
-    pub roles: Vec<Role>,
+    pub(crate) roles: Vec<Role>,
     /// The quasi-identifiers, in header order.
     pub quasi: Vec<QuasiIdentifier>,
     /// The sensitive attributes, in header order.
-    pub sensitive: Vec<SensitiveAttribute>,
+    pub(crate) sensitive: Vec<SensitiveAttribute>,
     /// What each person holds confidential (`[safety]`), when logical safety is used.
     pub confidentiality: Option<Arc<Confidentiality>>,
     /// Per column: insensitive and explicitly public, so a suppressed row still shows it.
-    pub public: Vec<bool>,
+    pub(crate) public: Vec<bool>,
 }
 
 impl Dataset {
@@ -178,7 +176,6 @@ impl Dataset {
             let n = values.len();
             sensitive.push(SensitiveAttribute {
                 name: table.header()[column].clone(),
-                column,
                 codes,
                 values,
                 counts,
@@ -202,7 +199,7 @@ impl Dataset {
     /// Marks insensitive columns as public: a suppressed row keeps their cells (every other
     /// cell becomes `*`). `public` has one flag per column; only insensitive columns may be
     /// public.
-    pub fn with_public(mut self, public: Vec<bool>) -> Result<Dataset> {
+    pub(crate) fn with_public(mut self, public: Vec<bool>) -> Result<Dataset> {
         if public.len() != self.roles.len() {
             return Err(DatasetError::PublicFlags {
                 columns: self.roles.len(),
@@ -220,13 +217,13 @@ impl Dataset {
     }
 
     /// Attaches the persons' confidential formulas.
-    pub fn with_confidentiality(mut self, c: Confidentiality) -> Dataset {
+    pub(crate) fn with_confidentiality(mut self, c: Confidentiality) -> Dataset {
         self.confidentiality = Some(Arc::new(c));
         self
     }
     /// Where the logical-safety profile histogram starts in a class histogram row: after
     /// every sensitive attribute's.
-    pub fn profile_offset(&self) -> usize {
+    pub(crate) fn profile_offset(&self) -> usize {
         self.sensitive.iter().map(|s| s.values.len()).sum()
     }
     /// Number of rows.
@@ -234,11 +231,11 @@ impl Dataset {
         self.table.rows()
     }
     /// Each quasi-identifier's hierarchy, in header order.
-    pub fn hierarchies(&self) -> Vec<&Hierarchy> {
+    pub(crate) fn hierarchies(&self) -> Vec<&Hierarchy> {
         self.quasi.iter().map(|q| &q.hierarchy).collect()
     }
     /// Index in `sensitive` of the attribute named `name`.
-    pub fn sensitive_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn sensitive_index(&self, name: &str) -> Option<usize> {
         self.sensitive.iter().position(|s| s.name == name)
     }
     /// Maximum level of each quasi-identifier.
@@ -251,7 +248,7 @@ impl Dataset {
 }
 
 /// Value indices sorted by the attribute's natural order.
-pub fn natural_order(values: &[String]) -> Vec<u32> {
+pub(crate) fn natural_order(values: &[String]) -> Vec<u32> {
     let numbers: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
     match numbers {

@@ -28,11 +28,11 @@ pub struct Lattice {
 
 /// The refinement order of one attribute's levels.
 #[derive(Debug, Clone)]
-pub struct LevelOrder {
+pub(crate) struct LevelOrder {
     /// `refines[a][b]`: level `a` is at least as specific as level `b`.
-    pub refines: Vec<Vec<bool>>,
+    pub(crate) refines: Vec<Vec<bool>>,
     /// Direct successors of each level.
-    pub covers: Vec<Vec<u8>>,
+    pub(crate) covers: Vec<Vec<u8>>,
 }
 
 impl LevelOrder {
@@ -43,7 +43,7 @@ impl LevelOrder {
 
 impl Lattice {
     /// The lattice of nodes with levels `0..=max[j]` for each attribute `j`, all chains.
-    pub fn new(max: Vec<u8>) -> Lattice {
+    pub(crate) fn new(max: Vec<u8>) -> Lattice {
         let mut radix = Vec::with_capacity(max.len());
         let mut size = 1usize;
         for &m in &max {
@@ -61,7 +61,7 @@ impl Lattice {
     }
     /// Uses each attribute's refinement order (`orders[j]` has `max[j] + 1` levels). Orders
     /// that are all chains leave the lattice as it is.
-    pub fn with_orders(mut self, orders: Vec<LevelOrder>) -> Lattice {
+    pub(crate) fn with_orders(mut self, orders: Vec<LevelOrder>) -> Lattice {
         let chain = |o: &LevelOrder| {
             (0..o.refines.len()).all(|a| (a..o.refines.len()).all(|b| o.refines[a][b]))
         };
@@ -84,7 +84,7 @@ impl Lattice {
     /// Sets the attribute order of the rollup spanning tree. Any permutation gives a
     /// spanning tree; putting attributes whose generalization merges few classes first
     /// makes parents barely larger than their children, so rollups are cheap.
-    pub fn with_tree_order(mut self, order: Vec<usize>) -> Lattice {
+    pub(crate) fn with_tree_order(mut self, order: Vec<usize>) -> Lattice {
         let mut check = order.clone();
         check.sort_unstable();
         if check == (0..self.max.len()).collect::<Vec<_>>() {
@@ -97,11 +97,11 @@ impl Lattice {
         self.size
     }
     /// Number of attributes.
-    pub fn dimensions(&self) -> usize {
+    pub(crate) fn dimensions(&self) -> usize {
         self.max.len()
     }
     /// Highest level of each attribute.
-    pub fn max_levels(&self) -> &[u8] {
+    pub(crate) fn max_levels(&self) -> &[u8] {
         &self.max
     }
     /// The node with every level 0 (the original data).
@@ -109,22 +109,22 @@ impl Lattice {
         vec![0; self.max.len()]
     }
     /// The node with every level at its maximum.
-    pub fn top(&self) -> Vec<u8> {
+    pub(crate) fn top(&self) -> Vec<u8> {
         self.max.clone()
     }
     /// Whether `levels` is a node of this lattice.
-    pub fn contains(&self, levels: &[u8]) -> bool {
+    pub(crate) fn contains(&self, levels: &[u8]) -> bool {
         levels.len() == self.max.len() && levels.iter().zip(&self.max).all(|(l, m)| l <= m)
     }
     /// The index of node `levels` in `0..size()` (mixed radix, first attribute fastest).
-    pub fn index(&self, levels: &[u8]) -> usize {
+    pub(crate) fn index(&self, levels: &[u8]) -> usize {
         levels
             .iter()
             .zip(&self.radix)
             .map(|(&l, &r)| l as usize * r)
             .sum()
     }
-    /// The node with index `index` (inverse of [`Lattice::index`]).
+    /// The node with index `index` (inverse of `Lattice::index`).
     pub fn levels(&self, mut index: usize) -> Vec<u8> {
         self.max
             .iter()
@@ -137,7 +137,7 @@ impl Lattice {
             .collect()
     }
     /// Direct generalizations (one attribute raised to a direct successor of its level).
-    pub fn successors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+    pub(crate) fn successors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
         if let Some(orders) = &self.orders {
             let mut out = Vec::new();
             for (j, order) in orders.iter().enumerate() {
@@ -159,7 +159,7 @@ impl Lattice {
             .collect()
     }
     /// Direct specializations (one attribute lowered to a level it directly succeeds).
-    pub fn predecessors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+    pub(crate) fn predecessors(&self, levels: &[u8]) -> Vec<Vec<u8>> {
         if let Some(orders) = &self.orders {
             let mut out = Vec::new();
             for (j, order) in orders.iter().enumerate() {
@@ -182,7 +182,7 @@ impl Lattice {
     }
     /// Children in the rollup spanning tree: raise attribute `j` for `j` up to the first
     /// non-zero attribute (all attributes at the bottom node).
-    pub fn tree_children(&self, levels: &[u8]) -> Vec<(usize, Vec<u8>)> {
+    pub(crate) fn tree_children(&self, levels: &[u8]) -> Vec<(usize, Vec<u8>)> {
         let limit = levels
             .iter()
             .position(|&l| l > 0)
@@ -197,7 +197,7 @@ impl Lattice {
             .collect()
     }
     /// Every node index of the up-set of `levels` (itself included).
-    pub fn generalizations_of(&self, levels: &[u8]) -> Vec<usize> {
+    pub(crate) fn generalizations_of(&self, levels: &[u8]) -> Vec<usize> {
         match &self.orders {
             None => self.nodes_between(levels, &self.max),
             Some(_) => self
@@ -209,7 +209,7 @@ impl Lattice {
     }
 
     /// Every node index of the down-set of `levels` (itself included).
-    pub fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
+    pub(crate) fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
         match &self.orders {
             None => self.nodes_between(&vec![0; levels.len()], levels),
             Some(_) => self
@@ -245,7 +245,7 @@ impl Lattice {
 impl Lattice {
     /// A chain of direct generalizations from `levels` to the top (both included), raising
     /// attributes in tree order (to the first direct successor, on partial orders).
-    pub fn chain_to_top(&self, levels: &[u8]) -> Vec<Vec<u8>> {
+    pub(crate) fn chain_to_top(&self, levels: &[u8]) -> Vec<Vec<u8>> {
         let mut chain = vec![levels.to_vec()];
         let mut cur = levels.to_vec();
         for &j in &self.tree_order {
@@ -268,7 +268,7 @@ pub fn is_generalization(b: &[u8], a: &[u8]) -> bool {
 }
 
 /// Sum of levels: the height of a node in the lattice.
-pub fn level_sum(levels: &[u8]) -> u32 {
+pub(crate) fn level_sum(levels: &[u8]) -> u32 {
     levels.iter().map(|&l| l as u32).sum()
 }
 

@@ -80,7 +80,7 @@ impl Builder {
     }
 
     /// Builds the hierarchy for `values`; `key` names the config entry in errors.
-    pub fn build(&self, values: &[String], file: &str, key: &str) -> Result<Hierarchy> {
+    pub(crate) fn build(&self, values: &[String], file: &str, key: &str) -> Result<Hierarchy> {
         if values.is_empty() {
             return Err(Error::config(
                 file,
@@ -128,7 +128,7 @@ impl Builder {
     /// Whether the builder can place `value`: a date builder needs a calendar date in its
     /// format, an interval builder a number. Front ends check each value with this first
     /// to name the line and column of a bad one; [`Builder::build`] refuses it too.
-    pub fn check_value(&self, value: &str) -> std::result::Result<(), String> {
+    pub(crate) fn check_value(&self, value: &str) -> std::result::Result<(), String> {
         match self {
             Builder::Date { format } => match date_fields(format) {
                 // a bad format is the config key's error, reported by `build`

@@ -86,7 +86,7 @@ pub(crate) fn date_parts<'v>(
 
 /// A chronological sort key of `value` in date `format` (year as written, so two-digit
 /// years order within one century), or None when the format or value is not a date.
-pub fn date_key(value: &str, format: &str) -> Option<u64> {
+pub(crate) fn date_key(value: &str, format: &str) -> Option<u64> {
     let (fields, _) = date_fields(format).ok()?;
     let (d, m, year) = date_parts(value, &fields).ok()?;
     let y: u64 = year.parse().ok()?;

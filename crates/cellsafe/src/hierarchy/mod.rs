@@ -23,7 +23,7 @@ mod date;
 mod tests;
 
 pub use builder::{Builder, HierarchySpec};
-pub use date::date_key;
+pub(crate) use date::date_key;
 
 use std::path::Path;
 
@@ -33,11 +33,11 @@ use crate::data::table::Records;
 use crate::error::{excerpt, Error, Location, Result};
 
 /// Most levels a hierarchy may have, level 0 included (levels are numbered by `u8`).
-pub const MAX_LEVELS: usize = 256;
+const MAX_LEVELS: usize = 256;
 
 /// Longest value the `mask` builder masks (it builds one level per character, each
 /// row as long as the value).
-pub const MAX_MASK_CHARS: usize = 64;
+const MAX_MASK_CHARS: usize = 64;
 
 /// A validated generalization hierarchy over a finite set of leaves.
 #[derive(Debug, Clone)]
@@ -243,11 +243,7 @@ impl Hierarchy {
     /// The finest partition (`names` it `values` when added) and the single group `*` are
     /// added when missing; partitions are renumbered finest first. Two partitions that
     /// group the leaves identically are an error, as is a row of the wrong width.
-    pub fn from_partitions(
-        rows: &[Vec<String>],
-        names: &[String],
-        source: &Path,
-    ) -> Result<Hierarchy> {
+    fn from_partitions(rows: &[Vec<String>], names: &[String], source: &Path) -> Result<Hierarchy> {
         let at = || Location::file(source);
         if rows.is_empty() {
             return Err(Error::data(at(), "the partitions cover no values"));
@@ -370,7 +366,7 @@ impl Hierarchy {
     }
 
     /// Whether the levels form a chain (each refines the next).
-    pub fn is_chain(&self) -> bool {
+    fn is_chain(&self) -> bool {
         self.order.chain
     }
 
@@ -381,7 +377,7 @@ impl Hierarchy {
 
     /// The direct successors of `level`: the coarser levels with no admissible level
     /// between (paper 000 section 2.2). For a chain, the next level.
-    pub fn successors(&self, level: usize) -> &[u8] {
+    pub(crate) fn successors(&self, level: usize) -> &[u8] {
         &self.order.covers[level]
     }
 
@@ -411,7 +407,7 @@ impl Hierarchy {
     /// Adds `values` (missing-value markers) as leaves that stay a group of their own at
     /// every level but the top, where they join the top group if it is a single one.
     /// Values already in the hierarchy are left as they are.
-    pub fn with_missing(self, values: &[String]) -> Result<Hierarchy> {
+    pub(crate) fn with_missing(self, values: &[String]) -> Result<Hierarchy> {
         let extra: Vec<&String> = values.iter().filter(|v| self.leaf(v).is_none()).collect();
         if extra.is_empty() {
             return Ok(self);
@@ -451,15 +447,15 @@ impl Hierarchy {
         self.labels.len()
     }
     /// Highest level (`levels() - 1`).
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.labels.len() - 1
     }
     /// Number of distinct leaves: the domain size used by the Loss metric.
-    pub fn leaf_count(&self) -> usize {
+    pub(crate) fn leaf_count(&self) -> usize {
         self.map[0].len()
     }
     /// The leaf code of `value`, if it is a leaf.
-    pub fn leaf(&self, value: &str) -> Option<u32> {
+    pub(crate) fn leaf(&self, value: &str) -> Option<u32> {
         self.leaf_index.get(value).copied()
     }
     /// Group code of `leaf` at `level`.
@@ -468,11 +464,11 @@ impl Hierarchy {
         self.map[level][leaf as usize]
     }
     /// The leaf → group table of `level`.
-    pub fn level_map(&self, level: usize) -> &[u32] {
+    pub(crate) fn level_map(&self, level: usize) -> &[u32] {
         &self.map[level]
     }
     /// Number of groups at `level`.
-    pub fn cardinality(&self, level: usize) -> usize {
+    pub(crate) fn cardinality(&self, level: usize) -> usize {
         self.labels[level].len()
     }
     /// The label of group `code` at `level`.
@@ -480,11 +476,11 @@ impl Hierarchy {
         &self.labels[level][code as usize]
     }
     /// Number of leaves in group `code` of `level`.
-    pub fn group_size(&self, level: usize, code: u32) -> u32 {
+    pub(crate) fn group_size(&self, level: usize, code: u32) -> u32 {
         self.sizes[level][code as usize]
     }
     /// Group sizes of `level`, indexed by code.
-    pub fn group_sizes(&self, level: usize) -> &[u32] {
+    pub(crate) fn group_sizes(&self, level: usize) -> &[u32] {
         &self.sizes[level]
     }
 }

@@ -55,7 +55,7 @@ pub struct DiscloseSpec {
     /// The method assessing disclosure sets (default `auto`).
     #[serde(default)]
     pub method: MethodChoice,
-    /// Draws of the estimator, at most [`MAX_SAMPLES`].
+    /// Draws of the estimator, at most `MAX_SAMPLES`.
     #[serde(default = "default_samples")]
     pub samples: u64,
     /// Seed of the estimator's sampling.
@@ -88,14 +88,14 @@ pub struct GeneralizationSpec {
 }
 
 /// Most estimator draws `disclose.samples` may ask for.
-pub const MAX_SAMPLES: u64 = 10_000_000;
+const MAX_SAMPLES: u64 = 10_000_000;
 /// Largest enumeration budget `disclose.budget` may set (the inclusive strategy memoizes
 /// what it visits).
-pub const MAX_BUDGET: u64 = 100_000_000;
+const MAX_BUDGET: u64 = 100_000_000;
 
 impl DiscloseSpec {
     /// The options this section sets; errors name the key.
-    pub fn options(&self, file: &str) -> Result<Options> {
+    fn options(&self, file: &str) -> Result<Options> {
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(Error::config(
                 file,
@@ -317,7 +317,7 @@ fn group_labels(table: &Table, id: usize, groups: &[Vec<String>]) -> Result<Vec<
 
 /// The public search `[disclose]` describes for `anonymize`: the check, the options, and
 /// the strategy (exclusive unless the section names one). Errors name the key.
-pub fn public_search(spec: &DiscloseSpec, file: &str) -> Result<PublicSearch> {
+pub(crate) fn public_search(spec: &DiscloseSpec, file: &str) -> Result<PublicSearch> {
     if !spec.generalizations.is_empty() {
         return Err(Error::config(
             file,

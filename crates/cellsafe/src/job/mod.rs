@@ -68,10 +68,10 @@ pub struct Layout {
     /// The input order was kept on request: rows can be linked back by position.
     pub keep_order: bool,
     /// `star` or `drop`.
-    pub suppressed_rows: SuppressedRows,
+    suppressed_rows: SuppressedRows,
     /// How the suppressed classes were chosen (`violating`: ARX's rule; `smallest`: from
     /// public information only).
-    pub suppression_rule: SuppressionRule,
+    suppression_rule: SuppressionRule,
     /// Whether which rows were suppressed depended on sensitive values.
     pub suppression_read_sensitive_values: bool,
 }

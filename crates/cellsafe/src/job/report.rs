@@ -15,12 +15,12 @@ use crate::release::audit::Audit;
 /// distinct l: fewest values, entropy l: smallest exp(entropy), recursive: largest
 /// r1/(r_l+…+r_m), t: largest distance, δ: largest |log2 ratio|, β: largest gain).
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelValue {
+pub(crate) struct ModelValue {
     /// The model as named in the job (e.g. `5-anonymity`).
-    pub model: String,
+    model: String,
     /// The value the released classes achieve (see above); null when no class is released or
     /// the value is infinite.
-    pub achieved: Option<f64>,
+    achieved: Option<f64>,
 }
 
 /// Why a transformation is not acceptable: the classes that fail one model, or (model
@@ -28,21 +28,21 @@ pub struct ModelValue {
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
     /// The model as named in `models`, or `all models`.
-    pub model: String,
+    model: String,
     /// Number of classes that fail.
-    pub classes: usize,
+    classes: usize,
     /// Rows in those classes.
-    pub rows: u64,
+    rows: u64,
     /// `rows` as a fraction of all rows, to hold against the suppression limit.
-    pub fraction: f64,
+    fraction: f64,
     /// Whether `rows` alone exceed the suppression limit.
-    pub over_limit: bool,
+    over_limit: bool,
     /// The model's measure in its worst failing class (as `achieved` in `models`). Null when
     /// infinite (recursive diversity, a class with fewer than l values) and for
     /// `confidential`, whose failing classes all measure 0.
-    pub worst: Option<f64>,
+    worst: Option<f64>,
     /// The model's parameter `worst` is held against (k, l, c, t, δ or β).
-    pub parameter: Option<f64>,
+    parameter: Option<f64>,
     /// All of the above in one line, e.g. `5-anonymity: smallest class 3 < 5, 412 rows in
     /// 97 classes below k, 1.4% > limit 1%`.
     pub message: String,
@@ -52,39 +52,39 @@ pub struct Failure {
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeReport {
     /// The level of each quasi-identifier, by name.
-    pub levels: Map<String, Value>,
+    pub(crate) levels: Map<String, Value>,
     /// Whether the transformation meets every model within the suppression limit.
     pub acceptable: bool,
     /// Equivalence classes, suppressed ones included.
-    pub classes: usize,
+    pub(crate) classes: usize,
     /// Classes suppressed because they fail some model.
-    pub suppressed_classes: usize,
+    pub(crate) suppressed_classes: usize,
     /// Rows in the suppressed classes.
     pub suppressed_rows: u64,
     /// Size of the smallest class kept; null when every class is suppressed.
-    pub min_class_size: Option<u32>,
+    pub(crate) min_class_size: Option<u32>,
     /// The metric `score` is measured with.
-    pub metric: MetricKind,
+    metric: MetricKind,
     /// The metric's score (lower is better).
-    pub score: f64,
+    pub(crate) score: f64,
     /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank: Option<Vec<f64>>,
+    pub(crate) rank: Option<Vec<f64>>,
     /// Each model with the value the kept classes achieve.
-    pub models: Vec<ModelValue>,
+    pub(crate) models: Vec<ModelValue>,
     /// Why the transformation is not acceptable (empty when it is): each model some class
     /// fails, then, if several do, the suppressed classes they fail together.
     pub failures: Vec<Failure>,
     /// Entropy quality ql of the AOG paper (1 = original data).
-    pub ql: f64,
+    pub(crate) ql: f64,
     /// Iyengar's general loss metric (0 = original data).
-    pub glm: f64,
+    pub(crate) glm: f64,
     /// Security measure sf of the AOG paper (with a `[safety]` section; 1 = nothing learned).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sf: Option<f64>,
+    pub(crate) sf: Option<f64>,
     /// Every metric, with the configured gs-factor and weights (`evaluate` only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub all_metrics: Option<Map<String, Value>>,
+    all_metrics: Option<Map<String, Value>>,
 }
 
 /// The report of an `anonymize` run.
@@ -93,50 +93,50 @@ pub struct Report {
     /// Whether an acceptable transformation was found (and, with `[disclose]`, released).
     pub found: bool,
     /// Path of the input table.
-    pub input: String,
+    input: String,
     /// Rows in the input table.
-    pub rows: usize,
+    rows: usize,
     /// Quasi-identifier names in header order.
-    pub quasi_identifiers: Vec<String>,
+    quasi_identifiers: Vec<String>,
     /// The released transformation's level of each quasi-identifier; absent when none was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub levels: Option<Map<String, Value>>,
     /// Rows suppressed in the release.
     pub suppressed_rows: u64,
     /// Largest fraction of rows that may be suppressed, as configured.
-    pub suppression_limit: f64,
+    suppression_limit: f64,
     /// `suppression_limit` as a number of rows.
-    pub max_suppressed_rows: u64,
+    max_suppressed_rows: u64,
     /// Equivalence classes of the released transformation, suppressed ones included.
-    pub classes: usize,
+    pub(crate) classes: usize,
     /// Classes released (not suppressed). The audit's `released_groups` counts the
     /// distinct quasi-identifier tuples the file shows, which is fewer when two classes
     /// are shown alike.
-    pub released_classes: usize,
+    pub(crate) released_classes: usize,
     /// Size of the smallest released class; null when nothing is released.
-    pub min_class_size: Option<u32>,
+    pub(crate) min_class_size: Option<u32>,
     /// The metric the search minimizes.
     pub metric: MetricKind,
     /// The released transformation's score (lower is better); null when none was found.
     pub score: Option<f64>,
     /// For the rank aggregate, the weighted per-attribute values in decreasing order.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank: Option<Vec<f64>>,
+    pub(crate) rank: Option<Vec<f64>>,
     /// Each model with the value the released classes achieve.
-    pub models: Vec<ModelValue>,
+    pub(crate) models: Vec<ModelValue>,
     /// Entropy quality ql of the released transformation (1 = original data).
-    pub ql: Option<f64>,
+    pub(crate) ql: Option<f64>,
     /// Iyengar's general loss metric of the released transformation (0 = original data).
-    pub glm: Option<f64>,
+    pub(crate) glm: Option<f64>,
     /// The search that was run.
-    pub algorithm: Algorithm,
+    algorithm: Algorithm,
     /// Transformations the search evaluated.
-    pub nodes_evaluated: usize,
+    pub(crate) nodes_evaluated: usize,
     /// Number of transformations in the lattice.
-    pub lattice_size: usize,
+    lattice_size: usize,
     /// For the `minimal` search: every minimal acceptable transformation.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub minimal: Option<Vec<Map<String, Value>>>,
+    pub(crate) minimal: Option<Vec<Map<String, Value>>>,
     /// Wall-clock duration of the run, in seconds.
     pub seconds: f64,
     /// Seconds per phase: `read`, `encode`, `search`, `release`, `write`, `audit`
@@ -145,7 +145,7 @@ pub struct Report {
     pub timings: Option<crate::anonymizer::Timings>,
     /// Path the released table was written to; absent when none was written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// The independent audit of the written table, when one was run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
@@ -155,20 +155,20 @@ pub struct Report {
     pub disclosure: Option<crate::algorithm::disclosure::Decision>,
     /// Security measure sf of the released classes (with a `[safety]` section).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sf: Option<f64>,
+    pub(crate) sf: Option<f64>,
     /// For the genetic search: its answer, run parameters, and the exhaustive optimum.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub genetic: Option<crate::algorithm::genetic::GeneticReport>,
+    pub(crate) genetic: Option<crate::algorithm::genetic::GeneticReport>,
     /// For the set-based search: cells generalized, against the best level-based
     /// transformation, and the generalized cells.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub set_based: Option<crate::algorithm::setbased::SetBasedReport>,
+    pub(crate) set_based: Option<crate::algorithm::setbased::SetBasedReport>,
     /// When some hierarchy's partitions form a partial order: the name of the released
     /// partition of each quasi-identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partitions: Option<Map<String, Value>>,
+    pub(crate) partitions: Option<Map<String, Value>>,
     /// What the released quasi-identifier cells show.
-    pub values: crate::job::config::OutputValues,
+    pub(crate) values: crate::job::config::OutputValues,
     /// Row order and suppressed rows of the release.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::job::Layout>,
@@ -179,7 +179,7 @@ pub struct Report {
 
 impl Report {
     /// A report on `problem` with nothing found yet.
-    pub fn empty(problem: &Problem, algorithm: Algorithm) -> Report {
+    pub(crate) fn empty(problem: &Problem, algorithm: Algorithm) -> Report {
         Report {
             found: false,
             input: problem.data.table.source().display().to_string(),
@@ -332,7 +332,7 @@ fn worst(model: &Model, classes: &Classes, failing: &[usize]) -> Option<f64> {
 
 /// Why node `evaluation` (whose classes are `classes`) is not acceptable, model by model
 /// (see [`Failure`]); empty when no class fails any model.
-pub fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -> Vec<Failure> {
+fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -> Vec<Failure> {
     let rows = problem.data.rows().max(1) as f64;
     let limit = problem.suppression_limit;
     let tally = |failing: &[usize]| -> (u64, f64, bool) {

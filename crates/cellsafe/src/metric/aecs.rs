@@ -7,7 +7,7 @@ use crate::framework::classes::Classes;
 
 /// Average equivalence class size.
 #[derive(Debug, Clone, Copy)]
-pub struct Aecs;
+pub(crate) struct Aecs;
 
 impl Measure for Aecs {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {

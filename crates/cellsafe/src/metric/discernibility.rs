@@ -13,7 +13,7 @@ fn squares(classes: &Classes) -> f64 {
 
 /// Discernibility DM: suppressed rows cost N each.
 #[derive(Debug, Clone, Copy)]
-pub struct Discernibility;
+pub(crate) struct Discernibility;
 
 impl Measure for Discernibility {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
@@ -37,7 +37,7 @@ impl Measure for Discernibility {
 
 /// DM*: Σ|E|² over all classes, suppression ignored.
 #[derive(Debug, Clone, Copy)]
-pub struct DiscernibilityStar;
+pub(crate) struct DiscernibilityStar;
 
 impl Measure for DiscernibilityStar {
     fn score(&self, _basis: &Basis, node: &Node<'_>) -> Score {

@@ -40,7 +40,7 @@ fn generalized(table: &[Vec<f64>], basis: &Basis, levels: &[u8]) -> Score {
 
 /// Non-uniform entropy, monotonic: suppressed rows cost nothing.
 #[derive(Debug, Clone)]
-pub struct Entropy {
+pub(crate) struct Entropy {
     table: Vec<Vec<f64>>,
 }
 
@@ -65,7 +65,7 @@ impl Measure for Entropy {
 /// Non-uniform entropy, non-monotonic: suppressed rows cost the entropy of their values
 /// within the suppressed pool, weighed by the suppression factor.
 #[derive(Debug, Clone)]
-pub struct EntropyNm {
+pub(crate) struct EntropyNm {
     table: Vec<Vec<f64>>,
 }
 

@@ -8,7 +8,7 @@ use crate::framework::dataset::Dataset;
 
 /// The general loss metric bound to a dataset.
 #[derive(Debug, Clone)]
-pub struct Glm {
+pub(crate) struct Glm {
     /// `share[j][level][code]`: fraction of hierarchy leaves in the group.
     share: Vec<Vec<Vec<f64>>>,
     /// `nosupp[j][level]`: Σ over rows of (|g|-1)/(M-1).

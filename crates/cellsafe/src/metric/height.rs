@@ -5,7 +5,7 @@ use super::{Basis, Measure, Node, Score};
 
 /// The height metric.
 #[derive(Debug, Clone, Copy)]
-pub struct Height;
+pub(crate) struct Height;
 
 impl Measure for Height {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {

@@ -9,7 +9,7 @@ use crate::hierarchy::Hierarchy;
 
 /// Loss bound to a dataset.
 #[derive(Debug, Clone)]
-pub struct Loss {
+pub(crate) struct Loss {
     /// `share[j][level][code]`: fraction of hierarchy leaves in the group.
     share: Vec<Vec<Vec<f64>>>,
     /// `nosupp[j][level]`: Σ over rows of share (Loss without suppression).

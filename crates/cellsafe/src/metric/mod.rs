@@ -11,21 +11,21 @@
 //! exceeds the score of any generalization: the searches prune with it and stay exact.
 //!
 //! A metric is configured as a [`MetricSpec`] (plain data) and bound to a dataset as a
-//! [`Metric`]: the tables every metric shares ([`Basis`]) and one family's [`Measure`]. Each
+//! `Metric`: the tables every metric shares (`Basis`) and one family's `Measure`. Each
 //! family lives in its own module, so a new metric is a new module, a [`MetricKind`] and its
-//! arm in [`Metric::bind`].
+//! arm in `Metric::bind`.
 
 #![warn(missing_docs)]
 
-pub mod aecs;
-pub mod discernibility;
-pub mod entropy;
-pub mod glm;
-pub mod height;
-pub mod loss;
-pub mod precision;
-pub mod ql;
-pub mod sf_ql;
+mod aecs;
+mod discernibility;
+mod entropy;
+mod glm;
+mod height;
+mod loss;
+mod precision;
+mod ql;
+mod sf_ql;
 mod spec;
 
 use std::cmp::Ordering;
@@ -38,8 +38,8 @@ use crate::framework::classes::{Classes, Snapshot};
 use crate::framework::dataset::{Dataset, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
 
-pub use crate::error::MetricError;
-pub use sf_ql::sf;
+pub(crate) use crate::error::MetricError;
+pub(crate) use sf_ql::sf;
 pub use spec::{Aggregate, MetricKind, MetricSpec};
 
 /// A score: `value`, and for the rank aggregate the sorted per-attribute values compared
@@ -55,7 +55,7 @@ pub struct Score {
 
 impl Score {
     /// A score that is one number.
-    pub fn scalar(value: f64) -> Score {
+    pub(crate) fn scalar(value: f64) -> Score {
         Score { value, rank: None }
     }
     /// Total order of scores (lower is better).
@@ -85,7 +85,7 @@ impl Score {
 
 /// `x`, with a negative zero made positive. IEEE arithmetic gives −0.0 for −(0·log 1),
 /// −0.0 · w and empty sums; reports should never show `-0`.
-pub fn positive_zero(x: f64) -> f64 {
+pub(crate) fn positive_zero(x: f64) -> f64 {
     if x == 0.0 {
         0.0
     } else {
@@ -102,7 +102,7 @@ pub fn round10(x: f64) -> f64 {
 /// the generalization and suppression factors, the aggregate, each attribute's height and
 /// domain size, and the entropy-quality table (reports give ql whatever the metric).
 #[derive(Debug, Clone)]
-pub struct Basis {
+struct Basis {
     aggregate: Aggregate,
     /// Per quasi-identifier, its weight divided by the largest one.
     weights: Vec<f64>,
@@ -227,24 +227,24 @@ impl Basis {
 /// One transformation as a metric sees it: its levels, its classes, which of them are
 /// suppressed, and where to read each class's leaves.
 #[derive(Debug, Clone, Copy)]
-pub struct Node<'a> {
+struct Node<'a> {
     /// The distinct base tuples, from which each class's leaves are read.
-    pub snapshot: &'a Snapshot,
+    snapshot: &'a Snapshot,
     /// One level per quasi-identifier.
-    pub levels: &'a [u8],
+    levels: &'a [u8],
     /// The node's equivalence classes.
-    pub classes: &'a Classes,
+    classes: &'a Classes,
     /// `suppressed[c]`: class `c` is suppressed.
-    pub suppressed: &'a [bool],
+    suppressed: &'a [bool],
     /// Rows in the suppressed classes.
-    pub suppressed_rows: u64,
+    suppressed_rows: u64,
     /// The quasi-identifiers' hierarchies.
-    pub hierarchies: &'a [&'a Hierarchy],
+    hierarchies: &'a [&'a Hierarchy],
 }
 
 /// A family of metrics bound to a dataset: scores a transformation and bounds the scores of
 /// its generalizations. Scores may hold negative zeros: [`Metric`] makes them positive.
-pub trait Measure: Send + Sync + Debug {
+trait Measure: Send + Sync + Debug {
     /// The score of `node` (lower is better).
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score;
 
@@ -261,9 +261,9 @@ pub trait Measure: Send + Sync + Debug {
 
 /// A metric bound to a dataset, with per-attribute, per-level tables precomputed.
 #[derive(Debug, Clone)]
-pub struct Metric {
+pub(crate) struct Metric {
     /// The metric as configured.
-    pub spec: MetricSpec,
+    pub(crate) spec: MetricSpec,
     basis: Basis,
     measure: Arc<dyn Measure>,
 }
@@ -271,7 +271,7 @@ pub struct Metric {
 impl Metric {
     /// Binds `spec` to `data`. Fails when the factor or a weight is out of its domain, a
     /// weight names no quasi-identifier, or sf-ql lacks a `[safety]` section.
-    pub fn bind(spec: &MetricSpec, data: &Dataset) -> Result<Metric, MetricError> {
+    pub(crate) fn bind(spec: &MetricSpec, data: &Dataset) -> Result<Metric, MetricError> {
         let basis = Basis::new(spec, data)?;
         let measure: Arc<dyn Measure> = match spec.name {
             MetricKind::Loss => Arc::new(loss::Loss::new(data)),
@@ -296,7 +296,7 @@ impl Metric {
 
     /// The score of node `levels` whose classes are `classes`, with `suppressed[c]` marking
     /// suppressed classes holding `suppressed_rows` rows in all.
-    pub fn score(
+    pub(crate) fn score(
         &self,
         snapshot: &Snapshot,
         levels: &[u8],
@@ -318,20 +318,20 @@ impl Metric {
 
     /// A lower bound on the score of `levels` and of every generalization of it, when it can
     /// be had without the classes.
-    pub fn level_bound(&self, levels: &[u8]) -> Option<Score> {
+    pub(crate) fn level_bound(&self, levels: &[u8]) -> Option<Score> {
         self.measure
             .level_bound(&self.basis, levels)
             .map(Score::positive_zero)
     }
 
     /// A lower bound on the score of every generalization of a node with these classes.
-    pub fn class_bound(&self, classes: &Classes) -> Option<Score> {
+    pub(crate) fn class_bound(&self, classes: &Classes) -> Option<Score> {
         self.measure.class_bound(&self.basis, classes)
     }
 
     /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1, in
     /// [0, 1] (rounding could otherwise put it a bit above 1, and 1 − ql below 0).
-    pub fn ql(&self, levels: &[u8]) -> f64 {
+    pub(crate) fn ql(&self, levels: &[u8]) -> f64 {
         self.basis.ql(levels)
     }
 }

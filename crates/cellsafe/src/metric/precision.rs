@@ -7,7 +7,7 @@ use super::{Basis, Measure, Node, Score};
 
 /// Precision, monotonic.
 #[derive(Debug, Clone, Copy)]
-pub struct Precision;
+pub(crate) struct Precision;
 
 impl Measure for Precision {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
@@ -22,7 +22,7 @@ impl Measure for Precision {
 /// Precision, non-monotonic: a suppressed row costs the suppression factor on every
 /// attribute.
 #[derive(Debug, Clone, Copy)]
-pub struct PrecisionNm;
+pub(crate) struct PrecisionNm;
 
 impl Measure for PrecisionNm {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {

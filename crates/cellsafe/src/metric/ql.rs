@@ -30,7 +30,7 @@ pub(super) fn table(h: &Hierarchy) -> Vec<f64> {
 
 /// `ql-loss` = 1 − ql.
 #[derive(Debug, Clone, Copy)]
-pub struct Ql;
+pub(crate) struct Ql;
 
 impl Measure for Ql {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {

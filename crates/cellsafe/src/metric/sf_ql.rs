@@ -12,7 +12,7 @@ use crate::framework::dataset::Dataset;
 
 /// sf(τ) = 1 − Σ_u ri(τ, u) / |U| over classes whose profile histograms start at `offset`;
 /// suppressed classes (released as nothing) carry no risk. In [0, 1].
-pub fn sf(
+pub(crate) fn sf(
     c: &Confidentiality,
     offset: usize,
     classes: &Classes,
@@ -35,7 +35,7 @@ pub fn sf(
 
 /// `1 − sf·ql`, bound to a dataset with a `[safety]` section.
 #[derive(Debug, Clone)]
-pub struct SfQl {
+pub(crate) struct SfQl {
     confidentiality: Arc<Confidentiality>,
     /// Where the profile histogram starts in a class histogram row.
     offset: usize,

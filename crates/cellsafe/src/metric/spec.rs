@@ -58,7 +58,7 @@ impl MetricKind {
 
     /// The aggregate used when none is configured: geometric mean for Loss, arithmetic
     /// mean for precision, sum for the others (ARX's defaults).
-    pub fn default_aggregate(self) -> Aggregate {
+    pub(crate) fn default_aggregate(self) -> Aggregate {
         match self {
             MetricKind::Loss => Aggregate::GeometricMean,
             MetricKind::Precision | MetricKind::PrecisionNm => Aggregate::ArithmeticMean,

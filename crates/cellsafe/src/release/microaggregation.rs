@@ -26,7 +26,7 @@ use crate::hierarchy::{date_key, Hierarchy};
 /// The measurement scale of an attribute, which picks its statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Scale {
+pub(crate) enum Scale {
     /// Mean.
     Continuous,
     /// Median, in the attribute's order.
@@ -40,15 +40,19 @@ pub enum Scale {
 #[derive(Debug, Clone)]
 pub struct Aggregator {
     /// Which statistic represents a group.
-    pub scale: Scale,
+    scale: Scale,
     /// Per leaf code, its rank in the attribute's order.
-    pub rank: Vec<u32>,
+    rank: Vec<u32>,
 }
 
 impl Aggregator {
     /// Orders the leaves of `hierarchy` chronologically when `date_format` is given, else
     /// numerically if every value is a number, else by string.
-    pub fn new(scale: Scale, hierarchy: &Hierarchy, date_format: Option<&str>) -> Aggregator {
+    pub(crate) fn new(
+        scale: Scale,
+        hierarchy: &Hierarchy,
+        date_format: Option<&str>,
+    ) -> Aggregator {
         let values: Vec<String> = (0..hierarchy.leaf_count() as u32)
             .map(|leaf| hierarchy.label(0, leaf).to_owned())
             .collect();
@@ -70,17 +74,17 @@ impl Aggregator {
 
 /// The released value of every group of every quasi-identifier at one transformation.
 #[derive(Debug, Clone)]
-pub struct Microaggregated {
+pub(crate) struct Microaggregated {
     /// `values[j][group]`: the statistic of group `group` of quasi-identifier `j`
     /// (empty for groups with no released row).
     values: Vec<Vec<String>>,
     /// Groups that got the same value as another group of the same attribute.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Microaggregated {
     /// Aggregates the rows for which `released(row)` holds, at `levels`.
-    pub fn new(
+    pub(crate) fn new(
         problem: &Problem,
         levels: &[u8],
         aggregators: &[Aggregator],
@@ -146,7 +150,7 @@ impl Microaggregated {
     }
 
     /// The released value of group `group` of quasi-identifier `j`.
-    pub fn value(&self, j: usize, group: u32) -> &str {
+    pub(crate) fn value(&self, j: usize, group: u32) -> &str {
         &self.values[j][group as usize]
     }
 }

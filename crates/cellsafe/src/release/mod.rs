@@ -49,7 +49,7 @@ pub enum RowOrder {
 }
 
 /// A CSV writer in `format`'s dialect.
-pub fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&'w mut dyn Write> {
+fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&'w mut dyn Write> {
     csv::WriterBuilder::new()
         .delimiter(format.delimiter)
         .quote(format.quote)
@@ -57,7 +57,7 @@ pub fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&
 }
 
 /// The input rows `rows` in the order they are released.
-pub fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usize> {
+pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usize> {
     let mut rows: Vec<usize> = rows.collect();
     if let RowOrder::Shuffled(seed) = order {
         rows.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(seed));
@@ -67,7 +67,7 @@ pub fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usiz
 
 /// Writes the mapping from released rows to input lines as CSV: `released_row,input_line`,
 /// both 1-based (the released row not counting the header; the input line as in the file).
-pub fn write_mapping(
+pub(crate) fn write_mapping(
     w: &mut dyn Write,
     order: &[usize],
     table: &crate::data::table::Table,
@@ -91,7 +91,7 @@ pub fn write_atomic(
 }
 
 /// Refuses to write over the input file.
-pub fn check_not_input(problem: &Problem, output: &Path) -> Result<()> {
+fn check_not_input(problem: &Problem, output: &Path) -> Result<()> {
     crate::release::output::check_paths(
         &[(
             "the data file".to_owned(),
@@ -113,7 +113,7 @@ pub struct Released<'a> {
 
 impl<'a> Released<'a> {
     /// The rows of `problem` under transformation `levels` (which must be a lattice node), with
-    /// the classes [`SuppressionRule`](crate::algorithm::problem::SuppressionRule) picks
+    /// the classes `SuppressionRule` picks
     /// suppressed.
     pub fn new(problem: &'a Problem, levels: &[u8]) -> Result<Released<'a>> {
         problem.check_levels(levels)?;

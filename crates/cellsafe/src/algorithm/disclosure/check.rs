@@ -13,15 +13,15 @@ use super::arith::cmp_products;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ratio {
     /// Numerator.
-    pub num: u64,
+    num: u64,
     /// Denominator, positive.
-    pub den: u64,
+    den: u64,
 }
 
 impl Ratio {
     /// The simplest fraction within 10⁻¹² (relative) of `x`, so that `0.3333333333333333`
     /// reads as 1/3 and `0.6667` as 6667/10000; `None` for negative, huge or non-finite input.
-    pub fn from_decimal(x: f64) -> Option<Ratio> {
+    fn from_decimal(x: f64) -> Option<Ratio> {
         if !(0.0..=1e9).contains(&x) {
             return None;
         }
@@ -123,7 +123,7 @@ impl Check {
     }
 
     /// A short human-readable name, e.g. `recursive (2,2)-diversity`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match *self {
             Check::RecursiveCl { c, l } => {
                 format!("recursive ({},{l})-diversity", c.as_f64())
@@ -158,7 +158,7 @@ impl Check {
     }
 
     /// The same test on estimated fractions.
-    pub fn holds_fractions(&self, fractions: &[f64]) -> bool {
+    pub(crate) fn holds_fractions(&self, fractions: &[f64]) -> bool {
         match *self {
             Check::RecursiveCl { c, l } => {
                 let mut sorted: Vec<f64> = fractions.iter().copied().filter(|&x| x > 0.0).collect();

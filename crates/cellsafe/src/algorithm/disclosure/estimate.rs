@@ -38,8 +38,8 @@ pub struct Summary {
     pub disclosure_set_share: f64,
     pub disclosure_set_share_interval: [f64; 2],
     /// (pool, value) pairs covered by the Bonferroni correction.
-    pub pairs: u64,
-    pub bound: &'static str,
+    pairs: u64,
+    bound: &'static str,
 }
 
 struct Chunk {

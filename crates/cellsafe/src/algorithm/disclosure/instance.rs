@@ -86,7 +86,7 @@ impl Partition {
         }
     }
     /// Number of rows partitioned.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.group_of.len()
     }
     /// The groups, each the list of its rows in increasing order.
@@ -94,11 +94,11 @@ impl Partition {
         &self.groups
     }
     /// The group `row` belongs to.
-    pub fn group_of(&self, row: usize) -> usize {
+    pub(crate) fn group_of(&self, row: usize) -> usize {
         self.group_of[row] as usize
     }
     /// Whether every group of `self` lies inside one group of `coarser`.
-    pub fn refines(&self, coarser: &Partition) -> bool {
+    pub(crate) fn refines(&self, coarser: &Partition) -> bool {
         self.groups.iter().all(|g| {
             let target = coarser.group_of[g[0] as usize];
             g.iter().all(|&r| coarser.group_of[r as usize] == target)

@@ -114,7 +114,7 @@ pub struct Assessment {
     /// How the disclosure set was assessed.
     pub method: Method,
     /// Whether the check holds on the disclosure set.
-    pub holds: bool,
+    holds: bool,
     /// Exact size, when known and below 2¹²⁸.
     pub disclosure_set_size: Option<u128>,
     /// Base-10 logarithm of the size (also when the exact size is not kept).
@@ -135,15 +135,15 @@ pub struct Assessment {
 #[derive(Debug, Clone, Serialize)]
 pub struct Step {
     /// 1-based position in the sequence (G_index in the paper).
-    pub index: usize,
+    index: usize,
     /// The generalization's name.
-    pub name: String,
+    name: String,
     /// Number of groups it forms.
-    pub groups: usize,
+    groups: usize,
     /// Size of PER(G_index), when it fits in a `u128`.
-    pub per_size: Option<u128>,
+    per_size: Option<u128>,
     /// Base-10 logarithm of the size of PER(G_index).
-    pub per_size_log10: f64,
+    per_size_log10: f64,
     /// Whether the check holds on PER(G_index) itself.
     pub per_holds: bool,
     /// The disclosure set, when the strategy needed it.
@@ -154,7 +154,7 @@ pub struct Step {
 #[derive(Debug, Clone, Serialize)]
 pub struct Decision {
     /// The strategy that was run.
-    pub strategy: Strategy,
+    strategy: Strategy,
     /// The check, as text.
     pub check: String,
     /// 1-based index of the released generalization, or `None` for "nothing".
@@ -200,7 +200,7 @@ impl Tally {
 pub struct ReleaseTest(pub Arc<GroupTest>);
 
 /// A per-group test on (value counts, group size).
-pub type GroupTest = dyn Fn(&[u128], u128) -> bool + Send + Sync;
+type GroupTest = dyn Fn(&[u128], u128) -> bool + Send + Sync;
 
 impl std::fmt::Debug for ReleaseTest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -216,7 +216,7 @@ pub struct Disclosure {
     /// The generalizations, in the order the algorithm tries them.
     pub chain: Vec<Partition>,
     /// CHK: judged on disclosure sets, and on PER unless `release_test` is set.
-    pub check: Check,
+    check: Check,
     /// What makes the algorithm release a generalization (default: CHK on its PER).
     pub release_test: Option<ReleaseTest>,
 }
@@ -244,7 +244,7 @@ impl Disclosure {
     }
 
     /// Whether the algorithm's release test passes on one group's value counts.
-    pub fn group_passes(&self, hist: &[u128], size: u128) -> bool {
+    fn group_passes(&self, hist: &[u128], size: u128) -> bool {
         match &self.release_test {
             Some(test) => (test.0)(hist, size),
             None => self.check.holds_counts(hist, size),

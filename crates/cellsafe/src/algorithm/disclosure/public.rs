@@ -31,7 +31,7 @@ pub struct PublicSearch {
 
 /// Decides what a public search may release when it found `best`: the evaluation of the
 /// released node (`None`: nothing may be released) and the decision that chose it.
-pub fn decide(
+pub(crate) fn decide(
     problem: &Problem,
     best: &Evaluation,
     public: &PublicSearch,
@@ -55,7 +55,7 @@ pub fn decide(
 /// accepted and are left out. Returns the levels of each node of the chain as well.
 /// Finding the better nodes evaluates every node, reported to `observer` as a [`SEARCH`]
 /// stage.
-pub fn chain(
+fn chain(
     problem: &Problem,
     best: &[u8],
     check: Check,

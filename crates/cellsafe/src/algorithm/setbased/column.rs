@@ -24,13 +24,13 @@ pub enum Family {
 #[derive(Debug, Clone)]
 pub struct SetColumn {
     /// Column name.
-    pub name: String,
+    pub(crate) name: String,
     /// Whether the column is a quasi-identifier (public) rather than a confidential domain.
     pub public: bool,
     /// The column's distinct values, indexed by code (bit `x` of a cell means value `x`).
     pub values: Vec<String>,
     /// The allowed generalized values Z_j.
-    pub family: Family,
+    pub(crate) family: Family,
     /// Values in order (intervals).
     pub(super) order: Vec<u32>,
     /// `groups[level][value]`: the value's group (levels).
@@ -54,7 +54,7 @@ impl SetColumn {
             .collect()
     }
     /// Whether `cell` is in Z_j.
-    pub fn allowed(&self, cell: &[u64]) -> bool {
+    pub(crate) fn allowed(&self, cell: &[u64]) -> bool {
         let m = self.members(cell);
         if m.is_empty() {
             return false;
@@ -90,7 +90,7 @@ impl SetColumn {
             .map(|(_, bits)| bits)
     }
     /// The smallest allowed value containing `cell`.
-    pub fn close(&self, cell: &[u64]) -> Vec<u64> {
+    pub(crate) fn close(&self, cell: &[u64]) -> Vec<u64> {
         let m = self.members(cell);
         match self.family {
             Family::Subsets => cell.to_vec(),
@@ -125,7 +125,7 @@ impl SetColumn {
             .filter(|c| self.members(c).len() > m.len())
     }
     /// How a cell is shown in a released table.
-    pub fn render(&self, cell: &[u64]) -> String {
+    pub(crate) fn render(&self, cell: &[u64]) -> String {
         let m = self.members(cell);
         match m.len() {
             1 => self.values[m[0] as usize].clone(),
@@ -167,7 +167,7 @@ impl SetColumn {
     /// None when `text` names no allowed value of this column.
     ///
     /// [`render`]: SetColumn::render
-    pub fn parse(&self, text: &str) -> Option<Vec<u64>> {
+    pub(crate) fn parse(&self, text: &str) -> Option<Vec<u64>> {
         let index = |v: &str| self.values.iter().position(|x| x == v).map(|i| i as u32);
         if let Some(v) = index(text) {
             return Some(self.bits([v]));

@@ -36,7 +36,7 @@ use crate::error::{Error, ProblemError, Result};
 #[serde(deny_unknown_fields, default)]
 pub struct SetBasedSpec {
     /// Z_j by column name (`subsets`, `intervals`, `levels`); see [`SetTable::new`].
-    pub families: std::collections::BTreeMap<String, Family>,
+    families: std::collections::BTreeMap<String, Family>,
     /// Most rounds of the goal-directed search (default 1000).
     pub max_rounds: usize,
 }
@@ -69,7 +69,7 @@ pub struct SetBasedReport {
     /// 0-based levels of that level-based transformation.
     pub level_based_levels: Option<Vec<u8>>,
     /// The first generalized cells: (1-based row, column, released value).
-    pub cells: Vec<(usize, String, String)>,
+    cells: Vec<(usize, String, String)>,
 }
 
 /// Cells a level-based transformation generalizes (quasi-identifier cells whose group holds
@@ -156,10 +156,10 @@ type Change = (usize, usize, Vec<u64>);
 
 /// Records on each side of a person, in the order of public tuples, that the goal-directed
 /// search considers as neighbours.
-pub const NEIGHBOURHOOD: usize = 256;
+const NEIGHBOURHOOD: usize = 256;
 
 /// The goal-directed search of section 4.3 (see the module docs). Neighbours are sought
-/// among the [`NEIGHBOURHOOD`] records on either side in the order of public tuples.
+/// among the `NEIGHBOURHOOD` records on either side in the order of public tuples.
 pub fn goal_directed(table: &mut SetTable, max_rounds: usize) -> Result<GoalDirected> {
     goal_directed_observed(table, max_rounds, &crate::observer::Silent)
 }

@@ -22,7 +22,7 @@ pub struct SetTable<'a> {
     /// `cells[j][row * words_j ..]`.
     pub(super) cells: Vec<Vec<u64>>,
     /// Table column of each set column.
-    pub table_columns: Vec<usize>,
+    pub(crate) table_columns: Vec<usize>,
 }
 
 impl<'a> SetTable<'a> {

@@ -29,32 +29,32 @@ use crate::data::table::Table;
 use crate::error::{DataError, Error, Result};
 
 /// The most clauses a formula's clausal normal form may have.
-pub const CLAUSE_LIMIT: usize = 4096;
+const CLAUSE_LIMIT: usize = 4096;
 /// The most formulas in the catalog (`formulas` and those `each_value` adds).
-pub const MAX_FORMULAS: usize = 4096;
+const MAX_FORMULAS: usize = 4096;
 /// The most distinct values (in the data and `domain`) of a column in `each_value`.
-pub const MAX_EACH_VALUE: usize = 1000;
+const MAX_EACH_VALUE: usize = 1000;
 
 /// A formula of the catalog.
 #[derive(Debug, Clone)]
 pub struct NamedFormula {
     /// Its id in `[safety] formulas` (or `column=value` for `each_value`).
-    pub id: String,
+    pub(crate) id: String,
     /// Its text as written.
     pub text: String,
     /// The parsed formula.
-    pub formula: Formula,
+    pub(crate) formula: Formula,
     /// Its clausal normal form (three-valued knowledge is decided on it).
-    pub cnf: Cnf,
+    pub(crate) cnf: Cnf,
     /// Share of persons whose record satisfies it: the prior Pr(φ) of sf.
-    pub prior: f64,
+    prior: f64,
 }
 
 /// Which person holds what confidential, and the profile of every row.
 #[derive(Debug, Clone)]
 pub struct Confidentiality {
     /// The columns formulas mention, with their domains.
-    pub vocabulary: Vec<Domain>,
+    pub(crate) vocabulary: Vec<Domain>,
     /// The catalog of formulas; bit `f` of a profile's sets is formula `f`.
     pub formulas: Vec<NamedFormula>,
     /// Distinct CON sets: (formula, damage normalized so the set sums to 1), by formula.
@@ -63,11 +63,11 @@ pub struct Confidentiality {
     pub con_of_row: Vec<u32>,
     /// Column naming persons in reports (`[safety] key`; else persons are named by the
     /// input line their row starts on).
-    pub person_column: Option<usize>,
+    person_column: Option<usize>,
     /// Rows grouped by what their record satisfies and what their person demands.
-    pub profiles: Profiles,
+    pub(crate) profiles: Profiles,
     /// Things worth a user's attention that are not errors (values no record has).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Rows grouped by (formulas their record satisfies, CON set of their person).
@@ -78,29 +78,25 @@ pub struct Confidentiality {
 /// word and no allocation in the common case of at most 64 formulas. A set handed out on
 /// its own ([`Profiles::exposed`]) is a `FixedBitSet`.
 #[derive(Debug, Clone)]
-pub struct Profiles {
+pub(crate) struct Profiles {
     /// Profile of each row.
-    pub of_row: Vec<u32>,
+    pub(crate) of_row: Vec<u32>,
     /// 64-bit words per formula bit set.
-    pub words: usize,
+    pub(crate) words: usize,
     /// `sat[p * words ..]`: formulas profile `p`'s record satisfies.
-    pub sat: Vec<u64>,
+    sat: Vec<u64>,
     /// `demand[p * words ..]`: formulas profile `p`'s person holds confidential.
-    pub demand: Vec<u64>,
+    demand: Vec<u64>,
     /// CON set of each profile.
-    pub con: Vec<u32>,
+    con: Vec<u32>,
     /// `codes[p * vocabulary ..]`: the record's value code of each vocabulary domain.
-    pub codes: Vec<u32>,
+    codes: Vec<u32>,
 }
 
 impl Profiles {
     /// Distinct profiles.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.con.len()
-    }
-    /// Whether there is no profile (a table without rows).
-    pub fn is_empty(&self) -> bool {
-        self.con.is_empty()
     }
     fn sat(&self, p: usize) -> &[u64] {
         &self.sat[p * self.words..(p + 1) * self.words]
@@ -111,7 +107,7 @@ impl Profiles {
 
     /// The formulas a recipient learns of a class with profile histogram `hist` that some
     /// member holds confidential (empty: the class is safe).
-    pub fn exposed(&self, hist: &[u32]) -> FixedBitSet {
+    pub(crate) fn exposed(&self, hist: &[u32]) -> FixedBitSet {
         let words = self.exposed_words(hist);
         let mut exposed = FixedBitSet::with_capacity(64 * self.words);
         for (w, &word) in words.iter().enumerate() {
@@ -143,7 +139,7 @@ impl Profiles {
     /// Whether a group with profile histogram `hist` is safe when the recipient knows of
     /// profile `p`'s record the formulas in `known[p * words ..]` (instead of those it
     /// satisfies).
-    pub fn safe_with(&self, hist: &[u32], known: &[u64]) -> bool {
+    pub(crate) fn safe_with(&self, hist: &[u32], known: &[u64]) -> bool {
         let w = self.words;
         let mut k = vec![u64::MAX; w];
         let mut demand = vec![0u64; w];
@@ -158,7 +154,7 @@ impl Profiles {
 
     /// Whether a class with profile histogram `hist` is safe for all its members.
     #[inline]
-    pub fn safe(&self, hist: &[u32]) -> bool {
+    pub(crate) fn safe(&self, hist: &[u32]) -> bool {
         if self.words == 1 {
             let (mut known, mut demand) = (u64::MAX, 0u64);
             for (p, &c) in hist.iter().enumerate() {
@@ -175,7 +171,7 @@ impl Profiles {
 
 /// Whether bit `i` is set in `bits`, one set of a flat array of them (a profile's formulas
 /// here, a set table's cell in `algorithm::setbased`).
-pub fn has(bits: &[u64], i: usize) -> bool {
+pub(crate) fn has(bits: &[u64], i: usize) -> bool {
     bits[i / 64] >> (i % 64) & 1 == 1
 }
 
@@ -186,7 +182,7 @@ fn set(bits: &mut [u64], i: usize) {
 impl Confidentiality {
     /// Evaluates every formula on every distinct record and builds the profiles.
     /// `con_sets` hold raw damages; they are normalized here.
-    pub fn new(
+    fn new(
         table: &Table,
         vocabulary: Vec<Domain>,
         formulas: Vec<(String, String, Formula)>,
@@ -294,7 +290,7 @@ impl Confidentiality {
     /// `public` (by table column), so a formula is known only if it holds in every
     /// completion of the starred cells over their domains (a tautology, or one settled by
     /// the public cells).
-    pub fn known_when_suppressed(&self, public: &[bool]) -> Vec<u64> {
+    pub(crate) fn known_when_suppressed(&self, public: &[bool]) -> Vec<u64> {
         let p = &self.profiles;
         let d = self.vocabulary.len();
         let mut out = vec![0u64; p.len() * p.words];
@@ -320,7 +316,7 @@ impl Confidentiality {
     /// How person (row) `r` is named in reports: by the key column, else as `line N`, the
     /// 1-based line of the input file where the row starts (what a user can look up; data
     /// row numbers are off by the header and by quoted newlines).
-    pub fn person(&self, table: &Table, r: usize) -> String {
+    pub(crate) fn person(&self, table: &Table, r: usize) -> String {
         match self.person_column {
             Some(c) => table.value(r, c).to_string(),
             None => format!("line {}", table.line(r)),
@@ -329,7 +325,7 @@ impl Confidentiality {
 
     /// Σ over the members of a class of ri(τ, u), paper 000 section 4.1: for each φ ∈ CON(u)
     /// the damage-weighted information gain max(1 − log Prτ(φ|u) / log Pr(φ), 0).
-    pub fn class_risk(&self, hist: &[u32], count: u32) -> f64 {
+    pub(crate) fn class_risk(&self, hist: &[u32], count: u32) -> f64 {
         let p = &self.profiles;
         let mut holding: FxHashMap<u32, u32> = FxHashMap::default();
         let mut risk = 0.0;
@@ -356,7 +352,7 @@ impl Confidentiality {
 }
 
 /// max(1 − log(k/n) / log(prior), 0), with no gain when the prior is 0 or 1 or k = 0.
-pub fn gain(prior: f64, k: u32, n: u32) -> f64 {
+fn gain(prior: f64, k: u32, n: u32) -> f64 {
     if k == 0 || n == 0 || prior <= 0.0 || prior >= 1.0 {
         return 0.0;
     }

@@ -45,19 +45,19 @@ pub struct SafetySpec {
     /// Column whose cell lists a person's formula ids, separated by `|`, each optionally
     /// `id:damage`.
     #[serde(default)]
-    pub column: Option<String>,
+    pub(crate) column: Option<String>,
     /// CSV file of rows `KEY,formula[,damage]` (with a header), relative to the config file.
     #[serde(default)]
     pub file: Option<PathBuf>,
     /// The identifier column `file` is keyed by; its value also names persons in reports.
     #[serde(default)]
-    pub key: Option<String>,
+    key: Option<String>,
     /// Default damage of a formula by id (else 1).
     #[serde(default)]
-    pub damage: BTreeMap<String, f64>,
+    damage: BTreeMap<String, f64>,
     /// An explicit order of an attribute's values for comparisons, by attribute name.
     #[serde(default)]
-    pub order: BTreeMap<String, Vec<String>>,
+    order: BTreeMap<String, Vec<String>>,
     /// Values an attribute can take beyond those in the data (the recipient knows the
     /// domain, not only the values present): they matter when cells are generalized.
     #[serde(default)]
@@ -66,7 +66,7 @@ pub struct SafetySpec {
 
 /// Builds the confidentiality of `table`. `file` names the config in errors; `resolve`
 /// turns the spec's `file` into a path.
-pub fn build(
+pub(crate) fn build(
     spec: &SafetySpec,
     table: &Table,
     roles: &[Role],

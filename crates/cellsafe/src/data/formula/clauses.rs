@@ -9,7 +9,7 @@ impl Formula {
     /// literals are positive atoms, at most one per domain. Negations become complements,
     /// disjuncts on one domain are united, clauses that always hold are dropped. `None`
     /// when the form would exceed `limit` clauses.
-    pub fn clauses(&self, limit: usize) -> Option<Cnf> {
+    pub(crate) fn clauses(&self, limit: usize) -> Option<Cnf> {
         let mut cnf = cnf(self, true, limit)?;
         cnf.retain(|c| !c.is_tautology());
         cnf.sort_by_key(|c| c.atoms.len());
@@ -19,9 +19,9 @@ impl Formula {
 
 /// A disjunction of positive atoms on distinct domains.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Clause {
+pub(crate) struct Clause {
     /// The disjuncts, at most one per domain.
-    pub atoms: Vec<Atom>,
+    pub(crate) atoms: Vec<Atom>,
 }
 
 impl Clause {
@@ -48,13 +48,13 @@ impl Clause {
 /// A formula in clausal normal form. The empty conjunction is true; an empty clause is
 /// false.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cnf(pub Vec<Clause>);
+pub(crate) struct Cnf(pub(crate) Vec<Clause>);
 
 impl Cnf {
     /// Whether the formula holds in every reasonable completion of a record whose value of
     /// domain `d` is only known to lie in the set `cell(d)` (three-valued, paper 002
     /// definition 7): every clause needs an atom that contains its domain's whole cell.
-    pub fn known(
+    pub(crate) fn known(
         &self,
         cell: &impl Fn(usize, usize) -> bool,
         size: &impl Fn(usize) -> usize,

@@ -17,14 +17,14 @@
 //! dictionary codes that satisfy it, so a comparison `income >= 300K` is just the set of
 //! incomes at least 300K. Parse errors carry the character position.
 //!
-//! A formula nests at most [`MAX_NESTING`] levels and has at most [`MAX_SIZE`] atoms and
+//! A formula nests at most `MAX_NESTING` levels and has at most `MAX_SIZE` atoms and
 //! operators, so parsing, evaluating, converting to clausal form and dropping a formula
 //! never recurse deeply. Chains of `and` and of `or` are built as balanced trees.
 //!
 //! Layout, by concern: this file holds the vocabulary ([`Domain`]), the formula tree and
 //! its two-valued truth on a record; `lex.rs` and `parse.rs` read the language
-//! ([`parse()`], [`ParseError`]); `clauses.rs` converts to clausal normal form ([`Cnf`]) and
-//! evaluates three-valued on generalized cells ([`Cnf::known`]); the unit tests are in
+//! ([`parse()`], [`ParseError`]); `clauses.rs` converts to clausal normal form (`Cnf`) and
+//! evaluates three-valued on generalized cells (`Cnf::known`); the unit tests are in
 //! `tests.rs`.
 
 mod clauses;
@@ -35,28 +35,28 @@ mod tests;
 
 use crate::data::number;
 
-pub use clauses::{Clause, Cnf};
+pub(crate) use clauses::Cnf;
 pub use parse::{parse, parse_noting_absent, ParseError};
 
 /// The most levels of nesting in a formula: each parenthesis, `not` and `->` opens one.
-pub const MAX_NESTING: usize = 64;
+const MAX_NESTING: usize = 64;
 /// The most atoms and operators (`not`, `and`, `or`, `->`) in a formula.
-pub const MAX_SIZE: usize = 512;
+const MAX_SIZE: usize = 512;
 
 /// The domain of one attribute formulas may mention.
 #[derive(Debug, Clone)]
 pub struct Domain {
     /// Attribute name, as formulas write it.
-    pub name: String,
+    pub(crate) name: String,
     /// Table column.
-    pub column: usize,
+    pub(crate) column: usize,
     /// Values by dictionary code.
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// A number per value when the attribute is ordered (comparisons need it).
-    pub rank: Option<Vec<f64>>,
+    rank: Option<Vec<f64>>,
     /// Whether comparison literals are read as numbers (true) or must be values (false,
     /// an explicit order).
-    pub numeric: bool,
+    numeric: bool,
 }
 
 impl Domain {
@@ -104,9 +104,9 @@ impl Domain {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Atom {
     /// Index into the vocabulary.
-    pub domain: usize,
+    pub(crate) domain: usize,
     /// Per dictionary code of the domain: whether the value satisfies the atom.
-    pub values: Vec<bool>,
+    pub(crate) values: Vec<bool>,
 }
 
 /// A parsed formula.
@@ -126,7 +126,7 @@ pub enum Formula {
 
 impl Formula {
     /// Two-valued truth for a record whose value of domain `d` has code `value(d)`.
-    pub fn holds(&self, value: &impl Fn(usize) -> u32) -> bool {
+    pub(crate) fn holds(&self, value: &impl Fn(usize) -> u32) -> bool {
         match self {
             Formula::Atom(a) => a.values[value(a.domain) as usize],
             Formula::Not(f) => !f.holds(value),

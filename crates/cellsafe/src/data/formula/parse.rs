@@ -14,9 +14,9 @@ use crate::data::number;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     /// 0-based character position of the error in the formula.
-    pub position: usize,
+    pub(crate) position: usize,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// How many characters of a long formula an error shows on either side of the caret.
@@ -25,7 +25,7 @@ const CONTEXT: usize = 40;
 impl ParseError {
     /// The message with the formula (cut to the characters around the position when it is
     /// long) and a caret under the offending character.
-    pub fn render(&self, text: &str) -> String {
+    pub(crate) fn render(&self, text: &str) -> String {
         let chars: Vec<char> = text.chars().collect();
         let from = self.position.saturating_sub(CONTEXT);
         let to = (self.position + CONTEXT + 1).min(chars.len());

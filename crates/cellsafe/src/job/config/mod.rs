@@ -64,7 +64,7 @@ pub struct Config {
 }
 
 /// Most `[search] threads` per available core.
-pub const MAX_THREADS_PER_CORE: usize = 4;
+const MAX_THREADS_PER_CORE: usize = 4;
 
 /// The cores this process may use (1 when unknown).
 fn cores() -> usize {
@@ -127,7 +127,7 @@ impl Config {
 
     /// Columns of `header` not listed under `[attributes]` that are released as they are
     /// (the default role is insensitive or sensitive), for a warning.
-    pub fn unlisted_released(&self, header: &[String]) -> Vec<String> {
+    pub(crate) fn unlisted_released(&self, header: &[String]) -> Vec<String> {
         if matches!(
             self.input.default_role,
             Role::Identifying | Role::QuasiIdentifying
@@ -232,7 +232,7 @@ impl Config {
 
     /// Checks the values that need no data: each model's parameters lie in their domain
     /// (errors name the key, e.g. `privacy[0].t`) and the suppression limit in [0, 1].
-    pub fn check_parameters(&self) -> Result<()> {
+    fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {
             m.validate().map_err(|e| e.in_config(&file, i))?;
@@ -250,7 +250,7 @@ impl Config {
     /// Checks what `anonymize` needs beyond [`Config::problem`], before any data is read:
     /// at least one privacy model (a transformation without one is `evaluate`'s job), a
     /// bounded thread count and bounded genetic parameters.
-    pub fn check_release(&self) -> Result<()> {
+    pub(crate) fn check_release(&self) -> Result<()> {
         let file = self.file_name();
         if self.privacy.is_empty() {
             return Err(Error::config(

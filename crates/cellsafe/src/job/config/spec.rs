@@ -37,24 +37,24 @@ pub struct InputSpec {
     pub path: PathBuf,
     /// Field separator, a single byte (default `,`).
     #[serde(default = "default_delimiter")]
-    pub delimiter: String,
+    pub(crate) delimiter: String,
     /// Quote character, a single byte (default `"`).
     #[serde(default = "default_quote")]
-    pub quote: String,
+    pub(crate) quote: String,
     /// Whether the first record is a header (default true).
     #[serde(default = "default_true")]
-    pub header: bool,
+    pub(crate) header: bool,
     /// Delimiter of ARX hierarchy files named by `attributes.*.hierarchy`.
     #[serde(default = "default_hierarchy_delimiter")]
-    pub hierarchy_delimiter: String,
+    pub(crate) hierarchy_delimiter: String,
     /// Role of columns not listed under `[attributes]`.
     #[serde(default = "default_role")]
-    pub default_role: Role,
+    pub(crate) default_role: Role,
     /// Strings that mean "missing" (e.g. `["?", ""]`). In a quasi-identifier they form a
     /// group of their own at every level below the top and need not be in its hierarchy;
     /// builders skip them. Without this, missing markers are values like any other.
     #[serde(default)]
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
 }
 
 fn default_role() -> Role {
@@ -73,11 +73,11 @@ pub struct AttributeSpec {
     /// Measurement scale for microaggregation output. Default: continuous if every value
     /// is a number, ordinal for date hierarchies, nominal otherwise.
     #[serde(default)]
-    pub scale: Option<Scale>,
+    pub(crate) scale: Option<Scale>,
     /// An insensitive column whose cells a suppressed row still shows (every other cell
     /// of a suppressed row is `*`).
     #[serde(default)]
-    pub public: bool,
+    pub(crate) public: bool,
 }
 
 /// What a released quasi-identifier cell shows.
@@ -97,13 +97,13 @@ pub enum OutputValues {
 pub struct SearchSpec {
     /// Which search to run.
     #[serde(default)]
-    pub algorithm: Algorithm,
+    pub(crate) algorithm: Algorithm,
     /// Worker threads; 0 uses every core.
     #[serde(default)]
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Parameters of `algorithm = "genetic"`.
     #[serde(default)]
-    pub genetic: GeneticSpec,
+    pub(crate) genetic: GeneticSpec,
     /// Parameters of `algorithm = "set-based"`.
     #[serde(default)]
     pub set_based: SetBasedSpec,
@@ -122,7 +122,7 @@ pub struct OutputSpec {
     pub values: OutputValues,
     /// Suppressed rows: `star` (every non-public cell `*`) or `drop` (left out).
     #[serde(default)]
-    pub suppression: SuppressedRows,
+    pub(crate) suppression: SuppressedRows,
     /// Seed of the row shuffle (default: drawn afresh each run, and reported).
     pub seed: Option<u64>,
     /// Keep the input's row order (the report flags it: the order can link rows back).

@@ -35,11 +35,11 @@ pub struct Audit {
     /// Distinct visible quasi-identifier tuples (with the public columns' cells) among the
     /// released rows that are not suppressed: the groups a recipient can link persons to. Fewer than the report's
     /// released classes when two classes are shown alike (e.g. equal microaggregates).
-    pub released_groups: usize,
+    released_groups: usize,
     /// Rows written with every non-public cell `*`.
     pub suppressed_rows: usize,
     /// Input rows left out of the file.
-    pub dropped_rows: usize,
+    dropped_rows: usize,
     /// Models the audit could not check independently.
     pub unchecked: Vec<String>,
     /// The first violations found (at most 10).
@@ -73,7 +73,7 @@ pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Aud
 }
 
 /// Audits a released table as read back from what was written (a file or a buffer).
-pub fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
+pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
     let column = |name: &str| {
         released
             .column_index(name)

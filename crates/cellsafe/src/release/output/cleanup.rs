@@ -107,9 +107,9 @@ pub fn interrupted() {
 
 /// Removes from `dir` the files this module creates that dead processes left behind, and
 /// nothing else: temporary files named exactly `.cellsafe-<pid>-<random>.tmp` (the pid in
-/// digits, the random part [`TEMP_RANDOM_LEN`] ASCII letters or digits) and empty lock
+/// digits, the random part `TEMP_RANDOM_LEN` ASCII letters or digits) and empty lock
 /// files named `.<name>.cellsafe-lock`; of those, only regular files whose exclusive lock
-/// can be taken, that were last modified more than [`STALE_AFTER`] ago and that were not
+/// can be taken, that were last modified more than `STALE_AFTER` ago and that were not
 /// given to [`check_paths`] in this process (an input or output of the current run is
 /// never removed, whatever its name). Returns how many it removed; files it cannot read or
 /// lock are kept.

@@ -78,10 +78,10 @@ pub use paths::check_paths;
 use paths::{lock_name, still_named};
 
 /// Temporary and lock files older than this, and unlocked, are left over by a dead process.
-pub const STALE_AFTER: Duration = Duration::from_secs(60);
+const STALE_AFTER: Duration = Duration::from_secs(60);
 
 /// Number of random characters in a temporary file's name.
-pub const TEMP_RANDOM_LEN: usize = 6;
+const TEMP_RANDOM_LEN: usize = 6;
 
 const TEMP_PREFIX: &str = ".cellsafe-";
 const TEMP_SUFFIX: &str = ".tmp";
