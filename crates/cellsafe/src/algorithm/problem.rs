@@ -303,7 +303,7 @@ impl Problem {
         self.assess_with(levels, classes, true)
     }
 
-    /// [`assess`](Self::assess) for a search that needs the score of acceptable nodes
+    /// The assessment of node `levels` for a search that needs the score of acceptable nodes
     /// only: an unacceptable node's score is left uncomputed, as +∞, and its suppressed
     /// counts stop where the limit was passed.
     pub fn check(&self, levels: &[u8], classes: &Classes) -> Evaluation {

@@ -73,7 +73,7 @@ pub fn test(problem: &Problem, levels: &[u8], limit: usize) -> Result<SafetyTest
 /// Rows between two progress reports and cancellation checks.
 const ROWS_PER_CHECK: usize = 4096;
 
-/// [`test`], reporting the rows checked as a [`SAFETY`](crate::observer::SAFETY) stage and
+/// [`test()`], reporting the rows checked as a [`SAFETY`](crate::observer::SAFETY) stage and
 /// stopping with [`Error::Cancelled`] when `observer` says so.
 pub fn test_observed(
     problem: &Problem,

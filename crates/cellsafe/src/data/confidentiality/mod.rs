@@ -1,7 +1,7 @@
 //! Logical safety: what each person holds confidential, and whether a release lets the
 //! recipient know it (papers 000 and 002).
 //!
-//! A person `u` states a set CON(u) of [formulas](formula) over the non-public attributes,
+//! A person `u` states a set CON(u) of [formulas](crate::data::formula) over the non-public attributes,
 //! with damage weights. After a release, the recipient knows φ of `u` when φ holds in every
 //! record `u` cannot be told apart from; the release is *safe* when that happens for no
 //! person and no φ ∈ CON(u).
@@ -15,9 +15,11 @@
 //! and ∪, so the profile becomes one more sensitive histogram in the core's classes and
 //! every search of the core works unchanged.
 //!
-//! - [`formula`]: the formula language, its clausal normal form and three-valued truth;
-//! - [`setup`]: the `[safety]` config section, CON sets from the config, a column or a file;
-//! - [`level`]: the level-based safety test with unsafe persons, and the measure sf.
+//! - [`crate::data::formula`]: the formula language, its clausal normal form and
+//!   three-valued truth;
+//! - [`setup`]: the `[safety]` spec, CON sets from the spec, a column or a file;
+//! - `crate::algorithm::safety`: the level-based safety test with unsafe persons; the
+//!   measure sf is in `crate::metric`.
 
 pub mod setup;
 
