@@ -8,10 +8,11 @@
 //! in most nodes they visit, so one hub serves many of them and the base (every distinct
 //! tuple) is rolled up rarely.
 
-use crate::algorithm::problem::Problem;
+use crate::algorithm::problem::{Evaluation, Problem};
 use crate::framework::classes::Classes;
 use crate::framework::lattice::is_generalization;
 use crate::hierarchy::Hierarchy;
+use crate::metric::Score;
 
 /// The cache (see the module docs).
 pub(crate) struct ClassCache<'a> {
@@ -61,6 +62,20 @@ impl<'a> ClassCache<'a> {
             .rollup(&self.hierarchies, &through, &hub, levels);
         self.keep(&hub, through);
         classes
+    }
+
+    /// Checks node `levels` for a search: `None` when it fails for one attribute alone
+    /// (see [`Problem::fails_alone`]; no classes are computed), else its evaluation (as
+    /// [`Problem::check`]) and the metric's class bound, keeping its classes.
+    pub(crate) fn check(&mut self, levels: &[u8]) -> Option<(Evaluation, Option<Score>)> {
+        if self.problem.fails_alone(levels) {
+            return None;
+        }
+        let classes = self.classes(levels);
+        let evaluation = self.problem.check(levels, &classes);
+        let bound = self.problem.metric.class_bound(&classes);
+        self.keep(levels, classes);
+        Some((evaluation, bound))
     }
 
     /// The smallest cached node below `levels`, with its classes.

@@ -572,10 +572,13 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let mut cache = ClassCache::new(problem);
     let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Result<Evaluation> {
         stage.check()?;
-        let classes = cache.classes(levels);
-        let evaluation = problem.check(levels, &classes);
-        cache.keep(levels, classes);
-        evaluated += 1;
+        let evaluation = match cache.check(levels) {
+            Some((evaluation, _)) => {
+                evaluated += 1;
+                evaluation
+            }
+            None => Evaluation::rejected(levels),
+        };
         let (tagged, tag) = if evaluation.acceptable {
             (lattice.generalizations_of(levels), Status::Acceptable)
         } else {

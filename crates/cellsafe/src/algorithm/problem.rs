@@ -97,6 +97,20 @@ pub struct Evaluation {
     pub score: Score,
 }
 
+impl Evaluation {
+    /// A node rejected without computing its classes (see [`Problem::fails_alone`]).
+    pub(crate) fn rejected(levels: &[u8]) -> Evaluation {
+        Evaluation {
+            levels: levels.to_vec(),
+            classes: 0,
+            suppressed_classes: 0,
+            suppressed_rows: 0,
+            acceptable: false,
+            score: Score::scalar(f64::INFINITY),
+        }
+    }
+}
+
 /// Everything the searches need, prepared once.
 #[derive(Debug)]
 pub struct Problem {
@@ -116,6 +130,10 @@ pub struct Problem {
     pub snapshot: Snapshot,
     /// How the rows to suppress are chosen.
     pub(crate) rule: SuppressionRule,
+    /// `small_rows[j][level]`: rows whose value of quasi-identifier `j` at `level` is
+    /// shared by fewer than k rows (empty without a k above 1). Those rows lie in classes
+    /// smaller than k at every node with that level, whatever the other attributes.
+    small_rows: Vec<Vec<u64>>,
 }
 
 impl Problem {
@@ -181,8 +199,37 @@ impl Problem {
         } else {
             SuppressionRule::Violating
         };
+        let k = models
+            .iter()
+            .filter_map(|m| m.min_class_size())
+            .max()
+            .unwrap_or(1);
+        let small_rows = if k > 1 {
+            data.quasi
+                .iter()
+                .map(|q| {
+                    let h = &q.hierarchy;
+                    let mut leaf_rows = vec![0u64; h.leaf_count()];
+                    for &leaf in &q.leaves {
+                        leaf_rows[leaf as usize] += 1;
+                    }
+                    (0..h.levels())
+                        .map(|level| {
+                            let mut group_rows = vec![0u64; h.cardinality(level)];
+                            for (leaf, &n) in leaf_rows.iter().enumerate() {
+                                group_rows[h.code(level, leaf as u32) as usize] += n;
+                            }
+                            group_rows.iter().filter(|&&n| n < k as u64).sum()
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Problem {
             rule,
+            small_rows,
             data,
             models,
             suppression_limit,
@@ -208,6 +255,17 @@ impl Problem {
             .iter()
             .zip(levels)
             .map(|(q, &l)| (q, l as usize))
+    }
+
+    /// Whether `levels` is unacceptable for one attribute alone: some quasi-identifier's
+    /// values at its level leave more rows in groups smaller than k than may be
+    /// suppressed. Such rows are in classes smaller than k at this node, which either rule
+    /// must suppress or release, so the node fails without computing its classes.
+    pub fn fails_alone(&self, levels: &[u8]) -> bool {
+        self.small_rows
+            .iter()
+            .zip(levels)
+            .any(|(small, &l)| small[l as usize] > self.max_suppressed)
     }
 
     /// Checks that `levels` is a node of the lattice.

@@ -44,11 +44,13 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
                         best: &mut Option<Evaluation>|
      -> Result<()> {
         stage.check()?;
-        let classes = cache.classes(levels);
-        let evaluation = problem.check(levels, &classes);
-        let bound = problem.metric.class_bound(&classes);
-        cache.keep(levels, classes);
-        evaluated += 1;
+        let (evaluation, bound) = match cache.check(levels) {
+            Some(checked) => {
+                evaluated += 1;
+                checked
+            }
+            None => (Evaluation::rejected(levels), None),
+        };
         let (tagged, tag) = if evaluation.acceptable {
             (lattice.generalizations_of(levels), Status::Acceptable)
         } else {
