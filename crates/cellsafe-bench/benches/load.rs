@@ -1,5 +1,5 @@
 //! Loading the bundled Adult data: parsing and dictionary-encoding `adult.csv` (30,162
-//! rows, 15 columns) from memory, and preparing the whole Adult problem from files (CSV,
+//! rows, 15 columns) from memory (the plain fast path, and the general reader), and preparing the whole Adult problem from files (CSV,
 //! nine hierarchies, the snapshot of distinct quasi-identifier tuples).
 //! `cargo bench -p cellsafe-bench --bench load`
 
@@ -21,6 +21,13 @@ fn load(c: &mut Criterion) {
     };
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("parse and encode adult.csv", |b| {
+        b.iter(|| {
+            black_box(
+                Table::from_bytes(&bytes, Path::new("adult.csv"), &format).expect("adult.csv"),
+            )
+        })
+    });
+    group.bench_function("parse and encode adult.csv, general reader", |b| {
         b.iter(|| {
             black_box(
                 Table::from_reader(&bytes[..], Path::new("adult.csv"), &format).expect("adult.csv"),

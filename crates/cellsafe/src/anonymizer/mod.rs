@@ -419,7 +419,7 @@ impl<'a> Anonymizer<'a> {
         release.timings.write = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
         // the audit reads back what was written, as a recipient would
-        let written = Table::from_reader(&csv[..], Path::new(RELEASED), &self.format)?;
+        let written = Table::from_bytes(&csv, Path::new(RELEASED), &self.format)?;
         let data = &problem.data;
         let quasi: Vec<String> = data.quasi.iter().map(|q| q.name.clone()).collect();
         let public: Vec<String> = (0..data.roles.len())
@@ -475,7 +475,7 @@ impl<'a> Anonymizer<'a> {
         let csv = write(&table, &self.format, &rows)?;
         release.timings.write = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
-        let written = Table::from_reader(&csv[..], Path::new(RELEASED), &self.format)?;
+        let written = Table::from_bytes(&csv, Path::new(RELEASED), &self.format)?;
         let schema = SetTable::new(problem, &self.set_based.families())?;
         let audit = audit::audit_set_based_table(&written, &schema)?;
         release.timings.audit = clock.elapsed().as_secs_f64();

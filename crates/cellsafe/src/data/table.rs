@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{excerpt, DataError, Error, Location, Result};
 
+mod plain;
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]
 pub struct CsvFormat {
@@ -89,8 +90,17 @@ pub struct Table {
 impl Table {
     /// Reads a CSV file. A ragged row, invalid UTF-8 or an empty file is an error naming the line.
     pub fn read_csv(path: &Path, format: &CsvFormat) -> Result<Table> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        Self::from_reader(file, path, format)
+        Self::read_csv_observed(path, format, &crate::observer::Silent)
+    }
+
+    /// Reads CSV held in memory; `source` is used in error messages. Plain input (no
+    /// quotes, carriage returns or blank lines) is split directly; any other goes through
+    /// the general reader, [`from_reader`](Self::from_reader), with the same result.
+    pub fn from_bytes(bytes: &[u8], source: &Path, format: &CsvFormat) -> Result<Table> {
+        match plain::parse(bytes, source, format) {
+            Some(table) => Ok(table),
+            None => Self::from_reader(bytes, source, format),
+        }
     }
 
     /// Reads CSV from any reader; `source` is used in error messages.
@@ -223,12 +233,27 @@ impl Table {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let size = file.metadata().ok().map(|m| m.len());
         let stage = Stage::start(observer, LOADING, size);
-        let table = Self::from_reader(Reader::new(file, &stage), path, format);
+        let mut reader = Reader::new(file, &stage);
+        // a file of moderate size is read whole and split directly when plain; a larger
+        // one is streamed, so that memory holds the encoded table only
+        let table = match size {
+            Some(n) if n <= IN_ONE_READ => {
+                let mut bytes = Vec::with_capacity(n as usize);
+                match std::io::Read::read_to_end(&mut reader, &mut bytes) {
+                    Ok(_) => Self::from_bytes(&bytes, path, format),
+                    Err(e) => Err(Error::io(path, e)),
+                }
+            }
+            _ => Self::from_reader(reader, path, format),
+        };
         // a cancelled read surfaces as some error of the parser: report the cancellation
         stage.check_stopped()?;
         table
     }
 }
+
+/// Largest file read into memory whole before parsing (larger ones are streamed).
+const IN_ONE_READ: u64 = 256 << 20;
 
 /// CSV records with the file line each starts on, read by the csv crate behind a
 /// [`Scanner`] that finds those lines and refuses an unterminated quoted field.

@@ -1,0 +1,203 @@
+//! The fast path for plain CSV: no quote character, no blank line, and line ends all `\n`
+//! or `\r\n` (no carriage return elsewhere). Such input has one record per line and one field per delimiter,
+//! so it is split directly instead of going through the csv crate and the line scanner.
+//!
+//! The fast path either produces exactly the table the general reader would, or declines
+//! (`None`) and the general reader runs, which also gives every error its message and
+//! location: a ragged row, invalid UTF-8, a duplicate column name, an empty file.
+
+use std::path::Path;
+
+use rustc_hash::FxHashSet;
+
+use super::{CsvFormat, Dictionary, Table};
+
+/// The table of `bytes`, or `None` when the input is not plain or has an error.
+pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<Table> {
+    let delimiter = format.delimiter;
+    if bytes.is_empty() || !delimiter.is_ascii() || delimiter == b'\n' || delimiter == b'\r' {
+        return None;
+    }
+    // a carriage return is allowed only as part of a CRLF line end
+    let crlf = memchr::memchr(b'\r', bytes).is_some();
+    if crlf && memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
+        return None;
+    }
+    if memchr::memchr(format.quote, bytes).is_some()
+        || bytes[0] == b'\n'
+        || bytes.starts_with(b"\r\n")
+        // the csv crate drops a byte-order mark that opens the input
+        || bytes.starts_with("\u{feff}".as_bytes())
+        || memchr::memmem::find(bytes, b"\n\n").is_some()
+        || memchr::memmem::find(bytes, b"\n\r\n").is_some()
+    {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let body = if crlf {
+        body.strip_suffix('\r').unwrap_or(body)
+    } else {
+        body
+    };
+    let (first, rest) = match memchr::memchr(b'\n', body.as_bytes()) {
+        Some(at) => (&body[..at], Some(&body[at + 1..])),
+        None => (body, None),
+    };
+    let first = if crlf {
+        first.strip_suffix('\r').unwrap_or(first)
+    } else {
+        first
+    };
+    let width = first.split(delimiter as char).count();
+    let header: Vec<String> = if format.header {
+        first
+            .split(delimiter as char)
+            .map(|s| s.trim_start_matches('\u{feff}').to_owned())
+            .collect()
+    } else {
+        (1..=width).map(|i| i.to_string()).collect()
+    };
+    let mut seen = FxHashSet::default();
+    if !header.iter().all(|name| seen.insert(name.as_str())) {
+        return None;
+    }
+    let mut columns: Vec<Vec<u32>> = vec![Vec::new(); width];
+    let mut dictionaries = vec![Dictionary::default(); width];
+    let mut lines = Vec::new();
+    // the records after the first (and the first too without a header), field by field:
+    // one pass finds every delimiter and line end
+    let (data, mut line) = match (format.header, rest) {
+        (true, Some(rest)) => (rest, 2),
+        (true, None) => ("", 2),
+        (false, Some(_)) | (false, None) => (body, 1),
+    };
+    if !data.is_empty() {
+        let bytes = data.as_bytes();
+        let ends =
+            memchr::memchr2_iter(delimiter, b'\n', bytes).chain(std::iter::once(bytes.len()));
+        let (mut start, mut column) = (0usize, 0usize);
+        for end in ends {
+            let record_ends = end == bytes.len() || bytes[end] == b'\n';
+            let mut field = &data[start..end];
+            if record_ends && crlf {
+                field = field.strip_suffix('\r').unwrap_or(field);
+            }
+            let dictionary = dictionaries.get_mut(column)?;
+            columns[column].push(dictionary.intern(field, line));
+            column += 1;
+            start = end + 1;
+            if record_ends {
+                if column != width {
+                    return None;
+                }
+                lines.push(line);
+                line += 1;
+                column = 0;
+            }
+        }
+    }
+    Some(Table {
+        source: source.to_owned(),
+        header,
+        columns,
+        dictionaries,
+        lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use super::super::{CsvFormat, Table};
+
+    /// The general reader's answer, and the fast path's when it answers, agree.
+    fn agree(bytes: &[u8], format: &CsvFormat) -> Result<(), TestCaseError> {
+        let slow = Table::from_reader(bytes, Path::new("t.csv"), format);
+        let fast = Table::from_bytes(bytes, Path::new("t.csv"), format);
+        match (slow, fast) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a.header(), b.header());
+                prop_assert_eq!(a.rows(), b.rows());
+                for c in 0..a.header().len() {
+                    prop_assert_eq!(a.codes(c), b.codes(c));
+                    prop_assert_eq!(a.dictionary(c).values(), b.dictionary(c).values());
+                    for code in 0..a.dictionary(c).len() as u32 {
+                        prop_assert_eq!(
+                            a.dictionary(c).first_line(code),
+                            b.dictionary(c).first_line(code)
+                        );
+                    }
+                }
+                for r in 0..a.rows() {
+                    prop_assert_eq!(a.line(r), b.line(r));
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "general {:?} vs fast {:?}", a.is_ok(), b.is_ok()),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// Random inputs over an alphabet rich in what the fast path must decline: quotes,
+        /// carriage returns, blank lines, a byte-order mark, invalid UTF-8, ragged rows.
+        #[test]
+        fn the_fast_path_reads_as_the_general_reader(
+            pieces in prop::collection::vec(
+                prop::sample::select(vec![
+                    "a", "b", "7", ";", ",", ";", ",", "\n", "\n", "\"", "\r", "\u{feff}", "é", "\u{ff}",
+                ]),
+                0..60,
+            ),
+            invalid in any::<bool>(),
+            header in any::<bool>(),
+            semicolon in any::<bool>(),
+        ) {
+            let mut bytes = pieces.concat().into_bytes();
+            if invalid && !bytes.is_empty() {
+                let at = bytes.len() / 2;
+                bytes[at] = 0xff;
+            }
+            let format = CsvFormat {
+                delimiter: if semicolon { b';' } else { b',' },
+                header,
+                ..CsvFormat::default()
+            };
+            agree(&bytes, &format)?;
+        }
+
+        /// Plain tables, where the fast path answers: LF or CRLF line ends, with or without
+        /// a last line end, now and then a ragged row (which it leaves to the general
+        /// reader's error).
+        #[test]
+        fn plain_tables_read_alike(
+            rows in prop::collection::vec(
+                prop_oneof![
+                    20 => prop::collection::vec("[a-c0-9é]{0,3}", 3),
+                    1 => prop::collection::vec("[a-c0-9é]{0,3}", 2..5),
+                ],
+                1..40,
+            ),
+            trailing in any::<bool>(),
+            crlf in any::<bool>(),
+        ) {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut text = format!("x;y;z{end}");
+            for row in &rows {
+                text += &row.join(";");
+                text += end;
+            }
+            if !trailing {
+                text.truncate(text.len() - end.len());
+            }
+            let format = CsvFormat { delimiter: b';', ..CsvFormat::default() };
+            agree(text.as_bytes(), &format)?;
+        }
+    }
+}
