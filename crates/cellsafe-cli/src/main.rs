@@ -17,8 +17,9 @@ macro_rules! outln {
 
 mod demo;
 
-/// mimalloc reuses freed pages: the searches allocate and free a class table per node, and
-/// the system allocator returned large ones to the kernel each time (page faults).
+/// mimalloc: the searches allocate and free a class table per node; on Adult k=5 1%
+/// (9 QIs) the whole command takes 0.80x the time with the system allocator, for a
+/// larger peak (142 against 50 MiB; 354 against 253 MiB at 1,000,000 rows).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

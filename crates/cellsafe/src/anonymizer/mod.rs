@@ -71,6 +71,10 @@ use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
 
 /// Where the rows of an in-memory table are said to come from, in error messages.
 const IN_MEMORY: &str = "<in-memory table>";
+/// Largest buffer reserved ahead for the written release (a bound above it is not trusted
+/// to be tight; the buffer then grows as needed).
+const MAX_RESERVE: usize = u32::MAX as usize;
+
 /// Where the released CSV is said to be, in audit errors.
 const RELEASED: &str = "<in-memory release>";
 
@@ -492,7 +496,13 @@ impl<'a> Anonymizer<'a> {
 
 /// `released`'s rows `rows` as CSV bytes.
 fn write(released: &dyn ReleasedTable, format: &CsvFormat, rows: &[usize]) -> Result<Vec<u8>> {
-    let mut csv = Vec::new();
+    // growing a buffer of megabytes by doubling copies it and touches fresh pages
+    let capacity = released
+        .row_bytes_bound()
+        .and_then(|b| b.checked_mul(rows.len() + 1))
+        .filter(|&c| c <= MAX_RESERVE)
+        .unwrap_or(0);
+    let mut csv = Vec::with_capacity(capacity);
     released
         .write_to(&mut csv, format, rows)
         .map_err(|e| Error::io(Path::new(RELEASED), e))?;

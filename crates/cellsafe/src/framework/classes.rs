@@ -98,7 +98,7 @@ impl<K: GroupKey> Grouper<K> {
 
 /// A cache hint: start loading `value`'s cache line.
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint that never faults, and the pointer comes from a reference.
     unsafe {

@@ -26,6 +26,7 @@ use crate::algorithm::problem::Problem;
 use crate::data::table::CsvFormat;
 use crate::data::{Role, SUPPRESSED};
 use crate::error::Result;
+use crate::framework::classes::prefetch;
 use crate::release::microaggregation::{Aggregator, Microaggregated};
 
 /// What the release shows of a suppressed row.
@@ -220,6 +221,17 @@ pub trait ReleasedTable {
     /// Appends the released cells of input row `row`, in header order, to `out`.
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>);
 
+    /// An upper bound on the bytes of one written row, when cheap to know (the default:
+    /// none). Writers reserve their buffer with it instead of growing it by doubling.
+    fn row_bytes_bound(&self) -> Option<usize> {
+        None
+    }
+
+    /// Asks the CPU to start loading what the cells of `rows` read (a hint; the default
+    /// does nothing). Rows are written in shuffled order, so each row's data is a cache
+    /// miss; hinting a block of rows ahead lets the misses overlap.
+    fn prefetch_rows(&self, _rows: &[usize]) {}
+
     /// The released cells of input row `row`, in header order.
     fn cells(&self, row: usize) -> Vec<Cow<'_, str>> {
         let mut out = Vec::new();
@@ -238,10 +250,13 @@ pub trait ReleasedTable {
         let mut csv = csv_writer(w, format);
         csv.write_record(self.header())?;
         let mut cells = Vec::new();
-        for &row in order {
-            cells.clear();
-            self.cells_into(row, &mut cells);
-            csv.write_record(cells.iter().map(|c| c.as_bytes()))?;
+        for block in order.chunks(PREFETCH_ROWS) {
+            self.prefetch_rows(block);
+            for &row in block {
+                cells.clear();
+                self.cells_into(row, &mut cells);
+                csv.write_record(cells.iter().map(|c| c.as_bytes()))?;
+            }
         }
         csv.flush()
     }
@@ -258,9 +273,57 @@ pub trait ReleasedTable {
     }
 }
 
+/// Rows whose data the writer asks the CPU to load ahead (about 9 cache lines a row).
+const PREFETCH_ROWS: usize = 512;
+
 impl ReleasedTable for Released<'_> {
     fn problem(&self) -> &Problem {
         self.problem
+    }
+    fn row_bytes_bound(&self) -> Option<usize> {
+        let data = &self.problem.data;
+        let mut bound = 1; // the line end
+        let mut qi = 0;
+        for (column, role) in data.roles.iter().enumerate() {
+            let longest = match role {
+                Role::Identifying => continue,
+                Role::QuasiIdentifying => {
+                    let level = self.levels[qi] as usize;
+                    let h = &data.quasi[qi].hierarchy;
+                    let groups = h.cardinality(level) as u32;
+                    let longest = (0..groups)
+                        .map(|g| match &self.aggregated {
+                            Some(m) => m.value(qi, g).len(),
+                            None => h.label(level, g).len(),
+                        })
+                        .max();
+                    qi += 1;
+                    longest?
+                }
+                _ => data
+                    .table
+                    .dictionary(column)
+                    .values()
+                    .iter()
+                    .map(String::len)
+                    .max()?,
+            };
+            // a quoted cell: two quotes, each inner quote doubled
+            bound += 2 * longest.max(SUPPRESSED.len()) + 3;
+        }
+        Some(bound)
+    }
+    fn prefetch_rows(&self, rows: &[usize]) {
+        let data = &self.problem.data;
+        for &row in rows {
+            prefetch(&self.row_class[row]);
+            for q in &data.quasi {
+                prefetch(&q.leaves[row]);
+            }
+            for column in 0..data.roles.len() {
+                prefetch(&data.table.codes(column)[row]);
+            }
+        }
     }
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
         self.row_each(row, |cell| out.push(Cow::Borrowed(cell)));
