@@ -10,10 +10,13 @@
 //! node tags its whole down-set. The best is the best evaluated acceptable node: ties are
 //! never ruled out, so the tie order decides exactly as in an exhaustive search.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::cache::ClassCache;
 use super::{better, search_stage, settle, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
+use crate::framework::lattice::Lattice;
 use crate::metric::Score;
 use crate::observer::Observer;
 
@@ -29,7 +32,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
         .collect();
     order.sort_by_key(|&i| (sums[i], i));
     let mut status = vec![Status::Unknown; size];
-    let mut ruled_out = vec![false; size];
+    let ruled_out: Vec<AtomicBool> = (0..size).map(|_| AtomicBool::new(false)).collect();
     let mut done = vec![false; size];
     let mut cache = ClassCache::new(problem);
     let mut best: Option<Evaluation> = None;
@@ -40,7 +43,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
     // keeps the evaluation and, if acceptable, offers it as the best.
     let mut evaluate = |levels: &[u8],
                         status: &mut [Status],
-                        ruled_out: &mut [bool],
+                        ruled_out: &[AtomicBool],
                         best: &mut Option<Evaluation>|
      -> Result<()> {
         stage.check()?;
@@ -64,10 +67,10 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
             *best = Some(evaluation.clone());
             // a better best makes every bound seen so far stricter
             for (l, bound) in &bounds {
-                rule_out_above(problem, l, bound, &evaluation.score, ruled_out);
+                rule_out_above(lattice, l, bound, &evaluation.score, ruled_out);
             }
         } else if let (Some(b), Some((l, bound))) = (best.as_ref(), bounds.last()) {
-            rule_out_above(problem, l, bound, &b.score, ruled_out);
+            rule_out_above(lattice, l, bound, &b.score, ruled_out);
         }
         Ok(())
     };
@@ -76,7 +79,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
         if n.is_multiple_of(CHECK_EVERY) {
             stage.check()?;
         }
-        if ruled_out[index] || status[index] == Status::Unacceptable {
+        if ruled_out[index].load(Ordering::Relaxed) || status[index] == Status::Unacceptable {
             continue;
         }
         let levels = lattice.levels(index);
@@ -88,7 +91,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
                 let mid = (lo + hi) / 2;
                 let m = lattice.index(&chain[mid]);
                 if status[m] == Status::Unknown && !done[m] {
-                    evaluate(&chain[mid], &mut status, &mut ruled_out, &mut best)?;
+                    evaluate(&chain[mid], &mut status, &ruled_out, &mut best)?;
                     done[m] = true;
                 }
                 match status[m] {
@@ -97,11 +100,11 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
                 }
             }
         }
-        if status[index] == Status::Unacceptable || ruled_out[index] {
+        if status[index] == Status::Unacceptable || ruled_out[index].load(Ordering::Relaxed) {
             continue;
         }
         if !done[index] {
-            evaluate(&levels, &mut status, &mut ruled_out, &mut best)?;
+            evaluate(&levels, &mut status, &ruled_out, &mut best)?;
             done[index] = true;
         }
     }
@@ -114,19 +117,26 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
 
 /// Marks every node strictly above `node` when `bound`, a lower bound on their scores, is
 /// strictly worse than `best`. A marked node's up-set is always marked, so the work stops
-/// early when every direct successor already is.
-fn rule_out_above(problem: &Problem, node: &[u8], bound: &Score, best: &Score, marks: &mut [bool]) {
+/// early when every direct successor already is. Marks are atomic so that the parallel
+/// rollup walk shares them too.
+pub(crate) fn rule_out_above(
+    lattice: &Lattice,
+    node: &[u8],
+    bound: &Score,
+    best: &Score,
+    marks: &[AtomicBool],
+) {
     if super::score_order(bound, best) != std::cmp::Ordering::Greater {
         return;
     }
-    let lattice = &problem.lattice;
+    let marked = |i: usize| marks[i].load(Ordering::Relaxed);
     let max = lattice.max_levels();
     let mut successor = node.to_vec();
     let mut all_marked = true;
     for d in 0..node.len() {
         if node[d] < max[d] {
             successor[d] += 1;
-            all_marked &= marks[lattice.index(&successor)];
+            all_marked &= marked(lattice.index(&successor));
             successor[d] -= 1;
         }
     }
@@ -136,7 +146,7 @@ fn rule_out_above(problem: &Problem, node: &[u8], bound: &Score, best: &Score, m
     let own = lattice.index(node);
     for i in lattice.generalizations_of(node) {
         if i != own {
-            marks[i] = true;
+            marks[i].store(true, Ordering::Relaxed);
         }
     }
 }

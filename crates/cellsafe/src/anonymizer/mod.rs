@@ -60,7 +60,7 @@ use crate::algorithm::{self, Algorithm};
 use crate::criteria::ModelSpec;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::Role;
-use crate::error::{DatasetError, Error, Location, Result};
+use crate::error::{DatasetError, Error, Result};
 use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
@@ -529,21 +529,9 @@ fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy,
             PathBuf::from(format!("the hierarchy of `{name}`")),
         )),
         Generalization::Builder(b) => {
-            let dictionary = table.dictionary(column);
-            for (code, value) in dictionary.values().iter().enumerate() {
-                if let Err(e) = b.check_value(value) {
-                    return Err(Error::data(
-                        Location::at(
-                            table.source(),
-                            dictionary.first_line(code as u32),
-                            Some(column as u64 + 1),
-                        ),
-                        format!("{e} (the builder of `{name}`)"),
-                    ));
-                }
-            }
+            b.check_column(table, column, &[], &format!("the builder of `{name}`"))?;
             let key = format!("quasi_identifier({name})");
-            let built = b.build(dictionary.values(), IN_MEMORY, &key)?;
+            let built = b.build(table.dictionary(column).values(), IN_MEMORY, &key)?;
             Ok((built, PathBuf::from(format!("the builder of `{name}`"))))
         }
     }

@@ -12,7 +12,8 @@ use serde::Deserialize;
 use super::date::{date_fields, date_parts, date_rows};
 use super::{Hierarchy, MAX_LEVELS, MAX_MASK_CHARS};
 use crate::data::number;
-use crate::error::{excerpt, Error, Result};
+use crate::data::table::Table;
+use crate::error::{excerpt, Error, Location, Result};
 
 /// A hierarchy as written in the configuration: a file, or a builder.
 #[derive(Debug, Clone, Deserialize)]
@@ -125,6 +126,35 @@ impl Builder {
 }
 
 impl Builder {
+    /// Checks that the builder can place every value of `table`'s column `column` but
+    /// those in `skip` (missing-value markers); a bad value is named by its line and
+    /// column, with `what` (the config key or the builder's name) in the message.
+    pub(crate) fn check_column(
+        &self,
+        table: &Table,
+        column: usize,
+        skip: &[String],
+        what: &str,
+    ) -> Result<()> {
+        let dictionary = table.dictionary(column);
+        for (code, value) in dictionary.values().iter().enumerate() {
+            if skip.contains(value) {
+                continue;
+            }
+            if let Err(e) = self.check_value(value) {
+                return Err(Error::data(
+                    Location::at(
+                        table.source(),
+                        dictionary.first_line(code as u32),
+                        Some(column as u64 + 1),
+                    ),
+                    format!("{e} ({what})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the builder can place `value`: a date builder needs a calendar date in its
     /// format, an interval builder a number. Front ends check each value with this first
     /// to name the line and column of a bad one; [`Builder::build`] refuses it too.

@@ -380,23 +380,7 @@ impl Config {
                             .filter(|v| !missing.contains(v))
                             .cloned()
                             .collect();
-                        let dictionary = table.dictionary(column);
-                        // a value the builder cannot place is named by its line and column
-                        for (code, v) in values.iter().enumerate() {
-                            if missing.contains(v) {
-                                continue;
-                            }
-                            if let Err(e) = b.check_value(v) {
-                                return Err(Error::data(
-                                    Location::at(
-                                        table.source(),
-                                        dictionary.first_line(code as u32),
-                                        Some(column as u64 + 1),
-                                    ),
-                                    format!("{e} ({key})"),
-                                ));
-                            }
-                        }
+                        b.check_column(&table, column, &missing, &key)?;
                         let built = if present.is_empty() {
                             Builder::Suppress {}.build(&missing, &file, &key)?
                         } else {

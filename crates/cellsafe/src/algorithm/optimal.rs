@@ -1,0 +1,397 @@
+//! The optimal searches: every node ([`exhaustive`]), and the best acceptable node with
+//! exact pruning ([`optimal`], which picks [`best_first`], the bottom-up tagging of
+//! [`super::tagging`], or the rollup walk, [`optimal_walk`]).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::cache::ClassCache;
+use super::{better, pick_best, score_order, search_stage, tagging, Outcome, CHECK_EVERY};
+use crate::algorithm::problem::{Evaluation, Problem};
+use crate::error::Result;
+use crate::framework::classes::Classes;
+use crate::framework::lattice::tie_order;
+use crate::hierarchy::Hierarchy;
+use crate::metric::Score;
+use crate::observer::{Observer, Stage};
+
+/// Classes above this size are worth splitting their children across threads.
+const PARALLEL_CLASSES: usize = 512;
+
+struct Walk<'a> {
+    problem: &'a Problem,
+    hierarchies: Vec<&'a Hierarchy>,
+    prune: bool,
+    best: Mutex<Option<Evaluation>>,
+    all: Option<Mutex<Vec<Evaluation>>>,
+    evaluated: AtomicUsize,
+    stage: Stage<'a>,
+    /// Nodes whose whole up-set a bound has ruled out, by lattice index (ARX's Flash tags
+    /// them the same way): the walk reaches a node through one parent only, so a bound
+    /// from another parent must be recorded to take effect.
+    ruled_out: Vec<AtomicBool>,
+}
+
+impl Walk<'_> {
+    /// Evaluates `levels` and walks its subtree; returns at once when cancelled (the
+    /// caller then asks [`Stage::check_stopped`]).
+    fn visit(&self, levels: &[u8], classes: &Classes) {
+        if self.stage.cancelled() {
+            return;
+        }
+        // a pruning walk keeps acceptable nodes only, so the others go unscored
+        let evaluation = if self.all.is_some() {
+            self.problem.assess(levels, classes).0
+        } else {
+            self.problem.check(levels, classes)
+        };
+        self.evaluated.fetch_add(1, AtomicOrdering::Relaxed);
+        self.stage.add(1);
+        if evaluation.acceptable {
+            let mut best = self.best.lock().expect("search lock");
+            if best.as_ref().is_none_or(|b| better(&evaluation, b)) {
+                *best = Some(evaluation.clone());
+            }
+        }
+        if let Some(all) = &self.all {
+            all.lock().expect("search lock").push(evaluation);
+        }
+        let metric = &self.problem.metric;
+        let class_bound = if self.prune {
+            metric.class_bound(classes)
+        } else {
+            None
+        };
+        let mut children: Vec<(Vec<u8>, Option<Score>)> = self
+            .problem
+            .lattice
+            .tree_children(levels)
+            .into_iter()
+            .map(|(_, child)| {
+                let bound = if self.prune {
+                    metric.level_bound(&child)
+                } else {
+                    None
+                };
+                (child, bound)
+            })
+            .collect();
+        if self.prune {
+            if let Some(bound) = &class_bound {
+                self.rule_out_above(levels, bound);
+            }
+            children.retain(|(child, bound)| {
+                !self.ruled_out(child)
+                    && !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
+            });
+            // most promising first, so that good bests are found early
+            children.sort_by(|a, b| match (&a.1, &b.1) {
+                (Some(x), Some(y)) => x.compare(y),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
+        let run = |(child, _): &(Vec<u8>, Option<Score>)| {
+            if self.stage.was_cancelled()
+                || (self.prune
+                    && (self.ruled_out(child) || self.prunable(child, class_bound.as_ref())))
+            {
+                return;
+            }
+            let child_classes =
+                self.problem
+                    .snapshot
+                    .rollup(&self.hierarchies, classes, levels, child);
+            self.visit(child, &child_classes);
+        };
+        if classes.len() >= PARALLEL_CLASSES && children.len() > 1 {
+            children.par_iter().for_each(run);
+        } else {
+            children.iter().for_each(run);
+        }
+    }
+
+    /// Whether a bound recorded earlier rules out `node`.
+    fn ruled_out(&self, node: &[u8]) -> bool {
+        self.ruled_out[self.problem.lattice.index(node)].load(AtomicOrdering::Relaxed)
+    }
+
+    /// Records that nothing strictly above `node` can beat the best found when `bound`
+    /// (a lower bound on their scores) is worse than the best's score.
+    fn rule_out_above(&self, node: &[u8], bound: &Score) {
+        let best = self.best.lock().expect("search lock").clone();
+        if let Some(best) = best {
+            tagging::rule_out_above(
+                &self.problem.lattice,
+                node,
+                bound,
+                &best.score,
+                &self.ruled_out,
+            );
+        }
+    }
+
+    /// Nothing at or above `node` can beat the best found, given a lower bound for them all.
+    fn prunable(&self, node: &[u8], bound: Option<&Score>) -> bool {
+        let Some(bound) = bound else { return false };
+        let best = self.best.lock().expect("search lock");
+        let Some(best) = best.as_ref() else {
+            return false;
+        };
+        match score_order(bound, &best.score) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => tie_order(&best.levels, node) == std::cmp::Ordering::Less,
+            std::cmp::Ordering::Less => false,
+        }
+    }
+}
+
+fn walk<'a>(
+    problem: &'a Problem,
+    prune: bool,
+    keep_all: bool,
+    observer: &'a dyn Observer,
+) -> Result<Walk<'a>> {
+    let w = Walk {
+        problem,
+        hierarchies: problem.hierarchies(),
+        prune,
+        best: Mutex::new(None),
+        all: keep_all.then(|| Mutex::new(Vec::new())),
+        evaluated: AtomicUsize::new(0),
+        stage: search_stage(problem, observer),
+        ruled_out: if prune {
+            (0..problem.lattice.size())
+                .map(|_| AtomicBool::new(false))
+                .collect()
+        } else {
+            Vec::new()
+        },
+    };
+    let bottom = problem.lattice.bottom();
+    w.visit(&bottom, problem.snapshot.base());
+    w.stage.check_stopped()?;
+    Ok(w)
+}
+
+/// Evaluates every node. Returns the outcome and all evaluations in lattice index order.
+pub fn exhaustive(
+    problem: &Problem,
+    observer: &dyn Observer,
+) -> Result<(Outcome, Vec<Evaluation>)> {
+    let all = if problem.lattice.is_chain() {
+        let w = walk(problem, false, true, observer)?;
+        let mut all = w.all.expect("kept").into_inner().expect("search lock");
+        all.sort_by_key(|e| problem.lattice.index(&e.levels));
+        all
+    } else {
+        // partitions that do not nest: every node's classes come from the base
+        let stage = search_stage(problem, observer);
+        (0..problem.lattice.size())
+            .into_par_iter()
+            .map(|i| {
+                stage.check()?;
+                let levels = problem.lattice.levels(i);
+                let evaluation = problem.assess(&levels, &problem.classes(&levels)).0;
+                stage.add(1);
+                Ok(evaluation)
+            })
+            .collect::<Result<Vec<_>>>()?
+    };
+    let best = pick_best(&all);
+    let nodes_evaluated = all.len();
+    Ok((
+        Outcome {
+            best,
+            nodes_evaluated,
+            ..Outcome::default()
+        },
+        all,
+    ))
+}
+
+/// The optimal acceptable node, with exact pruning.
+///
+/// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
+/// best-first in order of (bound, tie order) and the search stops once the bound passes the
+/// best score; whether a candidate is acceptable is settled by binary search on a chain from
+/// it to the top, so that one unacceptable node rules out its whole down-set and one
+/// acceptable node vouches for its up-set (ARX's Flash works on the same principle).
+/// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
+///
+/// Partial orders of partitions have neither the spanning tree nor monotone bounds that
+/// this relies on, so there every node is evaluated ([`exhaustive`]).
+pub fn optimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    if !problem.lattice.is_chain() {
+        return Ok(exhaustive(problem, observer)?.0);
+    }
+    if problem.models_monotonic()
+        && problem
+            .metric
+            .level_bound(&problem.lattice.bottom())
+            .is_some()
+    {
+        return best_first(problem, observer);
+    }
+    if problem.models_monotonic()
+        && problem
+            .metric
+            .class_bound(problem.snapshot.base())
+            .is_some()
+    {
+        return tagging::bottom_up(problem, observer);
+    }
+    optimal_walk(problem, observer)
+}
+
+/// Depth-first walk of the rollup tree with bound pruning (see [`optimal`]).
+pub fn optimal_walk(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    if !problem.lattice.is_chain() {
+        return Ok(exhaustive(problem, observer)?.0);
+    }
+    let w = walk(problem, true, false, observer)?;
+    Ok(Outcome {
+        best: w.best.into_inner().expect("search lock"),
+        nodes_evaluated: w.evaluated.into_inner(),
+        ..Outcome::default()
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    Unknown,
+    Acceptable,
+    Unacceptable,
+}
+
+/// Gives `nodes` status `tag`; returns how many were unknown (for progress).
+pub(crate) fn settle(
+    status: &mut [Status],
+    nodes: impl IntoIterator<Item = usize>,
+    tag: Status,
+) -> u64 {
+    let mut settled = 0;
+    for i in nodes {
+        settled += (status[i] == Status::Unknown) as u64;
+        status[i] = tag;
+    }
+    settled
+}
+
+/// Best-first search by class-free lower bound (see [`optimal`]). Its tagging is sound only
+/// for monotonic models, and it needs a class-free bound: otherwise it runs
+/// [`optimal_walk`].
+pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
+    if !problem.lattice.is_chain() {
+        return Ok(exhaustive(problem, observer)?.0);
+    }
+    if !problem.models_monotonic()
+        || problem
+            .metric
+            .level_bound(&problem.lattice.bottom())
+            .is_none()
+    {
+        return optimal_walk(problem, observer);
+    }
+    let stage = search_stage(problem, observer);
+    let lattice = &problem.lattice;
+    let metric = &problem.metric;
+    let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())
+        .into_par_iter()
+        .map(|i| {
+            if i.is_multiple_of(CHECK_EVERY) {
+                stage.check()?;
+            }
+            let levels = lattice.levels(i);
+            let bound = metric.level_bound(&levels).expect("class-free bound");
+            Ok((levels, bound))
+        })
+        .collect::<Result<_>>()?;
+    stage.check()?;
+    order.par_sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
+    stage.check()?;
+    let mut status = vec![Status::Unknown; lattice.size()];
+    let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
+    let mut evaluated = 0usize;
+    let mut cache = ClassCache::new(problem);
+    let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Result<Evaluation> {
+        stage.check()?;
+        let evaluation = match cache.check(levels) {
+            Some((evaluation, _)) => {
+                evaluated += 1;
+                evaluation
+            }
+            None => Evaluation::rejected(levels),
+        };
+        let (tagged, tag) = if evaluation.acceptable {
+            (lattice.generalizations_of(levels), Status::Acceptable)
+        } else {
+            (lattice.specializations_of(levels), Status::Unacceptable)
+        };
+        stage.add(settle(status, tagged, tag));
+        Ok(evaluation)
+    };
+    let top = lattice.top();
+    let top_eval = evaluate(&top, &mut status)?;
+    scored.insert(lattice.index(&top), top_eval);
+    let mut best: Option<Evaluation> = None;
+    for (n, (levels, bound)) in order.iter().enumerate() {
+        if n.is_multiple_of(CHECK_EVERY) {
+            stage.check()?;
+        }
+        if let Some(b) = &best {
+            match score_order(bound, &b.score) {
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal
+                    if tie_order(&b.levels, levels) == std::cmp::Ordering::Less =>
+                {
+                    continue
+                }
+                _ => {}
+            }
+        }
+        let index = lattice.index(levels);
+        if status[index] == Status::Unknown {
+            // binary search on the chain from `levels` to the top
+            let chain = lattice.chain_to_top(levels);
+            let (mut lo, mut hi) = (0usize, chain.len() - 1);
+            while hi - lo > 1 && status[index] == Status::Unknown {
+                let mid = (lo + hi) / 2;
+                let m = lattice.index(&chain[mid]);
+                if status[m] == Status::Unknown {
+                    let e = evaluate(&chain[mid], &mut status)?;
+                    scored.insert(m, e);
+                }
+                match status[m] {
+                    Status::Acceptable => hi = mid,
+                    _ => lo = mid,
+                }
+            }
+            if status[index] == Status::Unknown {
+                let e = evaluate(levels, &mut status)?;
+                scored.insert(index, e);
+            }
+        }
+        if status[index] != Status::Acceptable {
+            continue;
+        }
+        let evaluation = match scored.get(&index) {
+            Some(e) => e.clone(),
+            None => {
+                let e = evaluate(levels, &mut status)?;
+                scored.insert(index, e.clone());
+                e
+            }
+        };
+        if best.as_ref().is_none_or(|b| better(&evaluation, b)) {
+            best = Some(evaluation);
+        }
+    }
+    Ok(Outcome {
+        best,
+        nodes_evaluated: evaluated,
+        ..Outcome::default()
+    })
+}
