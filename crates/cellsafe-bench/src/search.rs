@@ -5,100 +5,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use cellsafe::algorithm;
-use cellsafe::algorithm::problem::Problem;
-use cellsafe::criteria::{Distance, ModelSpec};
-use cellsafe::data::Role;
 use cellsafe::job::config::Config;
-use cellsafe::metric::{MetricKind, MetricSpec};
 use cellsafe::observer::Silent;
+use cellsafe_bench::scenarios::{problem, scenarios};
 use cellsafe_bench::timing::{median_ms, peak_rss_mb};
-
-struct Scenario {
-    name: &'static str,
-    all_quasi: bool,
-    models: Vec<ModelSpec>,
-    limit: f64,
-    metric: MetricKind,
-}
-
-fn scenarios() -> Vec<Scenario> {
-    let k5 = || vec![ModelSpec::KAnonymity { k: 5 }];
-    let occ = || "occupation".to_string();
-    vec![
-        Scenario {
-            name: "k=5 0% Loss",
-            all_quasi: false,
-            models: k5(),
-            limit: 0.0,
-            metric: MetricKind::Loss,
-        },
-        Scenario {
-            name: "k=5 1% Loss",
-            all_quasi: false,
-            models: k5(),
-            limit: 0.01,
-            metric: MetricKind::Loss,
-        },
-        Scenario {
-            name: "k=5 5% Loss",
-            all_quasi: false,
-            models: k5(),
-            limit: 0.05,
-            metric: MetricKind::Loss,
-        },
-        Scenario {
-            name: "k=5 1% DM",
-            all_quasi: false,
-            models: k5(),
-            limit: 0.01,
-            metric: MetricKind::Discernibility,
-        },
-        Scenario {
-            name: "distinct l=3 5% Loss",
-            all_quasi: false,
-            models: vec![ModelSpec::DistinctLDiversity {
-                attribute: occ(),
-                l: 3.0,
-            }],
-            limit: 0.05,
-            metric: MetricKind::Loss,
-        },
-        Scenario {
-            name: "t=0.2 equal 5% Loss",
-            all_quasi: false,
-            models: vec![ModelSpec::TCloseness {
-                attribute: occ(),
-                t: 0.2,
-                distance: Distance::Equal,
-            }],
-            limit: 0.05,
-            metric: MetricKind::Loss,
-        },
-        Scenario {
-            name: "9 QIs k=5 0% DM",
-            all_quasi: true,
-            models: k5(),
-            limit: 0.0,
-            metric: MetricKind::Discernibility,
-        },
-    ]
-}
-
-fn problem(config: &Config, s: &Scenario) -> Result<Problem> {
-    let mut config = config.clone();
-    if s.all_quasi {
-        if let Some(a) = config.attributes.get_mut("occupation") {
-            a.role = Role::QuasiIdentifying;
-        }
-    }
-    config.privacy = s.models.clone();
-    config.suppression_limit = s.limit;
-    config.metric = MetricSpec {
-        name: s.metric,
-        ..MetricSpec::default()
-    };
-    Ok(config.problem()?)
-}
 
 pub fn run(runs: usize, config: &Config, synthetic_rows: Option<usize>) -> Result<()> {
     outln!(
