@@ -248,6 +248,14 @@ fn every_search_stops_when_cancelled() {
     stops_wherever_cancelled("exhaustive", |o| {
         algorithm::exhaustive(&problem, o).map(drop)
     });
+    stops_wherever_cancelled("tagging", |o| {
+        algorithm::tagging::bottom_up(&problem, o).map(drop)
+    });
+    // the same under DM, which bounds by classes only: optimal runs the tagging search
+    let mut config = example("linking8.toml");
+    config.metric.name = cellsafe::metric::MetricKind::Discernibility;
+    let dm = config.problem().unwrap();
+    stops_wherever_cancelled("optimal under DM", |o| searched(&dm, Algorithm::Optimal, o));
     // blood: partitions that do not nest (every node from the base)
     let problem = example("blood.toml").problem().unwrap();
     for algorithm in ALGORITHMS {
