@@ -333,6 +333,7 @@ proptest! {
         for e in &all {
             // the one-attribute test never rejects an acceptable node
             prop_assert!(!(e.acceptable && p.fails_alone(&e.levels)), "{:?}", e.levels);
+            prop_assert!(!(e.acceptable && p.fails_in_pairs(&e.levels)), "{:?}", e.levels);
             let checked = p.check(&e.levels, &p.classes(&e.levels));
             prop_assert_eq!(checked.acceptable, e.acceptable);
             if e.acceptable {

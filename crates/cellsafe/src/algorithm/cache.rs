@@ -68,7 +68,7 @@ impl<'a> ClassCache<'a> {
     /// (see [`Problem::fails_alone`]; no classes are computed), else its evaluation (as
     /// [`Problem::check`]) and the metric's class bound, keeping its classes.
     pub(crate) fn check(&mut self, levels: &[u8]) -> Option<(Evaluation, Option<Score>)> {
-        if self.problem.fails_alone(levels) {
+        if self.problem.fails_alone(levels) || self.problem.fails_in_pairs(levels) {
             return None;
         }
         let classes = self.classes(levels);

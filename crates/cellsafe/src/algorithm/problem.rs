@@ -1,6 +1,9 @@
 //! A prepared anonymization problem: dataset, privacy models, suppression limit, metric,
 //! lattice, and the snapshot every node's classes are rolled up from.
 
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -134,6 +137,24 @@ pub struct Problem {
     /// shared by fewer than k rows (empty without a k above 1). Those rows lie in classes
     /// smaller than k at every node with that level, whatever the other attributes.
     small_rows: Vec<Vec<u64>>,
+    /// The same for pairs of quasi-identifiers, computed on demand:
+    /// `(j1, level1, j2, level2)` → rows in pair groups smaller than k.
+    small_pairs: Mutex<PairTables>,
+}
+
+/// Largest grid of leaf pairs [`Problem::fails_in_pairs`] counts in (cells).
+const PAIR_GRID_MAX: usize = 1 << 22;
+
+/// The distinct (leaf of one attribute, leaf of another) pairs with their rows.
+type LeafPairs = Vec<(u32, u32, u64)>;
+
+/// What [`Problem::fails_in_pairs`] has computed so far.
+#[derive(Debug, Default)]
+struct PairTables {
+    /// `(j1, j2)` → the distinct (leaf of j1, leaf of j2) pairs with their rows.
+    leaves: FxHashMap<(u8, u8), LeafPairs>,
+    /// `(j1, level1, j2, level2)` → rows in pair groups smaller than k.
+    counts: FxHashMap<(u8, u8, u8, u8), u64>,
 }
 
 impl Problem {
@@ -230,6 +251,7 @@ impl Problem {
         Ok(Problem {
             rule,
             small_rows,
+            small_pairs: Mutex::new(PairTables::default()),
             data,
             models,
             suppression_limit,
@@ -266,6 +288,81 @@ impl Problem {
             .iter()
             .zip(levels)
             .any(|(small, &l)| small[l as usize] > self.max_suppressed)
+    }
+
+    /// [`fails_alone`](Self::fails_alone) for pairs of attributes: whether the values of
+    /// two quasi-identifiers together, at their levels in `levels`, leave more rows in
+    /// groups smaller than k than may be suppressed. Only the pairs most likely to fail
+    /// are tried (the attributes with the most groups at their levels), each computed once
+    /// from the distinct tuples and kept.
+    pub fn fails_in_pairs(&self, levels: &[u8]) -> bool {
+        const PAIRS: [(usize, usize); 3] = [(0, 1), (0, 2), (1, 2)];
+        if self.small_rows.is_empty() || levels.len() < 2 {
+            return false;
+        }
+        let mut by_groups: Vec<usize> = (0..levels.len()).collect();
+        let groups = |j: usize| self.data.quasi[j].hierarchy.cardinality(levels[j] as usize);
+        by_groups.sort_by_key(|&j| std::cmp::Reverse(groups(j)));
+        PAIRS
+            .iter()
+            .filter(|&&(_, b)| b < by_groups.len())
+            .any(|&(a, b)| {
+                let (j1, j2) = (
+                    by_groups[a].min(by_groups[b]),
+                    by_groups[a].max(by_groups[b]),
+                );
+                self.pair_small_rows(j1, levels[j1], j2, levels[j2]) > self.max_suppressed
+            })
+    }
+
+    /// Rows whose values of quasi-identifiers `j1` at `l1` and `j2` at `l2` are shared by
+    /// fewer than k rows (memoized; computed from the pair's distinct leaf pairs, which are
+    /// found once per pair from the distinct tuples).
+    fn pair_small_rows(&self, j1: usize, l1: u8, j2: usize, l2: u8) -> u64 {
+        let key = (j1 as u8, l1, j2 as u8, l2);
+        let mut memo = self.small_pairs.lock().expect("pair table lock");
+        if let Some(&n) = memo.counts.get(&key) {
+            return n;
+        }
+        let (h1, h2) = (
+            &self.data.quasi[j1].hierarchy,
+            &self.data.quasi[j2].hierarchy,
+        );
+        // a dense grid of leaf pairs; too large a one is not worth it: no verdict
+        if h1
+            .leaf_count()
+            .checked_mul(h2.leaf_count())
+            .is_none_or(|cells| cells > PAIR_GRID_MAX)
+        {
+            memo.counts.insert(key, 0);
+            return 0;
+        }
+        let leaves = memo.leaves.entry((j1 as u8, j2 as u8)).or_insert_with(|| {
+            let width = h2.leaf_count();
+            let mut grid = vec![0u64; h1.leaf_count() * width];
+            let base = self.snapshot.base();
+            let (c1, c2) = (self.snapshot.column(j1), self.snapshot.column(j2));
+            for t in 0..base.len() {
+                let rep = base.reps[t] as usize;
+                grid[c1[rep] as usize * width + c2[rep] as usize] += base.counts[t] as u64;
+            }
+            grid.iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(|(i, &n)| ((i / width) as u32, (i % width) as u32, n))
+                .collect()
+        });
+        let k = self.min_class_size() as u64;
+        let width = h2.cardinality(l2 as usize);
+        let mut grid = vec![0u64; h1.cardinality(l1 as usize) * width];
+        for &(a, b, n) in leaves.iter() {
+            let g1 = h1.code(l1 as usize, a) as usize;
+            let g2 = h2.code(l2 as usize, b) as usize;
+            grid[g1 * width + g2] += n;
+        }
+        let n = grid.iter().filter(|&&n| n < k).sum();
+        memo.counts.insert(key, n);
+        n
     }
 
     /// Checks that `levels` is a node of the lattice.
