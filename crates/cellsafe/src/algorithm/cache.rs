@@ -22,6 +22,9 @@ pub(crate) struct ClassCache<'a> {
     /// Classes held, against `budget`.
     held: usize,
     budget: usize,
+    /// Pair tables computed, and nodes they rejected.
+    pair_tables: usize,
+    pair_rejections: usize,
 }
 
 impl<'a> ClassCache<'a> {
@@ -34,6 +37,8 @@ impl<'a> ClassCache<'a> {
             entries: Vec::new(),
             held: 0,
             budget: 4 * problem.snapshot.base().len() + 1_000_000,
+            pair_tables: 0,
+            pair_rejections: 0,
         }
     }
 
@@ -64,11 +69,20 @@ impl<'a> ClassCache<'a> {
         classes
     }
 
-    /// Checks node `levels` for a search: `None` when it fails for one attribute alone
-    /// (see [`Problem::fails_alone`]; no classes are computed), else its evaluation (as
+    /// Checks node `levels` for a search: `None` when it fails for one attribute alone or
+    /// for a pair (see [`Problem::fails_alone`] and [`Problem::fails_in_pairs`]; no
+    /// classes are computed), else its evaluation (as
     /// [`Problem::check`]) and the metric's class bound, keeping its classes.
     pub(crate) fn check(&mut self, levels: &[u8]) -> Option<(Evaluation, Option<Score>)> {
-        if self.problem.fails_alone(levels) || self.problem.fails_in_pairs(levels) {
+        if self.problem.fails_alone(levels) {
+            return None;
+        }
+        // pair tables pay while they reject; once they rarely do, only known ones are asked
+        let compute = self.pair_tables < 32 || 4 * self.pair_rejections >= self.pair_tables;
+        let (fails, computed) = self.problem.fails_in_pairs_with(levels, compute);
+        self.pair_tables += computed;
+        if fails {
+            self.pair_rejections += 1;
             return None;
         }
         let classes = self.classes(levels);

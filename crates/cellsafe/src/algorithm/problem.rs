@@ -296,33 +296,60 @@ impl Problem {
     /// are tried (the attributes with the most groups at their levels), each computed once
     /// from the distinct tuples and kept.
     pub fn fails_in_pairs(&self, levels: &[u8]) -> bool {
+        self.fails_in_pairs_with(levels, true).0
+    }
+
+    /// [`fails_in_pairs`](Self::fails_in_pairs); with `compute` false only tables computed
+    /// before are asked (a search stops computing new ones when they rarely reject).
+    /// Returns the verdict and how many tables were computed.
+    pub(crate) fn fails_in_pairs_with(&self, levels: &[u8], compute: bool) -> (bool, usize) {
         const PAIRS: [(usize, usize); 3] = [(0, 1), (0, 2), (1, 2)];
         if self.small_rows.is_empty() || levels.len() < 2 {
-            return false;
+            return (false, 0);
         }
         let mut by_groups: Vec<usize> = (0..levels.len()).collect();
         let groups = |j: usize| self.data.quasi[j].hierarchy.cardinality(levels[j] as usize);
         by_groups.sort_by_key(|&j| std::cmp::Reverse(groups(j)));
-        PAIRS
-            .iter()
-            .filter(|&&(_, b)| b < by_groups.len())
-            .any(|&(a, b)| {
-                let (j1, j2) = (
-                    by_groups[a].min(by_groups[b]),
-                    by_groups[a].max(by_groups[b]),
-                );
-                self.pair_small_rows(j1, levels[j1], j2, levels[j2]) > self.max_suppressed
-            })
+        let mut computed = 0;
+        for &(a, b) in PAIRS.iter().filter(|&&(_, b)| b < by_groups.len()) {
+            let (j1, j2) = (
+                by_groups[a].min(by_groups[b]),
+                by_groups[a].max(by_groups[b]),
+            );
+            let small = match self.pair_small_rows(j1, levels[j1], j2, levels[j2], compute) {
+                Some((small, new)) => {
+                    computed += new as usize;
+                    small
+                }
+                None => continue,
+            };
+            if small > self.max_suppressed {
+                return (true, computed);
+            }
+        }
+        (false, computed)
     }
 
     /// Rows whose values of quasi-identifiers `j1` at `l1` and `j2` at `l2` are shared by
     /// fewer than k rows (memoized; computed from the pair's distinct leaf pairs, which are
     /// found once per pair from the distinct tuples).
-    fn pair_small_rows(&self, j1: usize, l1: u8, j2: usize, l2: u8) -> u64 {
+    /// Returns the count and whether it was computed now; `None` when it is not known and
+    /// `compute` is false.
+    fn pair_small_rows(
+        &self,
+        j1: usize,
+        l1: u8,
+        j2: usize,
+        l2: u8,
+        compute: bool,
+    ) -> Option<(u64, bool)> {
         let key = (j1 as u8, l1, j2 as u8, l2);
         let mut memo = self.small_pairs.lock().expect("pair table lock");
         if let Some(&n) = memo.counts.get(&key) {
-            return n;
+            return Some((n, false));
+        }
+        if !compute {
+            return None;
         }
         let (h1, h2) = (
             &self.data.quasi[j1].hierarchy,
@@ -335,7 +362,7 @@ impl Problem {
             .is_none_or(|cells| cells > PAIR_GRID_MAX)
         {
             memo.counts.insert(key, 0);
-            return 0;
+            return Some((0, true));
         }
         let leaves = memo.leaves.entry((j1 as u8, j2 as u8)).or_insert_with(|| {
             let width = h2.leaf_count();
@@ -362,7 +389,7 @@ impl Problem {
         }
         let n = grid.iter().filter(|&&n| n < k).sum();
         memo.counts.insert(key, n);
-        n
+        Some((n, true))
     }
 
     /// Checks that `levels` is a node of the lattice.
