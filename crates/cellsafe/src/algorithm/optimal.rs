@@ -13,7 +13,7 @@ use super::{better, pick_best, score_order, search_stage, tagging, Outcome, CHEC
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
 use crate::framework::classes::Classes;
-use crate::framework::lattice::tie_order;
+use crate::framework::lattice::{tie_order, Lattice};
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
 use crate::observer::{Observer, Stage};
@@ -280,6 +280,33 @@ pub(crate) fn settle(
     settled
 }
 
+/// Tags node `levels` and its up-set (`Acceptable`) or down-set (`Unacceptable`) in a
+/// lattice of chains; returns how many were unknown (for progress). The walk stops at
+/// nodes already so tagged: every tag is given with its whole up- or down-set, so theirs
+/// are tagged already, and the work is proportional to the nodes newly tagged.
+pub(crate) fn tag_closure(
+    lattice: &Lattice,
+    status: &mut [Status],
+    levels: &[u8],
+    tag: Status,
+) -> u64 {
+    let up = tag == Status::Acceptable;
+    let mut settled = 0;
+    let mut stack = vec![lattice.index(levels)];
+    let mut next = Vec::new();
+    while let Some(i) = stack.pop() {
+        if status[i] == tag {
+            continue;
+        }
+        settled += (status[i] == Status::Unknown) as u64;
+        status[i] = tag;
+        next.clear();
+        lattice.neighbors(i, up, &mut next);
+        stack.extend(next.iter().copied().filter(|&n| status[n] != tag));
+    }
+    settled
+}
+
 /// Best-first search by class-free lower bound (see [`optimal`]). Its tagging is sound only
 /// for monotonic models, and it needs a class-free bound: otherwise it runs
 /// [`optimal_walk`].
@@ -325,12 +352,12 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
             }
             None => Evaluation::rejected(levels),
         };
-        let (tagged, tag) = if evaluation.acceptable {
-            (lattice.generalizations_of(levels), Status::Acceptable)
+        let tag = if evaluation.acceptable {
+            Status::Acceptable
         } else {
-            (lattice.specializations_of(levels), Status::Unacceptable)
+            Status::Unacceptable
         };
-        stage.add(settle(status, tagged, tag));
+        stage.add(tag_closure(lattice, status, levels, tag));
         Ok(evaluation)
     };
     let top = lattice.top();

@@ -13,7 +13,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cache::ClassCache;
-use super::{better, search_stage, settle, Outcome, Status, CHECK_EVERY};
+use super::optimal::tag_closure;
+use super::{better, search_stage, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
 use crate::framework::lattice::Lattice;
@@ -54,12 +55,12 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
             }
             None => (Evaluation::rejected(levels), None),
         };
-        let (tagged, tag) = if evaluation.acceptable {
-            (lattice.generalizations_of(levels), Status::Acceptable)
+        let tag = if evaluation.acceptable {
+            Status::Acceptable
         } else {
-            (lattice.specializations_of(levels), Status::Unacceptable)
+            Status::Unacceptable
         };
-        stage.add(settle(status, tagged, tag));
+        stage.add(tag_closure(lattice, status, levels, tag));
         if let Some(bound) = bound {
             bounds.push((levels.to_vec(), bound));
         }

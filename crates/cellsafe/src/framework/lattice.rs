@@ -208,6 +208,19 @@ impl Lattice {
         }
     }
 
+    /// Appends to `out` the indices of the direct successors (`up`) or predecessors of node
+    /// `index`, for a lattice of chains.
+    pub(crate) fn neighbors(&self, index: usize, up: bool, out: &mut Vec<usize>) {
+        for (&radix, &max) in self.radix.iter().zip(&self.max) {
+            let level = (index / radix) % (max as usize + 1);
+            if up && level < max as usize {
+                out.push(index + radix);
+            } else if !up && level > 0 {
+                out.push(index - radix);
+            }
+        }
+    }
+
     /// Every node index of the down-set of `levels` (itself included).
     pub(crate) fn specializations_of(&self, levels: &[u8]) -> Vec<usize> {
         match &self.orders {
