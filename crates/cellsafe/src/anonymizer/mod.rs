@@ -418,12 +418,8 @@ impl<'a> Anonymizer<'a> {
         }
         let rows = released.order(self.suppressed, release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let clock = Instant::now();
-        let csv = write(&released, &self.format, &rows)?;
-        release.timings.write = clock.elapsed().as_secs_f64();
-        let clock = Instant::now();
-        // the audit reads back what was written, as a recipient would
-        let written = Table::from_bytes(&csv, Path::new(RELEASED), &self.format)?;
+        let (csv, written, clock) =
+            write_and_read(&released, &self.format, &rows, &mut release.timings)?;
         let data = &problem.data;
         let quasi: Vec<String> = data.quasi.iter().map(|q| q.name.clone()).collect();
         let public: Vec<String> = (0..data.roles.len())
@@ -475,11 +471,8 @@ impl<'a> Anonymizer<'a> {
         let clock = Instant::now();
         let rows = crate::release::row_order(0..table.rows(), release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let clock = Instant::now();
-        let csv = write(&table, &self.format, &rows)?;
-        release.timings.write = clock.elapsed().as_secs_f64();
-        let clock = Instant::now();
-        let written = Table::from_bytes(&csv, Path::new(RELEASED), &self.format)?;
+        let (csv, written, clock) =
+            write_and_read(&table, &self.format, &rows, &mut release.timings)?;
         let schema = SetTable::new(problem, &self.set_based.families())?;
         let audit = audit::audit_set_based_table(&written, &schema)?;
         release.timings.audit = clock.elapsed().as_secs_f64();
@@ -507,6 +500,23 @@ fn write(released: &dyn ReleasedTable, format: &CsvFormat, rows: &[usize]) -> Re
         .write_to(&mut csv, format, rows)
         .map_err(|e| Error::io(Path::new(RELEASED), e))?;
     Ok(csv)
+}
+
+/// Writes `released`'s rows `rows` as CSV bytes (timed as `timings.write`) and reads
+/// them back as a recipient would, for the audit. Returns the bytes, the table read back
+/// and the audit's clock, started before the reading.
+fn write_and_read(
+    released: &dyn ReleasedTable,
+    format: &CsvFormat,
+    rows: &[usize],
+    timings: &mut Timings,
+) -> Result<(Vec<u8>, Table, Instant)> {
+    let clock = Instant::now();
+    let csv = write(released, format, rows)?;
+    timings.write = clock.elapsed().as_secs_f64();
+    let clock = Instant::now();
+    let written = Table::from_bytes(&csv, Path::new(RELEASED), format)?;
+    Ok((csv, written, clock))
 }
 
 /// A failed audit stops the release.
