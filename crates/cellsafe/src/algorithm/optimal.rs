@@ -121,15 +121,15 @@ impl Walk<'_> {
     /// Records that nothing strictly above `node` can beat the best found when `bound`
     /// (a lower bound on their scores) is worse than the best's score.
     fn rule_out_above(&self, node: &[u8], bound: &Score) {
-        let best = self.best.lock().expect("search lock").clone();
-        if let Some(best) = best {
-            tagging::rule_out_above(
-                &self.problem.lattice,
-                node,
-                bound,
-                &best.score,
-                &self.ruled_out,
-            );
+        // the best's score is copied only when the bound is worse (marking takes no lock)
+        let best = self.best.lock().expect("search lock");
+        let worse = best
+            .as_ref()
+            .filter(|b| score_order(bound, &b.score) == std::cmp::Ordering::Greater)
+            .map(|b| b.score.clone());
+        drop(best);
+        if let Some(best) = worse {
+            tagging::rule_out_above(&self.problem.lattice, node, bound, &best, &self.ruled_out);
         }
     }
 

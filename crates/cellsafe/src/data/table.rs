@@ -121,14 +121,11 @@ impl Table {
                 } else {
                     (1..=record.len()).map(|i| i.to_string()).collect()
                 };
-                let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-                for (i, name) in names.iter().enumerate() {
-                    if seen.insert(name.as_str(), i).is_some() {
-                        return Err(Error::data(
-                            Location::at(source, line, Some(i as u64 + 1)),
-                            format!("duplicate column name `{}` in header", excerpt(name)),
-                        ));
-                    }
+                if let Some(i) = duplicate_name(&names) {
+                    return Err(Error::data(
+                        Location::at(source, line, Some(i as u64 + 1)),
+                        format!("duplicate column name `{}` in header", excerpt(&names[i])),
+                    ));
                 }
                 columns = vec![Vec::new(); names.len()];
                 dictionaries = vec![Dictionary::default(); names.len()];
@@ -157,11 +154,8 @@ impl Table {
     /// Builds a table from rows of strings in memory. Rows are numbered in errors as if
     /// they were the lines of a CSV file after its header (the first row is line 2).
     pub fn from_rows(header: Vec<String>, rows: &[Vec<String>]) -> Result<Table> {
-        let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-        for (i, name) in header.iter().enumerate() {
-            if seen.insert(name.as_str(), i).is_some() {
-                return Err(DataError::DuplicateColumn(excerpt(name).into_owned()).into());
-            }
+        if let Some(i) = duplicate_name(&header) {
+            return Err(DataError::DuplicateColumn(excerpt(&header[i]).into_owned()).into());
         }
         let mut columns = vec![Vec::with_capacity(rows.len()); header.len()];
         let mut dictionaries = vec![Dictionary::default(); header.len()];
@@ -250,6 +244,12 @@ impl Table {
         stage.check_stopped()?;
         table
     }
+}
+
+/// The index of the first name in `names` that an earlier one repeats (in linear time).
+fn duplicate_name(names: &[String]) -> Option<usize> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    names.iter().position(|name| !seen.insert(name.as_str()))
 }
 
 /// Largest file read into memory whole before parsing (larger ones are streamed).

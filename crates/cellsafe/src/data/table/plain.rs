@@ -8,8 +8,6 @@
 
 use std::path::Path;
 
-use rustc_hash::FxHashSet;
-
 use super::{CsvFormat, Dictionary, Table};
 
 /// The table of `bytes`, or `None` when the input is not plain or has an error.
@@ -58,8 +56,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     } else {
         (1..=width).map(|i| i.to_string()).collect()
     };
-    let mut seen = FxHashSet::default();
-    if !header.iter().all(|name| seen.insert(name.as_str())) {
+    if super::duplicate_name(&header).is_some() {
         return None;
     }
     let mut columns: Vec<Vec<u32>> = vec![Vec::new(); width];
@@ -70,7 +67,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     let (data, mut line) = match (format.header, rest) {
         (true, Some(rest)) => (rest, 2),
         (true, None) => ("", 2),
-        (false, Some(_)) | (false, None) => (body, 1),
+        (false, _) => (body, 1),
     };
     if !data.is_empty() {
         let bytes = data.as_bytes();
