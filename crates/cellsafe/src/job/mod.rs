@@ -22,7 +22,6 @@ pub mod report;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rand::RngCore;
 use serde::Serialize;
 
 use crate::algorithm::problem::{levels_map, partition_names};
@@ -86,20 +85,6 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
     pool.install(|| anonymize_here(config, outputs, observer))
 }
 
-/// The row order the config asks for: its seed, a fresh one, or the input order.
-fn row_order(config: &Config) -> RowOrder {
-    if config.output.keep_order {
-        RowOrder::Input
-    } else {
-        RowOrder::Shuffled(
-            config
-                .output
-                .seed
-                .unwrap_or_else(|| rand::rngs::OsRng.next_u64()),
-        )
-    }
-}
-
 fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     let start = Instant::now();
     let file = config.file_name();
@@ -125,10 +110,12 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         .observer(observer)
         .suppressed_rows(config.output.suppression)
         .csv_format(config.csv_format()?);
-    anonymizer = match row_order(config) {
-        RowOrder::Input => anonymizer.keep_order(),
-        RowOrder::Shuffled(seed) => anonymizer.seed(seed),
-    };
+    // without a seed the anonymizer draws a fresh one
+    if config.output.keep_order {
+        anonymizer = anonymizer.keep_order();
+    } else if let Some(seed) = config.output.seed {
+        anonymizer = anonymizer.seed(seed);
+    }
     match algorithm {
         Algorithm::Genetic => anonymizer = anonymizer.genetic(config.search.genetic.clone()),
         Algorithm::SetBased => anonymizer = anonymizer.set_based(config.search.set_based.clone()),
