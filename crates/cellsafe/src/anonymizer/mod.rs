@@ -238,13 +238,13 @@ impl<'a> Anonymizer<'a> {
     /// The search (default: optimal; the genetic one with [`genetic`](Self::genetic)'s
     /// parameters, by default [`GeneticSpec::default`]; the set-based one with
     /// [`set_based`](Self::set_based)'s).
-    pub(crate) fn algorithm(mut self, algorithm: Algorithm) -> Self {
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
         self
     }
 
     /// The genetic search with parameters `spec`.
-    pub(crate) fn genetic(mut self, spec: GeneticSpec) -> Self {
+    pub fn genetic(mut self, spec: GeneticSpec) -> Self {
         self.algorithm = Algorithm::Genetic;
         self.genetic = spec;
         self
@@ -268,7 +268,7 @@ impl<'a> Anonymizer<'a> {
 
     /// Shows each quasi-identifier cell as its group's aggregate, one aggregator per
     /// quasi-identifier in column order.
-    pub(crate) fn microaggregate(mut self, aggregators: Vec<Aggregator>) -> Self {
+    pub fn microaggregate(mut self, aggregators: Vec<Aggregator>) -> Self {
         self.aggregators = Some(aggregators);
         self
     }
@@ -287,7 +287,7 @@ impl<'a> Anonymizer<'a> {
     }
 
     /// Keeps the input's row order (which can link rows back to persons).
-    pub(crate) fn keep_order(mut self) -> Self {
+    pub fn keep_order(mut self) -> Self {
         self.order = Some(RowOrder::Input);
         self
     }
@@ -299,13 +299,13 @@ impl<'a> Anonymizer<'a> {
     }
 
     /// How suppressed rows are written.
-    pub(crate) fn suppressed_rows(mut self, suppressed: SuppressedRows) -> Self {
+    pub fn suppressed_rows(mut self, suppressed: SuppressedRows) -> Self {
         self.suppressed = suppressed;
         self
     }
 
     /// The CSV dialect of the release (default: comma, double quote, a header).
-    pub(crate) fn csv_format(mut self, format: CsvFormat) -> Self {
+    pub fn csv_format(mut self, format: CsvFormat) -> Self {
         self.format = format;
         self
     }

@@ -69,11 +69,11 @@ impl Release {
         self.written.is_some()
     }
     /// The problem that was solved: the data with roles resolved, models, metric, lattice.
-    pub(crate) fn problem(&self) -> &Problem {
+    pub fn problem(&self) -> &Problem {
         &self.problem
     }
     /// The search that ran.
-    pub(crate) fn algorithm(&self) -> Algorithm {
+    pub fn algorithm(&self) -> Algorithm {
         self.algorithm
     }
     /// The chosen level of each quasi-identifier, in column order (empty when nothing was
@@ -93,7 +93,7 @@ impl Release {
     /// What the search reported: nodes evaluated, every minimal node for the minimal
     /// searches, the genetic run's report. Its `best` is the search's answer, which a
     /// public search may have refused ([`disclosure`](Self::disclosure)).
-    pub(crate) fn outcome(&self) -> &Outcome {
+    pub fn outcome(&self) -> &Outcome {
         &self.outcome
     }
     /// Nodes of the lattice the search evaluated.
@@ -109,7 +109,7 @@ impl Release {
         self.set_based.as_ref()
     }
     /// The row order: shuffled with a seed (a key: keep it secret), or the input order.
-    pub(crate) fn order(&self) -> RowOrder {
+    pub fn order(&self) -> RowOrder {
         self.order
     }
     /// The seed the rows were shuffled with, or `None` when the input order was kept.
@@ -129,7 +129,7 @@ impl Release {
         self.written.as_ref().map(|w| &w.audit)
     }
     /// Warnings of building the release (microaggregates that coincide).
-    pub(crate) fn warnings(&self) -> &[String] {
+    pub fn warnings(&self) -> &[String] {
         self.written.as_ref().map_or(&[], |w| &w.warnings)
     }
     /// The released table as audited CSV bytes (empty when nothing was released).
@@ -142,7 +142,7 @@ impl Release {
         w.flush()
     }
     /// Seconds per phase.
-    pub(crate) fn timings(&self) -> &Timings {
+    pub fn timings(&self) -> &Timings {
         &self.timings
     }
 }

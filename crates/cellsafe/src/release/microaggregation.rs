@@ -26,7 +26,7 @@ use crate::hierarchy::{date_key, Hierarchy};
 /// The measurement scale of an attribute, which picks its statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Scale {
+pub enum Scale {
     /// Mean.
     Continuous,
     /// Median, in the attribute's order.
@@ -46,13 +46,10 @@ pub struct Aggregator {
 }
 
 impl Aggregator {
-    /// Orders the leaves of `hierarchy` chronologically when `date_format` is given, else
-    /// numerically if every value is a number, else by string.
-    pub(crate) fn new(
-        scale: Scale,
-        hierarchy: &Hierarchy,
-        date_format: Option<&str>,
-    ) -> Aggregator {
+    /// An aggregator of the quasi-identifier generalized by `hierarchy` (the one it is
+    /// given to the anonymizer with). Orders the leaves chronologically when `date_format`
+    /// is given, else numerically if every value is a number, else by string.
+    pub fn new(scale: Scale, hierarchy: &Hierarchy, date_format: Option<&str>) -> Aggregator {
         let values: Vec<String> = (0..hierarchy.leaf_count() as u32)
             .map(|leaf| hierarchy.label(0, leaf).to_owned())
             .collect();

@@ -36,7 +36,7 @@ use crate::error::{Error, ProblemError, Result};
 #[serde(deny_unknown_fields, default)]
 pub struct SetBasedSpec {
     /// Z_j by column name (`subsets`, `intervals`, `levels`); see [`SetTable::new`].
-    families: std::collections::BTreeMap<String, Family>,
+    pub families: std::collections::BTreeMap<String, Family>,
     /// Most rounds of the goal-directed search (default 1000).
     pub max_rounds: usize,
 }
