@@ -374,7 +374,10 @@ fn other_searches_and_microaggregation_are_reachable_in_memory() {
         .unwrap();
     assert!(aggregated.audit().unwrap().passed);
     // age is generalized, so without aggregation its cells would be interval labels
-    assert!(aggregated.levels().iter().any(|(q, l)| q == "age" && *l > 0));
+    assert!(aggregated
+        .levels()
+        .iter()
+        .any(|(q, l)| q == "age" && *l > 0));
     let written =
         Table::from_bytes(aggregated.csv(), Path::new("r.csv"), &CsvFormat::default()).unwrap();
     let column = written.column_index("age").unwrap();
