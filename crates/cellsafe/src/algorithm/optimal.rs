@@ -324,21 +324,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     }
     let stage = search_stage(problem, observer);
     let lattice = &problem.lattice;
-    let metric = &problem.metric;
-    let mut order: Vec<(Vec<u8>, Score)> = (0..lattice.size())
-        .into_par_iter()
-        .map(|i| {
-            if i.is_multiple_of(CHECK_EVERY) {
-                stage.check()?;
-            }
-            let levels = lattice.levels(i);
-            let bound = metric.level_bound(&levels).expect("class-free bound");
-            Ok((levels, bound))
-        })
-        .collect::<Result<_>>()?;
-    stage.check()?;
-    order.par_sort_by(|a, b| a.1.compare(&b.1).then_with(|| tie_order(&a.0, &b.0)));
-    stage.check()?;
+    let order = by_bound(problem, &stage)?;
     let mut status = vec![Status::Unknown; lattice.size()];
     let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
     let mut evaluated = 0usize;
@@ -364,22 +350,27 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let top_eval = evaluate(&top, &mut status)?;
     scored.insert(lattice.index(&top), top_eval);
     let mut best: Option<Evaluation> = None;
-    for (n, (levels, bound)) in order.iter().enumerate() {
+    for (n, (bound, index)) in order.iter().enumerate() {
         if n.is_multiple_of(CHECK_EVERY) {
             stage.check()?;
         }
+        let index = *index as usize;
         if let Some(b) = &best {
             match score_order(bound, &b.score) {
                 std::cmp::Ordering::Greater => break,
                 std::cmp::Ordering::Equal
-                    if tie_order(&b.levels, levels) == std::cmp::Ordering::Less =>
+                    if tie_order(&b.levels, &lattice.levels(index)) == std::cmp::Ordering::Less =>
                 {
                     continue
                 }
                 _ => {}
             }
         }
-        let index = lattice.index(levels);
+        // most nodes are tagged already: their levels are not needed
+        if status[index] == Status::Unacceptable {
+            continue;
+        }
+        let levels = &lattice.levels(index);
         if status[index] == Status::Unknown {
             // binary search on the chain from `levels` to the top
             let chain = lattice.chain_to_top(levels);
@@ -421,4 +412,77 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
         nodes_evaluated: evaluated,
         ..Outcome::default()
     })
+}
+
+/// Every node of `problem`'s lattice of chains with its class-free bound, by increasing
+/// bound, ties in [`tie_order`]. From the metric's table of level terms when it has one
+/// (a few multiplications per node); else bound by bound.
+fn by_bound(problem: &Problem, stage: &Stage<'_>) -> Result<Vec<(Score, u32)>> {
+    let lattice = &problem.lattice;
+    let max = lattice.max_levels();
+    // tie_order as one number: the level sum, then the levels read with the first
+    // attribute most significant (lattice sizes stay below 2^32)
+    let tie = |mut index: usize| -> u64 {
+        let (mut sum, mut lexicographic) = (0u64, 0u64);
+        for &m in max {
+            let base = m as usize + 1;
+            let l = (index % base) as u64;
+            index /= base;
+            sum += l;
+            lexicographic = lexicographic * base as u64 + l;
+        }
+        (sum << 32) | lexicographic
+    };
+    // the lattice index of the node whose levels read `lexicographic` (see `tie`)
+    let index_of = |mut lexicographic: u32| -> usize {
+        let mut index = 0;
+        for (&m, &radix) in max.iter().zip(lattice.radix()).rev() {
+            let base = m as u32 + 1;
+            index += (lexicographic % base) as usize * radix;
+            lexicographic /= base;
+        }
+        index
+    };
+    if let Some(values) = problem.metric.level_bounds(max) {
+        stage.check()?;
+        // one 128-bit key per node: the bound's bits in total order, then the tie
+        let mut keys: Vec<u128> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let bits = v.to_bits();
+                let ordered = if bits >> 63 == 1 {
+                    !bits
+                } else {
+                    bits | 1 << 63
+                };
+                (ordered as u128) << 64 | tie(i) as u128
+            })
+            .collect();
+        stage.check()?;
+        keys.sort_unstable();
+        return Ok(keys
+            .into_iter()
+            .map(|key| {
+                let i = index_of(key as u32);
+                (Score::scalar(values[i]), i as u32)
+            })
+            .collect());
+    }
+    let mut order: Vec<(Score, u64, u32)> = (0..lattice.size())
+        .into_par_iter()
+        .map(|i| {
+            if i.is_multiple_of(CHECK_EVERY) {
+                stage.check()?;
+            }
+            let bound = problem
+                .metric
+                .level_bound(&lattice.levels(i))
+                .expect("class-free bound");
+            Ok((bound, tie(i), i as u32))
+        })
+        .collect::<Result<_>>()?;
+    stage.check()?;
+    order.par_sort_by(|a, b| score_order(&a.0, &b.0).then(a.1.cmp(&b.1)));
+    Ok(order.into_iter().map(|(s, _, i)| (s, i)).collect())
 }

@@ -100,6 +100,10 @@ impl Lattice {
     pub(crate) fn dimensions(&self) -> usize {
         self.max.len()
     }
+    /// Per attribute, the index step of one level (see [`index`](Self::index)).
+    pub(crate) fn radix(&self) -> &[usize] {
+        &self.radix
+    }
     /// Highest level of each attribute.
     pub(crate) fn max_levels(&self) -> &[u8] {
         &self.max

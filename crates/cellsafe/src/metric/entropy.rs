@@ -31,11 +31,9 @@ fn table(q: &QuasiIdentifier) -> Vec<f64> {
         .collect()
 }
 
-/// The generalization part of both variants: per attribute, the rounded table entry.
-fn generalized(table: &[Vec<f64>], basis: &Basis, levels: &[u8]) -> Score {
-    basis.aggregate_levels(levels, |j, level| {
-        round10(basis.g_factor * table[j][level as usize])
-    })
+/// The generalization part of both variants for attribute `j`: the rounded table entry.
+fn generalized(table: &[Vec<f64>], basis: &Basis, j: usize, level: u8) -> f64 {
+    round10(basis.g_factor * table[j][level as usize])
 }
 
 /// Non-uniform entropy, monotonic: suppressed rows cost nothing.
@@ -54,11 +52,11 @@ impl Entropy {
 
 impl Measure for Entropy {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
-        generalized(&self.table, basis, node.levels)
+        self.level_bound(basis, node.levels).expect("class-free")
     }
     /// Monotonic and class-free: the score itself.
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(generalized(&self.table, basis, levels))
+    fn level_term(&self, basis: &Basis, j: usize, level: u8) -> Option<f64> {
+        Some(generalized(&self.table, basis, j, level))
     }
 }
 
@@ -102,7 +100,7 @@ impl Measure for EntropyNm {
         basis.aggregate(&values)
     }
     /// The generalization part alone: suppression only adds to it.
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(generalized(&self.table, basis, levels))
+    fn level_term(&self, basis: &Basis, j: usize, level: u8) -> Option<f64> {
+        Some(generalized(&self.table, basis, j, level))
     }
 }

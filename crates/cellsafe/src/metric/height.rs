@@ -11,7 +11,7 @@ impl Measure for Height {
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
         self.level_bound(basis, node.levels).expect("class-free")
     }
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(basis.aggregate_levels(levels, |_, level| level as f64))
+    fn level_term(&self, _basis: &Basis, _j: usize, level: u8) -> Option<f64> {
+        Some(level as f64)
     }
 }

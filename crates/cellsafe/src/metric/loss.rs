@@ -107,9 +107,11 @@ impl Measure for Loss {
         basis.aggregate_levels(node.levels, |j, _| Loss::value(basis, j, raw[j]))
     }
 
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(basis.aggregate_levels(levels, |j, level| {
-            Loss::value(basis, j, basis.g_factor * self.nosupp[j][level as usize])
-        }))
+    fn level_term(&self, basis: &Basis, j: usize, level: u8) -> Option<f64> {
+        Some(Loss::value(
+            basis,
+            j,
+            basis.g_factor * self.nosupp[j][level as usize],
+        ))
     }
 }

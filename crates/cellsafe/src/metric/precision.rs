@@ -14,8 +14,8 @@ impl Measure for Precision {
         self.level_bound(basis, node.levels).expect("class-free")
     }
     /// Monotonic and class-free: the score itself.
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(basis.aggregate_levels(levels, |j, level| basis.g_factor * basis.ratio(j, level)))
+    fn level_term(&self, basis: &Basis, j: usize, level: u8) -> Option<f64> {
+        Some(basis.g_factor * basis.ratio(j, level))
     }
 }
 
@@ -32,9 +32,7 @@ impl Measure for PrecisionNm {
         })
     }
     /// Each row costs at least the smaller of its generalization and suppression costs.
-    fn level_bound(&self, basis: &Basis, levels: &[u8]) -> Option<Score> {
-        Some(basis.aggregate_levels(levels, |j, level| {
-            (basis.g_factor * basis.ratio(j, level)).min(basis.s_factor)
-        }))
+    fn level_term(&self, basis: &Basis, j: usize, level: u8) -> Option<f64> {
+        Some((basis.g_factor * basis.ratio(j, level)).min(basis.s_factor))
     }
 }
