@@ -229,11 +229,7 @@ impl Problem {
             data.quasi
                 .iter()
                 .map(|q| {
-                    let h = &q.hierarchy;
-                    let mut leaf_rows = vec![0u64; h.leaf_count()];
-                    for &leaf in &q.leaves {
-                        leaf_rows[leaf as usize] += 1;
-                    }
+                    let (h, leaf_rows) = (&q.hierarchy, &q.leaf_rows);
                     (0..h.levels())
                         .map(|level| {
                             let mut group_rows = vec![0u64; h.cardinality(level)];

@@ -111,6 +111,27 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// Groups rows by key: per row its group, per group its first row and its key (widened).
+fn group_rows<K: GroupKey + Into<u128>>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Vec<u128>) {
+    let mut row_tuple = Vec::with_capacity(keys.len());
+    let mut first_rows: Vec<u32> = Vec::new();
+    let mut group_keys: Vec<u128> = Vec::new();
+    let mut index = Grouper::default();
+    index.start(keys.len());
+    for (r, &key) in keys.iter().enumerate() {
+        let next = first_rows.len() as u32;
+        match index.find_or_insert(key, next) {
+            Some(t) => row_tuple.push(t),
+            None => {
+                row_tuple.push(next);
+                first_rows.push(r as u32);
+                group_keys.push(key.into());
+            }
+        }
+    }
+    (row_tuple, first_rows, group_keys)
+}
+
 /// The distinct level-0 quasi-identifier tuples of a table: the base every rollup starts from.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -177,40 +198,58 @@ impl Snapshot {
                 .ok_or(Error::Dataset(DatasetError::KeyOverflow))?;
         }
         let width: usize = sensitive.iter().map(|(_, d)| d).sum();
-        let mut index: FxHashMap<u128, u32> = FxHashMap::default();
-        let mut columns: Vec<Vec<u32>> = vec![Vec::new(); dims];
-        let mut row_tuple = Vec::with_capacity(rows);
-        let mut base = Classes {
-            width,
-            ..Default::default()
-        };
-        for r in 0..rows {
-            let key: u128 = (0..dims).map(|j| leaves[j][r] as u128 * strides[j]).sum();
-            let t = *index.entry(key).or_insert_with(|| {
-                let t = base.counts.len() as u32;
-                for (j, column) in columns.iter_mut().enumerate() {
-                    column.push(leaves[j][r]);
+        // keys column by column (each pass streams one column), then grouped in one pass
+        let narrow = stride <= u64::MAX as u128;
+        let (row_tuple, first_rows, base_keys) = if narrow {
+            let mut keys = vec![0u64; rows];
+            for (leaves, &stride) in leaves.iter().zip(&strides) {
+                let stride = stride as u64;
+                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
+                    *key += leaf as u64 * stride;
                 }
-                base.keys.push(key);
-                base.reps.push(t);
-                base.counts.push(0);
-                base.hist.resize(base.hist.len() + width, 0);
-                t
-            });
-            row_tuple.push(t);
-            base.counts[t as usize] += 1;
-            let mut offset = t as usize * width;
-            for (codes, domain) in sensitive {
-                base.hist[offset + codes[r] as usize] += 1;
-                offset += domain;
+            }
+            group_rows(&keys)
+        } else {
+            let mut keys = vec![0u128; rows];
+            for (leaves, &stride) in leaves.iter().zip(&strides) {
+                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
+                    *key += leaf as u128 * stride;
+                }
+            }
+            group_rows(&keys)
+        };
+        let tuples = first_rows.len();
+        let columns: Vec<Vec<u32>> = leaves
+            .iter()
+            .map(|leaves| first_rows.iter().map(|&r| leaves[r as usize]).collect())
+            .collect();
+        let mut counts = vec![0u32; tuples];
+        for &t in &row_tuple {
+            counts[t as usize] += 1;
+        }
+        let mut hist = vec![0u32; tuples * width];
+        if width > 0 {
+            for (r, &t) in row_tuple.iter().enumerate() {
+                let mut offset = t as usize * width;
+                for (codes, domain) in sensitive {
+                    hist[offset + codes[r] as usize] += 1;
+                    offset += domain;
+                }
             }
         }
+        let base = Classes {
+            keys: base_keys,
+            reps: (0..tuples as u32).collect(),
+            counts,
+            hist,
+            width,
+        };
         Ok(Snapshot {
             dims,
             columns,
             row_tuple,
             strides,
-            narrow: stride <= u64::MAX as u128,
+            narrow,
             base,
         })
     }

@@ -22,6 +22,8 @@ pub struct QuasiIdentifier {
     pub hierarchy: Hierarchy,
     /// Per row, the leaf code of its value in `hierarchy`.
     pub leaves: Vec<u32>,
+    /// Per leaf of `hierarchy`, how many rows have it.
+    pub(crate) leaf_rows: Vec<u64>,
 }
 
 /// A sensitive attribute, encoded with its distribution over the whole input.
@@ -132,16 +134,22 @@ impl Dataset {
                 })?;
                 leaf_of_code.push(leaf);
             }
+            let mut leaf_rows = vec![0u64; hierarchy.leaf_count()];
             let leaves = table
                 .codes(column)
                 .iter()
-                .map(|&c| leaf_of_code[c as usize])
+                .map(|&c| {
+                    let leaf = leaf_of_code[c as usize];
+                    leaf_rows[leaf as usize] += 1;
+                    leaf
+                })
                 .collect();
             quasi.push(QuasiIdentifier {
                 name: table.header()[column].clone(),
                 column,
                 hierarchy,
                 leaves,
+                leaf_rows,
             });
         }
         let mut sensitive = Vec::new();
