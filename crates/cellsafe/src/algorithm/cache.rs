@@ -103,9 +103,16 @@ impl<'a> ClassCache<'a> {
 
     /// Keeps `classes` of `levels` while the budget allows.
     pub(crate) fn keep(&mut self, levels: &[u8], classes: Classes) {
-        if self.held + classes.len() <= self.budget {
-            self.held += classes.len();
-            self.entries.push((levels.to_vec(), classes));
+        if classes.len() > self.budget {
+            return;
         }
+        let mut drop = 0;
+        while self.held + classes.len() > self.budget {
+            self.held -= self.entries[drop].1.len();
+            drop += 1;
+        }
+        self.entries.drain(..drop);
+        self.held += classes.len();
+        self.entries.push((levels.to_vec(), classes));
     }
 }
