@@ -15,23 +15,100 @@ use crate::hierarchy::Hierarchy;
 thread_local! {
     static SCRATCH64: std::cell::RefCell<Grouper<u64>> = Default::default();
     static SCRATCH128: std::cell::RefCell<Grouper<u128>> = Default::default();
+    static KEYS64: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
+    static KEYS128: std::cell::Cell<Vec<u128>> = const { std::cell::Cell::new(Vec::new()) };
+    /// Reps, counts and histograms of a rollup's output, before they are copied out.
+    static BUFFERS: std::cell::RefCell<(Vec<u32>, Vec<u32>, Vec<u32>)> = Default::default();
 }
 
-/// A key the grouper can hash.
-pub(crate) trait GroupKey: Copy + Eq + Default {
+/// A key the grouper can hash: 64 bits when every key of the snapshot fits, else 128.
+pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     /// A 64-bit hash of the key.
     fn hash64(self) -> u64;
+    /// `self + other`, wrapping (key changes are added in two's complement).
+    fn wrapping_add(self, other: Self) -> Self;
+    /// The low bits of `x`.
+    fn truncate(x: u128) -> Self;
+    /// The key widened.
+    fn widen(self) -> u128;
+    /// `keys` wrapped.
+    fn wrap(keys: Vec<Self>) -> Keys;
+    /// Runs `f` with this thread's grouper.
+    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<Self>) -> R) -> R;
+    /// This thread's key buffer.
+    fn take_buffer() -> Vec<Self>;
+    /// Gives the key buffer back.
+    fn return_buffer(buffer: Vec<Self>);
 }
 impl GroupKey for u64 {
     #[inline]
     fn hash64(self) -> u64 {
         self.wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
+    #[inline]
+    fn wrapping_add(self, other: u64) -> u64 {
+        u64::wrapping_add(self, other)
+    }
+    fn truncate(x: u128) -> u64 {
+        x as u64
+    }
+    fn widen(self) -> u128 {
+        self as u128
+    }
+    fn wrap(keys: Vec<u64>) -> Keys {
+        Keys::Narrow(keys)
+    }
+    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u64>) -> R) -> R {
+        SCRATCH64.with_borrow_mut(f)
+    }
+    fn take_buffer() -> Vec<u64> {
+        KEYS64.take()
+    }
+    fn return_buffer(buffer: Vec<u64>) {
+        KEYS64.set(buffer);
+    }
 }
 impl GroupKey for u128 {
     #[inline]
     fn hash64(self) -> u64 {
         ((self as u64) ^ ((self >> 64) as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    #[inline]
+    fn wrapping_add(self, other: u128) -> u128 {
+        u128::wrapping_add(self, other)
+    }
+    fn truncate(x: u128) -> u128 {
+        x
+    }
+    fn widen(self) -> u128 {
+        self
+    }
+    fn wrap(keys: Vec<u128>) -> Keys {
+        Keys::Wide(keys)
+    }
+    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u128>) -> R) -> R {
+        SCRATCH128.with_borrow_mut(f)
+    }
+    fn take_buffer() -> Vec<u128> {
+        KEYS128.take()
+    }
+    fn return_buffer(buffer: Vec<u128>) {
+        KEYS128.set(buffer);
+    }
+}
+
+/// The keys of a node's classes, at the snapshot's width.
+#[derive(Debug, Clone)]
+pub(crate) enum Keys {
+    /// Every key fits in 64 bits.
+    Narrow(Vec<u64>),
+    /// Some key needs more.
+    Wide(Vec<u128>),
+}
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys::Narrow(Vec::new())
     }
 }
 
@@ -112,10 +189,10 @@ pub(crate) fn prefetch<T>(value: &T) {
 }
 
 /// Groups rows by key: per row its group, per group its first row and its key (widened).
-fn group_rows<K: GroupKey + Into<u128>>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Vec<u128>) {
+fn group_rows<K: GroupKey>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Keys) {
     let mut row_tuple = Vec::with_capacity(keys.len());
     let mut first_rows: Vec<u32> = Vec::new();
-    let mut group_keys: Vec<u128> = Vec::new();
+    let mut group_keys: Vec<K> = Vec::new();
     let mut index = Grouper::default();
     index.start(keys.len());
     for (r, &key) in keys.iter().enumerate() {
@@ -125,11 +202,11 @@ fn group_rows<K: GroupKey + Into<u128>>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Vec<
             None => {
                 row_tuple.push(next);
                 first_rows.push(r as u32);
-                group_keys.push(key.into());
+                group_keys.push(key);
             }
         }
     }
-    (row_tuple, first_rows, group_keys)
+    (row_tuple, first_rows, K::wrap(group_keys))
 }
 
 /// The distinct level-0 quasi-identifier tuples of a table: the base every rollup starts from.
@@ -142,8 +219,6 @@ pub struct Snapshot {
     /// The base tuple of each row.
     row_tuple: Vec<u32>,
     strides: Vec<u128>,
-    /// Every key fits in 64 bits (hash with the cheaper key).
-    narrow: bool,
     base: Classes,
 }
 
@@ -151,7 +226,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default)]
 pub struct Classes {
     /// Per class, the key identifying its tuple of generalized codes (unique within a node).
-    keys: Vec<u128>,
+    keys: Keys,
     /// A base tuple (index into the snapshot) inside each class.
     pub(crate) reps: Vec<u32>,
     /// Per class, its number of rows.
@@ -249,7 +324,6 @@ impl Snapshot {
             columns,
             row_tuple,
             strides,
-            narrow,
             base,
         })
     }
@@ -285,8 +359,23 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
     ) -> Classes {
+        match &from.keys {
+            Keys::Narrow(keys) => self.rollup_keys(hierarchies, from, keys, from_levels, to_levels),
+            Keys::Wide(keys) => self.rollup_keys(hierarchies, from, keys, from_levels, to_levels),
+        }
+    }
+
+    /// [`rollup`](Self::rollup) with keys of width `K`.
+    fn rollup_keys<K: GroupKey>(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_keys: &[K],
+        from_levels: &[u8],
+        to_levels: &[u8],
+    ) -> Classes {
         // For each changed attribute, the key change of every leaf (two's complement).
-        let deltas: Vec<(&[u32], Vec<u128>)> = (0..self.dims)
+        let deltas: Vec<(&[u32], Vec<K>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
             .map(|j| {
                 let h = hierarchies[j];
@@ -298,76 +387,77 @@ impl Snapshot {
                 let delta = old
                     .iter()
                     .zip(new)
-                    .map(|(&o, &n)| (n as u128 * stride).wrapping_sub(o as u128 * stride))
+                    .map(|(&o, &n)| {
+                        K::truncate((n as u128 * stride).wrapping_sub(o as u128 * stride))
+                    })
                     .collect();
                 (self.column(j), delta)
             })
             .collect();
         let width = from.width;
-        let mut out = Classes {
-            keys: Vec::with_capacity(from.len()),
-            reps: Vec::with_capacity(from.len()),
-            counts: Vec::with_capacity(from.len()),
-            hist: Vec::with_capacity(from.hist.len()),
+        let n = from.len();
+        // The output is gathered in per-thread buffers and copied out at its exact size:
+        // vectors sized for the input would hold (and touch) memory the cache keeps.
+        let mut keys: Vec<K> = K::take_buffer();
+        let (mut reps, mut counts, mut hist) = BUFFERS.with_borrow_mut(std::mem::take);
+        keys.clear();
+        reps.clear();
+        counts.clear();
+        hist.clear();
+        let new_key = |c: usize| {
+            let rep = from.reps[c] as usize;
+            let mut key = from_keys[c];
+            for (column, delta) in &deltas {
+                key = key.wrapping_add(delta[column[rep] as usize]);
+            }
+            key
+        };
+        // Grouped with a per-thread table reused across rollups: fresh tables cost more in
+        // first-touch cache misses than the hashing itself. New keys are computed a batch
+        // ahead and their slots prefetched, so the table's cache misses overlap.
+        K::with_scratch(|index| {
+            index.start(n);
+            const AHEAD: usize = 8;
+            let mut ahead = [K::default(); AHEAD];
+            for (c, slot) in ahead.iter_mut().enumerate().take(n) {
+                *slot = new_key(c);
+                index.prefetch(*slot);
+            }
+            for c in 0..n {
+                let key = ahead[c % AHEAD];
+                if c + AHEAD < n {
+                    let k = new_key(c + AHEAD);
+                    index.prefetch(k);
+                    ahead[c % AHEAD] = k;
+                }
+                let next = counts.len() as u32;
+                if let Some(slot) = index.find_or_insert(key, next) {
+                    let t = slot as usize;
+                    counts[t] += from.counts[c];
+                    if width > 0 {
+                        let dst = t * width;
+                        for (d, s) in hist[dst..dst + width].iter_mut().zip(from.histogram(c)) {
+                            *d += s;
+                        }
+                    }
+                } else {
+                    keys.push(key);
+                    reps.push(from.reps[c]);
+                    counts.push(from.counts[c]);
+                    hist.extend_from_slice(from.histogram(c));
+                }
+            }
+        });
+        let classes = Classes {
+            keys: K::wrap(keys.clone()),
+            reps: reps.clone(),
+            counts: counts.clone(),
+            hist: hist.clone(),
             width,
         };
-        // Group with a per-thread table reused across rollups: fresh tables cost more in
-        // first-touch cache misses than the hashing itself.
-        macro_rules! group {
-            ($scratch:ident, $key_ty:ty) => {
-                $scratch.with_borrow_mut(|index| {
-                    index.start(from.len());
-                    // New keys are computed a batch ahead and their slots prefetched, so the
-                    // table's cache misses overlap instead of stalling one by one.
-                    const AHEAD: usize = 8;
-                    let new_key = |c: usize| {
-                        let rep = from.reps[c] as usize;
-                        let mut key = from.keys[c];
-                        for (column, delta) in &deltas {
-                            key = key.wrapping_add(delta[column[rep] as usize]);
-                        }
-                        key
-                    };
-                    let mut ahead = [0u128; AHEAD];
-                    for (c, slot) in ahead.iter_mut().enumerate().take(from.len()) {
-                        *slot = new_key(c);
-                        index.prefetch(*slot as $key_ty);
-                    }
-                    for c in 0..from.len() {
-                        let key = ahead[c % AHEAD];
-                        if c + AHEAD < from.len() {
-                            let k = new_key(c + AHEAD);
-                            index.prefetch(k as $key_ty);
-                            ahead[c % AHEAD] = k;
-                        }
-                        let next = out.counts.len() as u32;
-                        if let Some(slot) = index.find_or_insert(key as $key_ty, next) {
-                            let t = slot as usize;
-                            out.counts[t] += from.counts[c];
-                            if width > 0 {
-                                let dst = t * width;
-                                for (d, s) in
-                                    out.hist[dst..dst + width].iter_mut().zip(from.histogram(c))
-                                {
-                                    *d += s;
-                                }
-                            }
-                        } else {
-                            out.keys.push(key);
-                            out.reps.push(from.reps[c]);
-                            out.counts.push(from.counts[c]);
-                            out.hist.extend_from_slice(from.histogram(c));
-                        }
-                    }
-                })
-            };
-        }
-        if self.narrow {
-            group!(SCRATCH64, u64);
-        } else {
-            group!(SCRATCH128, u128);
-        }
-        out
+        K::return_buffer(keys);
+        BUFFERS.set((reps, counts, hist));
+        classes
     }
 
     /// The classes of `levels`, rolled up directly from the base.
@@ -386,11 +476,14 @@ impl Snapshot {
         classes: &Classes,
         levels: &[u8],
     ) -> Vec<u32> {
-        let index: FxHashMap<u128, u32> = classes
-            .keys
-            .iter()
+        let widened: Vec<u128> = match &classes.keys {
+            Keys::Narrow(keys) => keys.iter().map(|k| k.widen()).collect(),
+            Keys::Wide(keys) => keys.clone(),
+        };
+        let index: FxHashMap<u128, u32> = widened
+            .into_iter()
             .enumerate()
-            .map(|(c, &k)| (k, c as u32))
+            .map(|(c, k)| (k, c as u32))
             .collect();
         let tuple_class: Vec<u32> = (0..self.base.len())
             .map(|t| {
