@@ -116,3 +116,62 @@ impl<'a> ClassCache<'a> {
         self.entries.push((levels.to_vec(), classes));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::ClassCache;
+    use crate::algorithm::problem::Problem;
+    use crate::criteria::ModelSpec;
+    use crate::framework::classes::Classes;
+    use crate::metric::MetricSpec;
+    use crate::test_support::dataset;
+
+    fn sorted_counts(classes: &Classes) -> Vec<u32> {
+        let mut counts = classes.counts.clone();
+        counts.sort_unstable();
+        counts
+    }
+
+    /// A cache too small for what it is offered evicts, stays within its budget, and
+    /// still gives every node the classes and verdict computed from the base.
+    #[test]
+    fn a_full_cache_evicts_and_stays_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut evictions = 0;
+        for _ in 0..40 {
+            let data = dataset(&mut rng);
+            let models = [ModelSpec::KAnonymity {
+                k: rng.gen_range(1..4),
+            }];
+            let problem = Problem::new(data, &models, 0.2, &MetricSpec::default()).unwrap();
+            let mut cache = ClassCache::new(&problem);
+            cache.budget = problem.snapshot.base().len() / 2 + 1;
+            let mut evicted = false;
+            for _ in 0..30 {
+                let levels = problem
+                    .lattice
+                    .levels(rng.gen_range(0..problem.lattice.size()));
+                let oldest = cache.entries.first().map(|(l, _)| l.clone());
+                let want = problem.classes(&levels);
+                assert_eq!(sorted_counts(&cache.classes(&levels)), sorted_counts(&want));
+                if let Some((evaluation, _)) = cache.check(&levels) {
+                    let direct = problem.check(&levels, &want);
+                    assert_eq!(evaluation.acceptable, direct.acceptable);
+                    assert_eq!(evaluation.score, direct.score);
+                }
+                evicted |=
+                    oldest.is_some() && cache.entries.first().map(|(l, _)| l) != oldest.as_ref();
+                assert!(cache.held <= cache.budget);
+                assert_eq!(
+                    cache.held,
+                    cache.entries.iter().map(|(_, c)| c.len()).sum::<usize>()
+                );
+            }
+            evictions += evicted as usize;
+        }
+        assert!(evictions > 10, "{evictions}");
+    }
+}

@@ -1,0 +1,55 @@
+//! Small random datasets for the unit tests.
+
+use std::path::Path;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::data::table::Table;
+use crate::data::Role;
+use crate::framework::dataset::Dataset;
+use crate::hierarchy::Hierarchy;
+
+/// A random table of three quasi-identifiers with hierarchies of 1 to 3 levels above the
+/// leaves (groups of 2, then 4, ...).
+pub(crate) fn dataset(rng: &mut ChaCha8Rng) -> Dataset {
+    let dims = 3;
+    let leaves: Vec<usize> = (0..dims).map(|_| rng.gen_range(2..9)).collect();
+    let rows: Vec<Vec<String>> = (0..rng.gen_range(1..40))
+        .map(|_| {
+            leaves
+                .iter()
+                .enumerate()
+                .map(|(j, &n)| format!("q{j}v{}", rng.gen_range(0..n)))
+                .collect()
+        })
+        .collect();
+    let header = (0..dims).map(|j| format!("q{j}")).collect();
+    let table = Table::from_rows(header, &rows).unwrap();
+    let hierarchies = leaves
+        .iter()
+        .enumerate()
+        .map(|(j, &n)| {
+            let height = rng.gen_range(1..4u32);
+            let rows: Vec<Vec<String>> = (0..n)
+                .map(|v| {
+                    let mut row = vec![format!("q{j}v{v}")];
+                    row.extend((1..height).map(|h| format!("g{h}-{}", v >> h)));
+                    row.push("*".into());
+                    row
+                })
+                .collect();
+            (
+                Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap(),
+                "h".into(),
+            )
+        })
+        .collect();
+    Dataset::new(
+        table,
+        vec![Role::QuasiIdentifying; dims],
+        hierarchies,
+        vec![],
+    )
+    .unwrap()
+}
