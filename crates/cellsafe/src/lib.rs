@@ -32,8 +32,6 @@ pub mod job;
 pub mod metric;
 pub mod observer;
 pub mod release;
-#[cfg(test)]
-mod test_support;
 
 /// The README, so that its Rust example is compiled and run as a doctest.
 #[cfg(doctest)]

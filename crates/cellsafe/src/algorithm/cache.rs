@@ -25,6 +25,8 @@ pub(crate) struct ClassCache<'a> {
     /// Pair tables computed, and nodes they rejected.
     pair_tables: usize,
     pair_rejections: usize,
+    /// Nodes whose rollup stopped at too many classes.
+    cut_short: usize,
 }
 
 impl<'a> ClassCache<'a> {
@@ -39,17 +41,24 @@ impl<'a> ClassCache<'a> {
             budget: 4 * problem.snapshot.base().len() + 1_000_000,
             pair_tables: 0,
             pair_rejections: 0,
+            cut_short: 0,
         }
     }
 
     /// The classes of `levels` (a node of a product of chains), rolled up from the smallest
     /// cached node below it, or through a hub.
+    #[cfg(test)]
     pub(crate) fn classes(&mut self, levels: &[u8]) -> Classes {
+        self.classes_capped(levels, usize::MAX).expect("no cap")
+    }
+
+    /// [`classes`](Self::classes), or `None` as soon as there are more than `cap`.
+    fn classes_capped(&mut self, levels: &[u8], cap: usize) -> Option<Classes> {
         if let Some((l, c)) = self.source(levels) {
             return self
                 .problem
                 .snapshot
-                .rollup(&self.hierarchies, c, l, levels);
+                .rollup_capped(&self.hierarchies, c, l, levels, cap);
         }
         let max = self.problem.lattice.max_levels();
         let hub: Vec<u8> = levels
@@ -58,20 +67,24 @@ impl<'a> ClassCache<'a> {
             .map(|(&l, &m)| if l == m { l } else { 0 })
             .collect();
         if hub == levels || hub.iter().all(|&l| l == 0) {
-            return self.problem.classes(levels);
+            return self
+                .problem
+                .snapshot
+                .classes_capped(&self.hierarchies, levels, cap);
         }
         let through = self.problem.classes(&hub);
-        let classes = self
-            .problem
-            .snapshot
-            .rollup(&self.hierarchies, &through, &hub, levels);
+        let classes =
+            self.problem
+                .snapshot
+                .rollup_capped(&self.hierarchies, &through, &hub, levels, cap);
         self.keep(&hub, through);
         classes
     }
 
     /// Checks node `levels` for a search: `None` when it fails for one attribute alone or
     /// for a pair (see [`Problem::fails_alone`] and [`Problem::fails_in_pairs`]; no
-    /// classes are computed), else its evaluation (as
+    /// classes are computed) or has more classes than an acceptable node can (the rollup
+    /// stops there, and [`cut_short`](Self::cut_short) counts it), else its evaluation (as
     /// [`Problem::check`]) and the metric's class bound, keeping its classes.
     pub(crate) fn check(&mut self, levels: &[u8]) -> Option<(Evaluation, Option<Score>)> {
         if self.problem.fails_alone(levels) {
@@ -85,11 +98,20 @@ impl<'a> ClassCache<'a> {
             self.pair_rejections += 1;
             return None;
         }
-        let classes = self.classes(levels);
+        let Some(classes) = self.classes_capped(levels, self.problem.max_classes()) else {
+            self.cut_short += 1;
+            return None;
+        };
         let evaluation = self.problem.check(levels, &classes);
         let bound = self.problem.metric.class_bound(&classes);
         self.keep(levels, classes);
         Some((evaluation, bound))
+    }
+
+    /// Nodes [`check`](Self::check) rejected part way through their rollup: their classes
+    /// were mostly computed, so searches count them as evaluated.
+    pub(crate) fn cut_short(&self) -> usize {
+        self.cut_short
     }
 
     /// The smallest cached node below `levels`, with its classes.
@@ -126,8 +148,8 @@ mod tests {
     use crate::algorithm::problem::Problem;
     use crate::criteria::ModelSpec;
     use crate::framework::classes::Classes;
+    use crate::framework::test_support::dataset;
     use crate::metric::MetricSpec;
-    use crate::test_support::dataset;
 
     fn sorted_counts(classes: &Classes) -> Vec<u32> {
         let mut counts = classes.counts.clone();
@@ -173,5 +195,41 @@ mod tests {
             evictions += evicted as usize;
         }
         assert!(evictions > 10, "{evictions}");
+    }
+
+    /// No acceptable node has more classes than `max_classes`, and a capped rollup gives
+    /// the classes exactly when there are no more than the cap.
+    #[test]
+    fn class_cap_is_sound_and_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let mut capped = 0;
+        for _ in 0..60 {
+            let data = dataset(&mut rng);
+            let models = [ModelSpec::KAnonymity {
+                k: rng.gen_range(1..5),
+            }];
+            let limit = [0.0, 0.05, 0.3][rng.gen_range(0..3)];
+            let problem = Problem::new(data, &models, limit, &MetricSpec::default()).unwrap();
+            let hierarchies = problem.hierarchies();
+            for i in 0..problem.lattice.size() {
+                let levels = problem.lattice.levels(i);
+                let classes = problem.classes(&levels);
+                if problem.check(&levels, &classes).acceptable {
+                    assert!(classes.len() <= problem.max_classes(), "{levels:?}");
+                }
+                let cap = rng.gen_range(0..classes.len() + 2);
+                match problem.snapshot.classes_capped(&hierarchies, &levels, cap) {
+                    Some(c) => {
+                        assert!(c.len() <= cap);
+                        assert_eq!(sorted_counts(&c), sorted_counts(&classes));
+                    }
+                    None => {
+                        assert!(classes.len() > cap);
+                        capped += 1;
+                    }
+                }
+            }
+        }
+        assert!(capped > 50, "{capped}");
     }
 }

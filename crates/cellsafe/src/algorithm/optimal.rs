@@ -409,7 +409,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     }
     Ok(Outcome {
         best,
-        nodes_evaluated: evaluated,
+        nodes_evaluated: evaluated + cache.cut_short(),
         ..Outcome::default()
     })
 }

@@ -137,6 +137,9 @@ pub struct Problem {
     /// shared by fewer than k rows (empty without a k above 1). Those rows lie in classes
     /// smaller than k at every node with that level, whatever the other attributes.
     small_rows: Vec<Vec<u64>>,
+    /// The most classes an acceptable node can have: at most N/k classes of k rows or
+    /// more, and at most as many smaller (suppressed) ones as rows may be suppressed.
+    max_classes: usize,
     /// The same for pairs of quasi-identifiers, computed on demand:
     /// `(j1, level1, j2, level2)` → rows in pair groups smaller than k.
     small_pairs: Mutex<PairTables>,
@@ -244,9 +247,11 @@ impl Problem {
         } else {
             Vec::new()
         };
+        let max_classes = (data.rows() / k as usize).saturating_add(max_suppressed as usize);
         Ok(Problem {
             rule,
             small_rows,
+            max_classes,
             small_pairs: Mutex::new(PairTables::default()),
             data,
             models,
@@ -404,6 +409,12 @@ impl Problem {
     /// The classes of `levels`, rolled up from the base.
     pub fn classes(&self, levels: &[u8]) -> Classes {
         self.snapshot.classes(&self.hierarchies(), levels)
+    }
+
+    /// More classes than this mean the node is unacceptable (see `max_classes`): rollups
+    /// for a verdict may stop there.
+    pub(crate) fn max_classes(&self) -> usize {
+        self.max_classes
     }
 
     /// Which classes are suppressed (see [`SuppressionRule`]).

@@ -111,7 +111,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
     }
     Ok(Outcome {
         best,
-        nodes_evaluated: evaluated,
+        nodes_evaluated: evaluated + cache.cut_short(),
         ..Outcome::default()
     })
 }

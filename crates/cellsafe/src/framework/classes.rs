@@ -359,9 +359,26 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
     ) -> Classes {
+        self.rollup_capped(hierarchies, from, from_levels, to_levels, usize::MAX)
+            .expect("no cap")
+    }
+
+    /// [`rollup`](Self::rollup), or `None` as soon as there are more than `cap` classes.
+    pub(crate) fn rollup_capped(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_levels: &[u8],
+        to_levels: &[u8],
+        cap: usize,
+    ) -> Option<Classes> {
         match &from.keys {
-            Keys::Narrow(keys) => self.rollup_keys(hierarchies, from, keys, from_levels, to_levels),
-            Keys::Wide(keys) => self.rollup_keys(hierarchies, from, keys, from_levels, to_levels),
+            Keys::Narrow(keys) => {
+                self.rollup_keys(hierarchies, from, keys, from_levels, to_levels, cap)
+            }
+            Keys::Wide(keys) => {
+                self.rollup_keys(hierarchies, from, keys, from_levels, to_levels, cap)
+            }
         }
     }
 
@@ -373,7 +390,8 @@ impl Snapshot {
         from_keys: &[K],
         from_levels: &[u8],
         to_levels: &[u8],
-    ) -> Classes {
+        cap: usize,
+    ) -> Option<Classes> {
         // For each changed attribute, the key change of every leaf (two's complement).
         let deltas: Vec<(&[u32], Vec<K>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
@@ -415,7 +433,7 @@ impl Snapshot {
         // Grouped with a per-thread table reused across rollups: fresh tables cost more in
         // first-touch cache misses than the hashing itself. New keys are computed a batch
         // ahead and their slots prefetched, so the table's cache misses overlap.
-        K::with_scratch(|index| {
+        let complete = K::with_scratch(|index| {
             index.start(n);
             const AHEAD: usize = 8;
             let mut ahead = [K::default(); AHEAD];
@@ -441,20 +459,24 @@ impl Snapshot {
                         }
                     }
                 } else {
+                    if counts.len() == cap {
+                        return false;
+                    }
                     keys.push(key);
                     reps.push(from.reps[c]);
                     counts.push(from.counts[c]);
                     hist.extend_from_slice(from.histogram(c));
                 }
             }
+            true
         });
-        let classes = Classes {
+        let classes = complete.then(|| Classes {
             keys: K::wrap(keys.clone()),
             reps: reps.clone(),
             counts: counts.clone(),
             hist: hist.clone(),
             width,
-        };
+        });
         K::return_buffer(keys);
         BUFFERS.set((reps, counts, hist));
         classes
@@ -462,11 +484,22 @@ impl Snapshot {
 
     /// The classes of `levels`, rolled up directly from the base.
     pub(crate) fn classes(&self, hierarchies: &[&Hierarchy], levels: &[u8]) -> Classes {
+        self.classes_capped(hierarchies, levels, usize::MAX)
+            .expect("no cap")
+    }
+
+    /// [`classes`](Self::classes), or `None` when there are more than `cap`.
+    pub(crate) fn classes_capped(
+        &self,
+        hierarchies: &[&Hierarchy],
+        levels: &[u8],
+        cap: usize,
+    ) -> Option<Classes> {
         let bottom = vec![0u8; self.dims];
         if levels == bottom.as_slice() {
-            return self.base.clone();
+            return (self.base.len() <= cap).then(|| self.base.clone());
         }
-        self.rollup(hierarchies, &self.base, &bottom, levels)
+        self.rollup_capped(hierarchies, &self.base, &bottom, levels, cap)
     }
 
     /// The class index of each row, for classes computed at `levels`.

@@ -4,3 +4,5 @@
 pub mod classes;
 pub mod dataset;
 pub mod lattice;
+#[cfg(test)]
+pub(crate) mod test_support;

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Aggregate, Metric, MetricKind, MetricSpec};
 use crate::framework::lattice::Lattice;
-use crate::test_support::dataset;
+use crate::framework::test_support::dataset;
 
 #[test]
 fn table_of_level_bounds_equals_each_bound_to_the_bit() {
