@@ -26,6 +26,7 @@ pub mod disclosure;
 pub mod genetic;
 mod minimal;
 mod optimal;
+pub mod pareto;
 pub mod problem;
 pub mod safety;
 pub mod setbased;
