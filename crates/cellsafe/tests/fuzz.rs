@@ -791,6 +791,7 @@ fn located(e: &Error) -> bool {
         | Error::Metric(_)
         | Error::Problem(_)
         | Error::Disclosure(_)
+        | Error::Pareto(_)
         | Error::Release(_)
         | Error::Intractable(_) => false,
     }

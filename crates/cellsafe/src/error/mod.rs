@@ -5,7 +5,7 @@
 //!
 //! [`Error`] is the library's one error type. Each layer's own failures are typed enums
 //! wrapped in it: [`CriteriaError`] (criteria), [`MetricError`] (metric), [`DatasetError`]
-//! (framework), [`ProblemError`] and [`DisclosureError`] (algorithm), [`ReleaseError`]
+//! (framework), [`ProblemError`], [`DisclosureError`] and [`ParetoError`] (algorithm), [`ReleaseError`]
 //! (release). Errors of input files carry their [`Location`] (`Error::Data`), of the config
 //! its key (`Error::Config`); the job layer turns a criteria or metric error into the key
 //! of the `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every
@@ -128,6 +128,9 @@ pub enum Error {
     /// A release cannot be built or audited as asked (release layer).
     #[error(transparent)]
     Release(#[from] ReleaseError),
+    /// A multi-objective search that cannot run as given (paper 003).
+    #[error(transparent)]
+    Pareto(#[from] ParetoError),
     /// An exact method cannot handle an instance this large (a budget was exceeded, or a
     /// count does not fit in 128 bits); another method may.
     #[error("too large for this method: {0}")]
@@ -326,6 +329,41 @@ pub enum ProblemError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Errors of a multi-objective search (paper 003): objectives, budget, discretization.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParetoError {
+    /// No objective was given.
+    #[error("at least one objective is required")]
+    NoObjectives,
+    /// An objective names an attribute the dataset does not have in the needed role.
+    #[error("objective {objective}: `{name}` is not a sensitive attribute of the dataset")]
+    NotSensitive {
+        /// The objective's position (0-based).
+        objective: usize,
+        /// The attribute named.
+        name: String,
+    },
+    /// The suppression budget leaves nothing to release.
+    #[error("the suppression budget ({budget} rows) must be below the number of rows ({rows})")]
+    Budget {
+        /// Rows that may be suppressed.
+        budget: u64,
+        /// Rows in the table.
+        rows: u64,
+    },
+    /// The discretization vector does not fit the objectives.
+    #[error("the discretization vector needs one positive, finite entry per objective ({objectives}), got {got:?}")]
+    Eps {
+        /// Objectives.
+        objectives: usize,
+        /// What was given.
+        got: Vec<f64>,
+    },
+    /// An evolutionary parameter out of its domain.
+    #[error("{0}")]
+    Parameter(String),
 }
 
 /// Errors of a disclosure instance (paper 001).

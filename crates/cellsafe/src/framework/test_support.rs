@@ -13,6 +13,12 @@ use crate::hierarchy::Hierarchy;
 /// A random table of three quasi-identifiers with hierarchies of 1 to 3 levels above the
 /// leaves (groups of 2, then 4, ...).
 pub(crate) fn dataset(rng: &mut ChaCha8Rng) -> Dataset {
+    dataset_with(rng, 0)
+}
+
+/// [`dataset`] with `sensitive` more columns `s0`, `s1`, ... of 1 to 4 values each, role
+/// sensitive.
+pub(crate) fn dataset_with(rng: &mut ChaCha8Rng, sensitive: usize) -> Dataset {
     let dims = 3;
     let leaves: Vec<usize> = (0..dims).map(|_| rng.gen_range(2..9)).collect();
     let rows: Vec<Vec<String>> = (0..rng.gen_range(1..40))
@@ -24,7 +30,23 @@ pub(crate) fn dataset(rng: &mut ChaCha8Rng) -> Dataset {
                 .collect()
         })
         .collect();
-    let header = (0..dims).map(|j| format!("q{j}")).collect();
+    let domains: Vec<usize> = (0..sensitive).map(|_| rng.gen_range(1..5)).collect();
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|mut row| {
+            row.extend(
+                domains
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| format!("s{i}v{}", rng.gen_range(0..n))),
+            );
+            row
+        })
+        .collect();
+    let header = (0..dims)
+        .map(|j| format!("q{j}"))
+        .chain((0..sensitive).map(|i| format!("s{i}")))
+        .collect();
     let table = Table::from_rows(header, &rows).unwrap();
     let hierarchies = leaves
         .iter()
@@ -45,11 +67,7 @@ pub(crate) fn dataset(rng: &mut ChaCha8Rng) -> Dataset {
             )
         })
         .collect();
-    Dataset::new(
-        table,
-        vec![Role::QuasiIdentifying; dims],
-        hierarchies,
-        vec![],
-    )
-    .unwrap()
+    let mut roles = vec![Role::QuasiIdentifying; dims];
+    roles.extend(vec![Role::Sensitive; sensitive]);
+    Dataset::new(table, roles, hierarchies, vec![]).unwrap()
 }
