@@ -47,7 +47,6 @@ impl<'a> ClassCache<'a> {
 
     /// The classes of `levels` (a node of a product of chains), rolled up from the smallest
     /// cached node below it, or through a hub.
-    #[cfg(test)]
     pub(crate) fn classes(&mut self, levels: &[u8]) -> Classes {
         self.classes_capped(levels, usize::MAX).expect("no cap")
     }

@@ -5,9 +5,13 @@
 //!   budget η;
 //! - [`front`]: dominance, the exact non-dominated set, the box archive (Algorithm 1);
 //! - [`exact_front`]: every node of the lattice evaluated, the reference the evolutionary
-//!   search is measured against.
+//!   search is measured against;
+//! - [`ea`]: PBG-EA (Algorithm 2), seeded;
+//! - [`measures`]: convergence error and representation ratio (section 7).
 
+pub mod ea;
 pub mod front;
+pub mod measures;
 pub mod objective;
 
 use rayon::prelude::*;

@@ -221,3 +221,97 @@ fn bad_objectives_are_typed_errors() {
     };
     assert!(err(&[k], rows).contains("must be below the number of rows"));
 }
+
+fn three_objectives() -> Vec<Objective> {
+    vec![
+        Objective::Property {
+            property: Property::ClassSize,
+            index: Index::Min,
+        },
+        Objective::Property {
+            property: Property::SensitiveCount {
+                attribute: "s0".into(),
+            },
+            index: Index::Sum,
+        },
+        Objective::Property {
+            property: Property::Glm,
+            index: Index::Sum,
+        },
+    ]
+}
+
+/// PBG-EA: the same seed gives the same run; the archive holds only minimal PBGs of what
+/// it evaluated (Theorem 1), one per non-dominated box; when it evaluated the whole
+/// lattice, it is part of the exact front with CE 0 and RR 1.
+#[test]
+fn pbg_ea_archive_is_exact_where_it_looked() {
+    use super::ea::{pbg_ea, EaSpec};
+    use super::measures::{convergence_error, representation_ratio};
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut whole = 0;
+    for round in 0..30 {
+        let data = dataset_with(&mut rng, 1);
+        let rows = data.rows() as u64;
+        let problem = Problem::new(data, &[], 0.0, &MetricSpec::default()).unwrap();
+        let evaluator =
+            Evaluator::new(&problem, &three_objectives(), rng.gen_range(0..rows)).unwrap();
+        let spec = EaSpec {
+            population: 8,
+            iterations: 20,
+            eps: Some(vec![1.0, [1.0, 3.0][round % 2], 0.5]),
+            seed: round as u64,
+            ..EaSpec::default()
+        };
+        let run = pbg_ea(&problem, &evaluator, &spec, &Silent).unwrap();
+        let again = pbg_ea(&problem, &evaluator, &spec, &Silent).unwrap();
+        assert_eq!(run.archive, again.archive);
+        assert_eq!(run.nodes_evaluated, again.nodes_evaluated);
+        assert_eq!(run.evaluated.len(), run.nodes_evaluated);
+        let seen: Vec<Vec<f64>> = run
+            .evaluated
+            .iter()
+            .map(|n| oriented(&evaluator, &n.values.values))
+            .collect();
+        let eps = run.eps.clone();
+        let mut cells = std::collections::BTreeSet::new();
+        for member in &run.archive {
+            let point = oriented(&evaluator, &member.values.values);
+            assert!(!seen.iter().any(|q| front::dominates(q, &point)));
+            assert!(cells.insert(front::box_of(&point, &eps)), "two in one box");
+        }
+        if run.nodes_evaluated == problem.lattice.size() {
+            whole += 1;
+            let exact = exact_front(&problem, &evaluator, &Silent).unwrap();
+            let on_front: Vec<&Vec<u8>> = exact
+                .front
+                .iter()
+                .map(|&i| &exact.nodes[i].levels)
+                .collect();
+            for member in &run.archive {
+                assert!(on_front.contains(&&member.levels));
+            }
+            let raw = |nodes: Vec<&super::Evaluated>| -> Vec<Vec<f64>> {
+                nodes.iter().map(|n| n.values.values.clone()).collect()
+            };
+            let front_nodes: Vec<&super::Evaluated> =
+                exact.front.iter().map(|&i| &exact.nodes[i]).collect();
+            let found: Vec<&super::Evaluated> = run.archive.iter().collect();
+            assert_eq!(
+                convergence_error(&raw(front_nodes.clone()), &raw(found.clone())),
+                0.0
+            );
+            let or = |nodes: Vec<&super::Evaluated>| -> Vec<Vec<f64>> {
+                nodes
+                    .iter()
+                    .map(|n| oriented(&evaluator, &n.values.values))
+                    .collect()
+            };
+            assert_eq!(
+                representation_ratio(&or(front_nodes), &or(found), &eps),
+                1.0
+            );
+        }
+    }
+    assert!(whole >= 5, "{whole}");
+}
