@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod disclosure;
+pub mod pareto;
 pub mod report;
 
 use std::path::{Path, PathBuf};

@@ -28,7 +28,9 @@ use crate::release::microaggregation::{Aggregator, Scale};
 
 mod spec;
 
-pub use spec::{AttributeSpec, InputSpec, OutputSpec, OutputValues, SearchSpec};
+pub use spec::{
+    AttributeSpec, InputSpec, ObjectiveSpec, OutputSpec, OutputValues, ParetoSpec, SearchSpec,
+};
 
 /// A whole job description.
 #[derive(Debug, Clone, Deserialize)]
@@ -59,6 +61,9 @@ pub struct Config {
     /// `[safety]`: confidential formulas and who holds them (the `logical-safety` model).
     #[serde(default)]
     pub safety: Option<SafetySpec>,
+    /// `[pareto]`: the objectives of `cellsafe pareto` (paper 003).
+    #[serde(default)]
+    pub pareto: Option<ParetoSpec>,
     #[serde(skip)]
     file: PathBuf,
 }

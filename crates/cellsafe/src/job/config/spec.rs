@@ -129,3 +129,65 @@ pub struct OutputSpec {
     #[serde(default)]
     pub keep_order: bool,
 }
+
+/// `[pareto]`: the objectives and parameters of `cellsafe pareto` (paper 003).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParetoSpec {
+    /// `[[pareto.objectives]]`: each a property with its index, or a metric.
+    pub objectives: Vec<ObjectiveSpec>,
+    /// The discretization vector ε, one entry per objective (default all ones).
+    #[serde(default)]
+    pub eps: Option<Vec<f64>>,
+    /// The suppression budget η in rows (default 0; or give `budget_fraction`).
+    #[serde(default)]
+    pub budget_rows: Option<u64>,
+    /// The suppression budget η as a share of the rows, ⌊share · N⌋.
+    #[serde(default)]
+    pub budget_fraction: Option<f64>,
+    /// N_pop.
+    #[serde(default = "default_population")]
+    pub population: usize,
+    /// Iterations.
+    #[serde(default = "default_iterations")]
+    pub iterations: usize,
+    /// Crossover probability.
+    #[serde(default = "default_p_cross")]
+    pub p_cross: f64,
+    /// Mutation probability per attribute (default 1 / number of quasi-identifiers).
+    #[serde(default)]
+    pub p_mut: Option<f64>,
+    /// Seed (default: drawn afresh and reported).
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn default_population() -> usize {
+    25
+}
+fn default_iterations() -> usize {
+    100
+}
+fn default_p_cross() -> f64 {
+    0.8
+}
+
+/// One objective as the config writes it: `{ property = "...", index = "min" | "max" |
+/// "sum", attribute = "..." }` or `{ metric = "loss" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectiveSpec {
+    /// `class-size`, `sensitive-count`, `distinct-values`, `glm` or `classification`.
+    #[serde(default)]
+    pub property: Option<String>,
+    /// The sensitive attribute (`sensitive-count`, `distinct-values`) or the class label
+    /// (`classification`).
+    #[serde(default)]
+    pub attribute: Option<String>,
+    /// `min`, `max` or `sum`.
+    #[serde(default)]
+    pub index: Option<crate::algorithm::pareto::objective::Index>,
+    /// A utility metric instead of a property (minimized).
+    #[serde(default)]
+    pub metric: Option<crate::metric::MetricKind>,
+}

@@ -1,0 +1,115 @@
+//! `cellsafe pareto` through the job layer on the bundled Adult data: the report, seeded
+//! reproducibility, and config errors named by their keys.
+
+mod common;
+
+use cellsafe::job::config::Config;
+use cellsafe::job::pareto::pareto;
+use cellsafe::observer::Silent;
+
+fn config(pareto: &str) -> Config {
+    let path = common::examples().join("adult/adult.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // the nine-attribute job with salary-class as a class label instead of a QI
+    let text = text.replace(
+        "[attributes.salary-class]\nrole = \"quasi-identifying\"",
+        "[attributes.salary-class]\nrole = \"sensitive\"",
+    );
+    Config::parse(&format!("{text}\n[pareto]\n{pareto}\n"), &path).unwrap()
+}
+
+const K_L_GLM: &str = r#"
+budget_fraction = 0.01
+population = 12
+iterations = 20
+objectives = [
+  { property = "class-size", index = "min" },
+  { property = "distinct-values", attribute = "occupation", index = "min" },
+  { property = "glm", index = "sum" },
+  { property = "classification", attribute = "salary-class", index = "sum" },
+]
+"#;
+
+#[test]
+fn reports_a_front_and_is_reproducible() {
+    let c = config(K_L_GLM);
+    let a = pareto(&c, Some(7), true, &Silent).unwrap();
+    let b = pareto(&c, Some(7), false, &Silent).unwrap();
+    assert_eq!(a.budget_rows, 301);
+    // levels + 1 of sex, age, race, marital-status, education, native-country, workclass
+    assert_eq!(a.lattice_size, 2 * 5 * 2 * 3 * 4 * 3 * 3);
+    let directions: Vec<(&str, &str)> = a
+        .objectives
+        .iter()
+        .map(|o| (o.name.as_str(), o.direction))
+        .collect();
+    assert_eq!(
+        directions,
+        [
+            ("k", "maximize"),
+            ("l(occupation)", "maximize"),
+            ("GLM", "minimize"),
+            ("CM(salary-class)", "minimize")
+        ]
+    );
+    // same seed, same archive
+    let levels = |r: &cellsafe::job::pareto::ParetoReport| -> Vec<String> {
+        r.front.iter().map(|n| format!("{:?}", n.levels)).collect()
+    };
+    assert_eq!(levels(&a), levels(&b));
+    assert_eq!(a.nodes_evaluated, b.nodes_evaluated);
+    assert!(a.nodes_evaluated < a.lattice_size);
+    let exact = a.exact.as_ref().unwrap();
+    assert!(exact.convergence_error >= 0.0);
+    assert!((0.0..=1.0).contains(&exact.representation_ratio));
+    // the bottom (least loss) and the top (largest k) are minimal PBGs, found by any run
+    for n in [&a.front[0], &a.front[1]] {
+        assert!(exact.front.iter().any(|e| e.levels == n.levels));
+    }
+    // every archived node's values obey its k: the budget left no class below it
+    for n in &a.front {
+        assert_eq!(n.values["k"].as_f64().unwrap(), n.k as f64);
+        assert!(n.suppressed_rows <= 301);
+    }
+}
+
+#[test]
+fn config_errors_name_their_keys() {
+    let err = |p: &str| {
+        pareto(&config(p), Some(1), false, &Silent)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err(r#"objectives = [{ property = "colour", index = "min" }]"#);
+    assert!(
+        e.contains("pareto.objectives[0]") && e.contains("unknown property `colour`"),
+        "{e}"
+    );
+    let e = err(r#"objectives = [{ property = "class-size" }]"#);
+    assert!(
+        e.contains("pareto.objectives[0]") && e.contains("needs an index"),
+        "{e}"
+    );
+    let e = err(
+        r#"objectives = [{ property = "class-size", index = "min" }, { property = "distinct-values", attribute = "age", index = "min" }]"#,
+    );
+    assert!(
+        e.contains("pareto.objectives[1]") && e.contains("not a sensitive attribute"),
+        "{e}"
+    );
+    let e = err(r#"budget_rows = 5
+budget_fraction = 0.1
+objectives = [{ property = "glm", index = "sum" }]"#);
+    assert!(
+        e.contains("pareto.budget_rows") && e.contains("not both"),
+        "{e}"
+    );
+    let e = err(r#"budget_rows = 30162
+objectives = [{ property = "glm", index = "sum" }]"#);
+    assert!(e.contains("pareto.budget_rows"), "{e}");
+    let e = err(r#"eps = [1, 2]
+objectives = [{ property = "glm", index = "sum" }]"#);
+    assert!(e.contains("pareto.eps"), "{e}");
+    let e = err(r#"objectives = [{ metric = "loss", index = "sum" }]"#);
+    assert!(e.contains("takes no index"), "{e}");
+}
