@@ -16,6 +16,7 @@ macro_rules! outln {
 }
 
 mod disclosure;
+mod pareto;
 mod safety;
 mod search;
 
@@ -81,6 +82,12 @@ enum Command {
         #[command(flatten)]
         runs: Runs,
     },
+    /// Paper 003's tables (PBG-EA against the exact front) on examples/pbg.
+    Pareto {
+        /// Seeded runs per case (the paper's 20).
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
     /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
     Synth {
         #[arg(long)]
@@ -138,6 +145,12 @@ fn run(cli: Cli) -> Result<()> {
         }),
         Command::Disclosure { runs } => {
             on_adult(threads, |config| disclosure::run(runs.get(), config))
+        }
+        Command::Pareto { runs } => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            pool.install(|| pareto::run(runs.max(1)))
         }
         Command::Synth {
             rows,
