@@ -87,6 +87,7 @@ pub fn run(dir: Option<PathBuf>, observer: &dyn cellsafe::observer::Observer) ->
         Some(output.clone()),
         Some(report.clone()),
         None,
+        None,
         observer,
     )?;
     outln!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");

@@ -74,6 +74,11 @@ enum Command {
         /// custodian only: it undoes the row shuffle).
         #[arg(long)]
         mapping: Option<PathBuf>,
+        /// Release this node instead of searching (one 0-based level per
+        /// quasi-identifier, in header order: 1,2,0,...), e.g. one `cellsafe pareto`
+        /// reported; exit 3 when it is not acceptable.
+        #[arg(long, value_delimiter = ',')]
+        levels: Option<Vec<u8>>,
     },
     /// Decide what to release when the adversary knows the algorithm (paper 001): run the
     /// inclusive or exclusive strategy over the config's [disclose] generalizations.
@@ -215,7 +220,8 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             output,
             report,
             mapping,
-        } => anonymize(&config, output, report, mapping, observer),
+            levels,
+        } => anonymize(&config, output, report, mapping, levels, observer),
         Command::Disclose {
             config,
             strategy,
@@ -292,9 +298,13 @@ pub(crate) fn anonymize(
     output: Option<PathBuf>,
     report: Option<PathBuf>,
     mapping: Option<PathBuf>,
+    levels: Option<Vec<u8>>,
     observer: &dyn Observer,
 ) -> Result<ExitCode> {
-    let config = Config::from_file(config_path)?;
+    let mut config = Config::from_file(config_path)?;
+    if levels.is_some() {
+        config.search.levels = levels;
+    }
     let table = output
         .or_else(|| config.output.path.as_ref().map(|p| config.resolve(p)))
         .unwrap_or_else(|| default_output(&config));
@@ -328,9 +338,15 @@ pub(crate) fn anonymize(
                 d.decided_by.unwrap_or(0),
                 d.check
             ),
-            None => eprintln!(
-                "no transformation satisfies the privacy models within the suppression limit"
-            ),
+            None => match &config.search.levels {
+                Some(levels) => eprintln!(
+                    "the transformation {levels:?} does not satisfy the privacy models within \
+                     the suppression limit (`cellsafe evaluate --levels` says why)"
+                ),
+                None => eprintln!(
+                    "no transformation satisfies the privacy models within the suppression limit"
+                ),
+            },
         }
         return Ok(ExitCode::from(NOT_FOUND));
     }

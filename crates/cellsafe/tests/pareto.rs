@@ -113,3 +113,38 @@ objectives = [{ property = "glm", index = "sum" }]"#);
     let e = err(r#"objectives = [{ metric = "loss", index = "sum" }]"#);
     assert!(e.contains("takes no index"), "{e}");
 }
+
+/// A front node reported by `cellsafe pareto` is released by `anonymize` with its levels,
+/// k-anonymity at the node's k and the budget as the suppression limit: the same rows are
+/// suppressed, and the release passes the audit.
+#[test]
+fn a_front_node_is_released_as_reported() {
+    let c = config(K_L_GLM);
+    let found = pareto(&c, Some(3), false, &Silent).unwrap();
+    let node = found
+        .front
+        .iter()
+        .find(|n| n.k >= 5 && n.suppressed_rows > 0)
+        .expect("a front node with k >= 5 that suppresses rows");
+    let levels: Vec<u8> = found
+        .quasi_identifiers
+        .iter()
+        .map(|q| node.levels[q].as_u64().unwrap() as u8)
+        .collect();
+    let mut job = c.clone();
+    job.privacy = vec![cellsafe::criteria::ModelSpec::KAnonymity { k: node.k as u32 }];
+    job.suppression_limit = (found.budget_rows as f64 + 0.5) / found.rows as f64;
+    job.search.levels = Some(levels.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let outputs = cellsafe::job::Outputs {
+        table: Some(dir.path().join("released.csv")),
+        ..Default::default()
+    };
+    let report = cellsafe::job::anonymize(&job, &outputs, &Silent).unwrap();
+    let report = serde_json::to_value(&report).unwrap();
+    assert_eq!(report["found"], true);
+    assert_eq!(report["nodes_evaluated"], 1);
+    assert_eq!(report["suppressed_rows"], node.suppressed_rows);
+    assert_eq!(report["min_class_size"], node.k);
+    assert_eq!(report["audit"]["passed"], true);
+}

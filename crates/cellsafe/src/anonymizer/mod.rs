@@ -122,6 +122,8 @@ pub struct Anonymizer<'a> {
     suppression_limit: f64,
     metric: MetricSpec,
     algorithm: Algorithm,
+    /// A node to release instead of searching.
+    levels: Option<Vec<u8>>,
     genetic: GeneticSpec,
     set_based: SetBasedSpec,
     public_search: Option<PublicSearch>,
@@ -153,6 +155,7 @@ impl<'a> Anonymizer<'a> {
             suppression_limit: 0.0,
             metric: MetricSpec::default(),
             algorithm: Algorithm::Optimal,
+            levels: None,
             genetic: GeneticSpec::default(),
             set_based: SetBasedSpec::default(),
             public_search: None,
@@ -240,6 +243,14 @@ impl<'a> Anonymizer<'a> {
     /// [`set_based`](Self::set_based)'s).
     pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
+        self
+    }
+
+    /// Releases node `levels` (one level per quasi-identifier, in header order) instead of
+    /// searching, if it is acceptable; [`Release::found`] is false otherwise. Levels that
+    /// are no node of the lattice are an error of [`attempt`](Self::attempt).
+    pub fn levels(mut self, levels: Vec<u8>) -> Self {
+        self.levels = Some(levels);
         self
     }
 
@@ -399,7 +410,18 @@ impl<'a> Anonymizer<'a> {
     fn release_node(&self, release: &mut Release) -> Result<()> {
         let problem = &release.problem;
         let clock = Instant::now();
-        let outcome = algorithm::run(problem, self.algorithm, &self.genetic, self.observer)?;
+        let outcome = match &self.levels {
+            Some(levels) => {
+                problem.check_levels(levels)?;
+                let evaluation = problem.check(levels, &problem.classes(levels));
+                algorithm::Outcome {
+                    best: evaluation.acceptable.then_some(evaluation),
+                    nodes_evaluated: 1,
+                    ..algorithm::Outcome::default()
+                }
+            }
+            None => algorithm::run(problem, self.algorithm, &self.genetic, self.observer)?,
+        };
         let mut best = outcome.best.clone();
         if let (Some(public), Some(found)) = (&self.public_search, &outcome.best) {
             let (released, decision) = public::decide(problem, found, public, self.observer)?;

@@ -125,6 +125,9 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     if let Some(public) = public {
         anonymizer = anonymizer.public_search(public);
     }
+    if let Some(levels) = &config.search.levels {
+        anonymizer = anonymizer.levels(levels.clone());
+    }
     if let Some(aggregators) = aggregators {
         anonymizer = anonymizer.microaggregate(aggregators);
     }

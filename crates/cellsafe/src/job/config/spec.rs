@@ -107,6 +107,10 @@ pub struct SearchSpec {
     /// Parameters of `algorithm = "set-based"`.
     #[serde(default)]
     pub set_based: SetBasedSpec,
+    /// Release this node (one level per quasi-identifier, in header order) instead of
+    /// searching, if it is acceptable: e.g. a node `cellsafe pareto` reported.
+    #[serde(default)]
+    pub levels: Option<Vec<u8>>,
 }
 
 /// `[output]`: default output paths (relative to the config file) and how rows are written.
