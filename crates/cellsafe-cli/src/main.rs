@@ -128,6 +128,10 @@ enum Command {
         /// JSON report (default: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
+        /// Also write one self-contained HTML page: the front plotted for each pair of
+        /// objectives, the table of front nodes, the parameters.
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
     /// Run the main job on the bundled Adult data (k=5, 1% suppression, Loss) in a temp dir.
     Demo {
@@ -257,13 +261,19 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             exhaustive,
             seed,
             report,
+            html,
         } => {
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
+            check_report(&config, &html)?;
             let found = job::pareto::pareto(&config, seed, exhaustive, observer)?;
             match &report {
                 Some(path) => job::write_json(path, &found)?,
                 None => outln!("{}", serde_json::to_string_pretty(&found)?),
+            }
+            if let Some(path) = &html {
+                let page = job::pareto_page::html(&found);
+                cellsafe::release::write_atomic(path, |w| w.write_all(page.as_bytes()))?;
             }
             eprintln!(
                 "{} representative minimal PBGs from {} of {} nodes (seed {}){}",

@@ -148,3 +148,28 @@ fn a_front_node_is_released_as_reported() {
     assert_eq!(report["min_class_size"], node.k);
     assert_eq!(report["audit"]["passed"], true);
 }
+
+/// The HTML page: one plot per pair of objectives, one table row per front node, names
+/// escaped, nothing to fetch and no script.
+#[test]
+fn html_page_is_self_contained() {
+    let c = config(K_L_GLM);
+    let found = pareto(&c, Some(2), true, &Silent).unwrap();
+    let page = cellsafe::job::pareto_page::html(&found);
+    assert_eq!(page.matches("<svg").count(), 6); // 4 objectives: 6 pairs
+    assert_eq!(page.matches("</svg>").count(), 6);
+    assert!(!page.contains("<script"));
+    assert!(!page
+        .replace("http://www.w3.org/2000/svg", "")
+        .contains("http"));
+    // header row + one per node in the front table, one per parameter in the other
+    assert_eq!(page.matches("<tr>").count(), 1 + found.front.len() + 7);
+    assert!(page.contains("CM(salary-class) ↓") && page.contains("k ↑"));
+    // rings for the exact front, dots for the archive, in every plot
+    let rings = page.matches("fill=\"none\" stroke=\"#999\"").count();
+    assert_eq!(rings, 6 * found.exact.as_ref().unwrap().front.len());
+    assert_eq!(
+        page.matches("fill=\"#1f5fa8\"").count(),
+        6 * found.front.len()
+    );
+}

@@ -18,6 +18,7 @@
 pub mod config;
 pub mod disclosure;
 pub mod pareto;
+pub mod pareto_page;
 pub mod report;
 
 use std::path::{Path, PathBuf};

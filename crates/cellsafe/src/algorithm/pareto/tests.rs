@@ -315,3 +315,42 @@ fn pbg_ea_archive_is_exact_where_it_looked() {
     }
     assert!(whole >= 5, "{whole}");
 }
+
+/// A metric objective is the metric's score of the node with the budget's suppressed
+/// classes: DM counts every row of a suppressed class N times, every other class |E|².
+#[test]
+fn metric_objectives_score_the_budgets_suppression() {
+    use crate::metric::MetricKind;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for _ in 0..20 {
+        let data = dataset_with(&mut rng, 1);
+        let rows = data.rows() as u64;
+        let problem = Problem::new(data, &[], 0.0, &MetricSpec::default()).unwrap();
+        let budget = rng.gen_range(0..rows);
+        let dm = Objective::Metric(MetricSpec {
+            name: MetricKind::Discernibility,
+            ..MetricSpec::default()
+        });
+        let evaluator = Evaluator::new(&problem, &[dm], budget).unwrap();
+        for i in 0..problem.lattice.size() {
+            let levels = problem.lattice.levels(i);
+            let classes = problem.classes(&levels);
+            let got = evaluator.evaluate(&levels, &classes);
+            let (k, _, _) = evaluator.suppression(&classes);
+            let want: f64 = classes
+                .counts
+                .iter()
+                .map(|&c| {
+                    let c = c as f64;
+                    if (c as u64) < k {
+                        c * rows as f64
+                    } else {
+                        c * c
+                    }
+                })
+                .sum();
+            assert_eq!(got.values[0], want, "{levels:?}");
+            assert!(got.suppressed_rows <= budget);
+        }
+    }
+}
