@@ -242,30 +242,35 @@ impl<'p> Evaluator<'p> {
     /// Which classes the budget suppresses: those smaller than the returned k, the smallest
     /// class size s with more than η rows in classes of size at most s (section 6).
     pub fn suppression(&self, classes: &Classes) -> (u64, Vec<bool>, u64) {
-        let mut sizes: Vec<u32> = classes.counts.clone();
-        sizes.sort_unstable();
-        let mut cumulative = 0u64;
-        let mut k = u64::MAX;
-        let mut i = 0;
-        while i < sizes.len() {
-            let s = sizes[i];
-            while i < sizes.len() && sizes[i] == s {
-                cumulative += s as u64;
-                i += 1;
+        // rows by class size up to η + 1, and the smallest larger size: a class of more
+        // than η rows exceeds the budget alone, so sizes above η + 1 need no count
+        let largest = classes.counts.iter().copied().max().unwrap_or(0) as u64;
+        let limit = self.budget.saturating_add(1).min(largest) as usize;
+        let mut rows_of_size = vec![0u64; limit + 1];
+        let mut smallest_above = u64::MAX;
+        for &c in &classes.counts {
+            if (c as usize) <= limit {
+                rows_of_size[c as usize] += c as u64;
+            } else {
+                smallest_above = smallest_above.min(c as u64);
             }
+        }
+        let mut cumulative = 0u64;
+        let mut k = smallest_above;
+        for (size, &rows) in rows_of_size.iter().enumerate().skip(1) {
+            cumulative += rows;
             if cumulative > self.budget {
-                k = s as u64;
+                k = size as u64;
                 break;
             }
         }
-        // budget < rows, so the loop always stops at some size
+        // budget < rows, so some size exceeds it
         let suppressed: Vec<bool> = classes.counts.iter().map(|&c| (c as u64) < k).collect();
         let rows = classes
             .counts
             .iter()
-            .zip(&suppressed)
-            .filter(|(_, &s)| s)
-            .map(|(&c, _)| c as u64)
+            .filter(|&&c| (c as u64) < k)
+            .map(|&c| c as u64)
             .sum();
         (k, suppressed, rows)
     }
@@ -278,21 +283,20 @@ impl<'p> Evaluator<'p> {
                 .filter(|&c| !suppressed[c])
                 .map(|c| (c, classes.counts[c] as f64))
         };
-        let fold = |index: Index, per_class: &dyn Fn(usize) -> Vec<(f64, f64)>| -> f64 {
-            // per class: (tuple value, tuples with it)
+        // per class, `per_class` hands each (tuple value, tuples with it) to `emit`
+        let fold = |index: Index, per_class: &dyn Fn(usize, &mut dyn FnMut(f64, f64))| -> f64 {
             let mut acc = match index {
                 Index::Min => f64::INFINITY,
                 Index::Max => f64::NEG_INFINITY,
                 Index::Sum => 0.0,
             };
+            let mut emit = |v: f64, n: f64| match index {
+                Index::Min => acc = acc.min(v),
+                Index::Max => acc = acc.max(v),
+                Index::Sum => acc += v * n,
+            };
             for (c, _) in released() {
-                for (v, n) in per_class(c) {
-                    match index {
-                        Index::Min => acc = acc.min(v),
-                        Index::Max => acc = acc.max(v),
-                        Index::Sum => acc += v * n,
-                    }
-                }
+                per_class(c, &mut emit);
             }
             acc
         };
@@ -300,44 +304,43 @@ impl<'p> Evaluator<'p> {
             .objectives
             .iter()
             .map(|o| match o {
-                Bound::ClassSize(index) => fold(*index, &|c| {
+                Bound::ClassSize(index) => fold(*index, &|c, emit| {
                     let n = classes.counts[c] as f64;
-                    vec![(n, n)]
+                    emit(n, n)
                 }),
-                Bound::SensitiveCount(index, offset, width) => fold(*index, &|c| {
-                    classes.histogram(c)[*offset..offset + width]
-                        .iter()
-                        .filter(|&&h| h > 0)
-                        .map(|&h| (h as f64, h as f64))
-                        .collect()
+                Bound::SensitiveCount(index, offset, width) => fold(*index, &|c, emit| {
+                    for &h in &classes.histogram(c)[*offset..offset + width] {
+                        if h > 0 {
+                            emit(h as f64, h as f64);
+                        }
+                    }
                 }),
-                Bound::DistinctValues(index, offset, width) => fold(*index, &|c| {
+                Bound::DistinctValues(index, offset, width) => fold(*index, &|c, emit| {
                     let d = classes.histogram(c)[*offset..offset + width]
                         .iter()
                         .filter(|&&h| h > 0)
                         .count();
-                    vec![(d as f64, classes.counts[c] as f64)]
+                    emit(d as f64, classes.counts[c] as f64)
                 }),
                 Bound::Glm(Index::Sum) => {
                     self.glm_sum(levels, classes, &suppressed, suppressed_rows)
                 }
                 Bound::Glm(index) => {
                     let d = levels.len() as f64;
-                    let released_value = fold(*index, &|c| {
-                        vec![(self.class_glm(levels, classes, c), classes.counts[c] as f64)]
+                    let released_value = fold(*index, &|c, emit| {
+                        emit(self.class_glm(levels, classes, c), classes.counts[c] as f64)
                     });
                     with_suppressed(*index, released_value, d, suppressed_rows)
                 }
                 Bound::Classification(index, offset, width) => {
-                    let released_value = fold(*index, &|c| {
+                    let released_value = fold(*index, &|c, emit| {
                         let h = &classes.histogram(c)[*offset..offset + width];
                         let majority = h.iter().copied().max().unwrap_or(0);
                         let n = classes.counts[c];
-                        let mut out = vec![(0.0, majority as f64)];
+                        emit(0.0, majority as f64);
                         if n > majority {
-                            out.push((1.0, (n - majority) as f64));
+                            emit(1.0, (n - majority) as f64);
                         }
-                        out
                     });
                     with_suppressed(*index, released_value, 1.0, suppressed_rows)
                 }
