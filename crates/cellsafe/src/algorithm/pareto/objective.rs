@@ -121,6 +121,9 @@ impl Objective {
     }
 }
 
+/// Hands a class's (tuple value, tuples with it) pairs to the callback.
+type PerClass<'a> = dyn Fn(usize, &mut dyn FnMut(f64, f64)) + 'a;
+
 /// What one node came to under the budget: its raw objective values (not oriented), the
 /// k the budget gave it, and the rows suppressed.
 #[derive(Debug, Clone, PartialEq)]
@@ -284,7 +287,7 @@ impl<'p> Evaluator<'p> {
                 .map(|c| (c, classes.counts[c] as f64))
         };
         // per class, `per_class` hands each (tuple value, tuples with it) to `emit`
-        let fold = |index: Index, per_class: &dyn Fn(usize, &mut dyn FnMut(f64, f64))| -> f64 {
+        let fold = |index: Index, per_class: &PerClass<'_>| -> f64 {
             let mut acc = match index {
                 Index::Min => f64::INFINITY,
                 Index::Max => f64::NEG_INFINITY,
