@@ -24,9 +24,7 @@ const PARALLEL_CLASSES: usize = 512;
 struct Walk<'a> {
     problem: &'a Problem,
     hierarchies: Vec<&'a Hierarchy>,
-    prune: bool,
     best: Mutex<Option<Evaluation>>,
-    all: Option<Mutex<Vec<Evaluation>>>,
     evaluated: AtomicUsize,
     stage: Stage<'a>,
     /// Nodes whose whole up-set a bound has ruled out, by lattice index (ARX's Flash tags
@@ -42,12 +40,8 @@ impl Walk<'_> {
         if self.stage.cancelled() {
             return;
         }
-        // a pruning walk keeps acceptable nodes only, so the others go unscored
-        let evaluation = if self.all.is_some() {
-            self.problem.assess(levels, classes).0
-        } else {
-            self.problem.check(levels, classes)
-        };
+        // the walk keeps acceptable nodes only, so the others go unscored
+        let evaluation = self.problem.check(levels, classes);
         self.evaluated.fetch_add(1, AtomicOrdering::Relaxed);
         self.stage.add(1);
         if evaluation.acceptable {
@@ -56,47 +50,33 @@ impl Walk<'_> {
                 *best = Some(evaluation.clone());
             }
         }
-        if let Some(all) = &self.all {
-            all.lock().expect("search lock").push(evaluation);
-        }
         let metric = &self.problem.metric;
-        let class_bound = if self.prune {
-            metric.class_bound(classes)
-        } else {
-            None
-        };
+        let class_bound = metric.class_bound(classes);
         let mut children: Vec<(Vec<u8>, Option<Score>)> = self
             .problem
             .lattice
             .tree_children(levels)
             .into_iter()
             .map(|(_, child)| {
-                let bound = if self.prune {
-                    metric.level_bound(&child)
-                } else {
-                    None
-                };
+                let bound = metric.level_bound(&child);
                 (child, bound)
             })
             .collect();
-        if self.prune {
-            if let Some(bound) = &class_bound {
-                self.rule_out_above(levels, bound);
-            }
-            children.retain(|(child, bound)| {
-                !self.ruled_out(child)
-                    && !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
-            });
-            // most promising first, so that good bests are found early
-            children.sort_by(|a, b| match (&a.1, &b.1) {
-                (Some(x), Some(y)) => x.compare(y),
-                _ => std::cmp::Ordering::Equal,
-            });
+        if let Some(bound) = &class_bound {
+            self.rule_out_above(levels, bound);
         }
+        children.retain(|(child, bound)| {
+            !self.ruled_out(child) && !self.prunable(child, bound.as_ref().or(class_bound.as_ref()))
+        });
+        // most promising first, so that good bests are found early
+        children.sort_by(|a, b| match (&a.1, &b.1) {
+            (Some(x), Some(y)) => x.compare(y),
+            _ => std::cmp::Ordering::Equal,
+        });
         let run = |(child, _): &(Vec<u8>, Option<Score>)| {
             if self.stage.was_cancelled()
-                || (self.prune
-                    && (self.ruled_out(child) || self.prunable(child, class_bound.as_ref())))
+                || self.ruled_out(child)
+                || self.prunable(child, class_bound.as_ref())
             {
                 return;
             }
@@ -148,27 +128,17 @@ impl Walk<'_> {
     }
 }
 
-fn walk<'a>(
-    problem: &'a Problem,
-    prune: bool,
-    keep_all: bool,
-    observer: &'a dyn Observer,
-) -> Result<Walk<'a>> {
+/// The rollup walk with bound pruning (see [`optimal_walk`]).
+fn walk<'a>(problem: &'a Problem, observer: &'a dyn Observer) -> Result<Walk<'a>> {
     let w = Walk {
         problem,
         hierarchies: problem.hierarchies(),
-        prune,
         best: Mutex::new(None),
-        all: keep_all.then(|| Mutex::new(Vec::new())),
         evaluated: AtomicUsize::new(0),
         stage: search_stage(problem, observer),
-        ruled_out: if prune {
-            (0..problem.lattice.size())
-                .map(|_| AtomicBool::new(false))
-                .collect()
-        } else {
-            Vec::new()
-        },
+        ruled_out: (0..problem.lattice.size())
+            .map(|_| AtomicBool::new(false))
+            .collect(),
     };
     let bottom = problem.lattice.bottom();
     w.visit(&bottom, problem.snapshot.base());
@@ -181,25 +151,14 @@ pub fn exhaustive(
     problem: &Problem,
     observer: &dyn Observer,
 ) -> Result<(Outcome, Vec<Evaluation>)> {
-    let all = if problem.lattice.is_chain() {
-        let w = walk(problem, false, true, observer)?;
-        let mut all = w.all.expect("kept").into_inner().expect("search lock");
-        all.sort_by_key(|e| problem.lattice.index(&e.levels));
-        all
-    } else {
-        // partitions that do not nest: every node's classes come from the base
-        let stage = search_stage(problem, observer);
-        (0..problem.lattice.size())
-            .into_par_iter()
-            .map(|i| {
-                stage.check()?;
-                let levels = problem.lattice.levels(i);
-                let evaluation = problem.assess(&levels, &problem.classes(&levels)).0;
-                stage.add(1);
-                Ok(evaluation)
-            })
-            .collect::<Result<Vec<_>>>()?
-    };
+    let stage = search_stage(problem, observer);
+    let found = Mutex::new(Vec::with_capacity(problem.lattice.size()));
+    each_node(problem, &stage, &|levels, classes| {
+        let evaluation = problem.assess(levels, classes).0;
+        found.lock().expect("search lock").push(evaluation);
+    })?;
+    let mut all = found.into_inner().expect("search lock");
+    all.sort_by_key(|e| problem.lattice.index(&e.levels));
     let best = pick_best(&all);
     let nodes_evaluated = all.len();
     Ok((
@@ -251,7 +210,7 @@ pub fn optimal_walk(problem: &Problem, observer: &dyn Observer) -> Result<Outcom
     if !problem.lattice.is_chain() {
         return Ok(exhaustive(problem, observer)?.0);
     }
-    let w = walk(problem, true, false, observer)?;
+    let w = walk(problem, observer)?;
     Ok(Outcome {
         best: w.best.into_inner().expect("search lock"),
         nodes_evaluated: w.evaluated.into_inner(),
@@ -485,4 +444,59 @@ fn by_bound(problem: &Problem, stage: &Stage<'_>) -> Result<Vec<(Score, u32)>> {
     stage.check()?;
     order.par_sort_by(|a, b| score_order(&a.0, &b.0).then(a.1.cmp(&b.1)));
     Ok(order.into_iter().map(|(s, _, i)| (s, i)).collect())
+}
+
+/// Calls `visit` once for every node with its classes: down the rollup tree (each node
+/// from its parent's classes, children in parallel under a parent with many classes) on a
+/// lattice of chains, from the base otherwise. Stops with `Cancelled` when the observer
+/// says so; `stage` counts the nodes.
+pub(crate) fn each_node(
+    problem: &Problem,
+    stage: &Stage<'_>,
+    visit: &(dyn Fn(&[u8], &Classes) + Sync),
+) -> Result<()> {
+    if !problem.lattice.is_chain() {
+        // partitions that do not nest: every node's classes come from the base
+        return (0..problem.lattice.size())
+            .into_par_iter()
+            .try_for_each(|i| {
+                stage.check()?;
+                let levels = problem.lattice.levels(i);
+                visit(&levels, &problem.classes(&levels));
+                stage.add(1);
+                Ok(())
+            });
+    }
+    fn down(
+        problem: &Problem,
+        hierarchies: &[&Hierarchy],
+        stage: &Stage<'_>,
+        visit: &(dyn Fn(&[u8], &Classes) + Sync),
+        levels: &[u8],
+        classes: &Classes,
+    ) -> Result<()> {
+        stage.check()?;
+        visit(levels, classes);
+        stage.add(1);
+        let children = problem.lattice.tree_children(levels);
+        let run = |(_, child): &(usize, Vec<u8>)| {
+            let next = problem.snapshot.rollup(hierarchies, classes, levels, child);
+            down(problem, hierarchies, stage, visit, child, &next)
+        };
+        if classes.len() >= PARALLEL_CLASSES && children.len() > 1 {
+            children.par_iter().try_for_each(run)
+        } else {
+            children.iter().try_for_each(run)
+        }
+    }
+    let hierarchies = problem.hierarchies();
+    let bottom = problem.lattice.bottom();
+    down(
+        problem,
+        &hierarchies,
+        stage,
+        visit,
+        &bottom,
+        problem.snapshot.base(),
+    )
 }

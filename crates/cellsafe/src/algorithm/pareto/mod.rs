@@ -14,11 +14,9 @@ pub mod front;
 pub mod measures;
 pub mod objective;
 
-use rayon::prelude::*;
-
+use crate::algorithm::optimal::each_node;
 use crate::algorithm::problem::Problem;
 use crate::error::Result;
-use crate::framework::classes::Classes;
 use crate::observer::{Observer, Stage, SEARCH};
 use objective::{Evaluator, NodeValues};
 
@@ -76,58 +74,6 @@ pub fn exact_front(
         .collect();
     let front = front::non_dominated(&points);
     Ok(ExactFront { nodes, front })
-}
-
-/// Calls `visit` once for every node with its classes: down the rollup tree on a lattice
-/// of chains, from the base otherwise. Stops with `Cancelled` when the observer says so.
-fn each_node(
-    problem: &Problem,
-    stage: &Stage<'_>,
-    visit: &(dyn Fn(&[u8], &Classes) + Sync),
-) -> Result<()> {
-    if !problem.lattice.is_chain() {
-        return (0..problem.lattice.size())
-            .into_par_iter()
-            .try_for_each(|i| {
-                stage.check()?;
-                let levels = problem.lattice.levels(i);
-                visit(&levels, &problem.classes(&levels));
-                stage.add(1);
-                Ok(())
-            });
-    }
-    let hierarchies = problem.hierarchies();
-    fn down(
-        problem: &Problem,
-        hierarchies: &[&crate::hierarchy::Hierarchy],
-        stage: &Stage<'_>,
-        visit: &(dyn Fn(&[u8], &Classes) + Sync),
-        levels: &[u8],
-        classes: &Classes,
-    ) -> Result<()> {
-        stage.check()?;
-        visit(levels, classes);
-        stage.add(1);
-        let children = problem.lattice.tree_children(levels);
-        let run = |(_, child): &(usize, Vec<u8>)| {
-            let next = problem.snapshot.rollup(hierarchies, classes, levels, child);
-            down(problem, hierarchies, stage, visit, child, &next)
-        };
-        if classes.len() >= 512 && children.len() > 1 {
-            children.par_iter().try_for_each(run)
-        } else {
-            children.iter().try_for_each(run)
-        }
-    }
-    let bottom = problem.lattice.bottom();
-    down(
-        problem,
-        &hierarchies,
-        stage,
-        visit,
-        &bottom,
-        problem.snapshot.base(),
-    )
 }
 
 #[cfg(test)]
