@@ -499,31 +499,6 @@ impl Snapshot {
         if levels == bottom.as_slice() {
             return (self.base.len() <= cap).then(|| self.base.clone());
         }
-        let whole = levels
-            .iter()
-            .zip(hierarchies)
-            .all(|(&l, h)| h.cardinality(l as usize) == 1);
-        if whole && !self.base.is_empty() {
-            // one class of every row: every code is 0, and so is the key
-            let width = self.base.width;
-            let mut hist = vec![0u32; width];
-            for c in 0..self.base.len() {
-                for (h, v) in hist.iter_mut().zip(self.base.histogram(c)) {
-                    *h += v;
-                }
-            }
-            let keys = match self.base.keys {
-                Keys::Narrow(_) => Keys::Narrow(vec![0]),
-                Keys::Wide(_) => Keys::Wide(vec![0]),
-            };
-            return (cap >= 1).then(|| Classes {
-                keys,
-                reps: vec![0],
-                counts: vec![self.row_tuple.len() as u32],
-                hist,
-                width,
-            });
-        }
         self.rollup_capped(hierarchies, &self.base, &bottom, levels, cap)
     }
 
