@@ -145,6 +145,9 @@ pub struct Evaluator<'p> {
     /// Per attribute `j`: `numerators[level][code]` and one denominator, whose quotient is
     /// the general loss of group `code` at `level` (see [`glm_table`]).
     glm: Vec<(Vec<Vec<f64>>, f64)>,
+    /// Per attribute `j`: `code_rows[j][level][code]`, the rows whose value generalizes to
+    /// group `code` at `level` (the whole table, nothing suppressed).
+    code_rows: Vec<Vec<Vec<u64>>>,
 }
 
 #[derive(Debug)]
@@ -221,6 +224,7 @@ impl<'p> Evaluator<'p> {
                 .iter()
                 .map(|q| glm_table(&q.hierarchy))
                 .collect(),
+            code_rows: code_rows(problem),
         })
     }
 
@@ -368,9 +372,11 @@ impl<'p> Evaluator<'p> {
         }
     }
 
-    /// The summed general loss: per attribute the tuples' numerators (integers for
-    /// categorical attributes) added first and divided once, so that equal sums come out
-    /// equal to the bit whatever the classes; suppressed tuples cost 1 per attribute.
+    /// The summed general loss: per attribute, the released rows counted per generalized
+    /// value (all rows less the suppressed classes'), their numerators added in value order
+    /// and divided once. The sum depends only on those counts, so equal releases give equal
+    /// sums to the bit whatever the classes, and it costs the suppressed classes and the
+    /// number of values, not the number of classes. Suppressed tuples cost 1 per attribute.
     fn glm_sum(
         &self,
         levels: &[u8],
@@ -378,21 +384,29 @@ impl<'p> Evaluator<'p> {
         suppressed: &[bool],
         suppressed_rows: u64,
     ) -> f64 {
+        let suppressed: Vec<usize> = if suppressed_rows == 0 {
+            Vec::new()
+        } else {
+            (0..classes.len()).filter(|&c| suppressed[c]).collect()
+        };
         let mut total = 0.0;
         for (j, &level) in levels.iter().enumerate() {
             let (numerators, denominator) = &self.glm[j];
-            let h = &self.problem.data.quasi[j].hierarchy;
-            let mut sum = 0.0;
-            for c in (0..classes.len()).filter(|&c| !suppressed[c]) {
-                let leaf = self.problem.snapshot.leaf(j, classes.reps[c]);
-                let code = h.code(level as usize, leaf);
-                sum += numerators[level as usize][code as usize] * classes.counts[c] as f64;
+            if *denominator <= 0.0 {
+                continue;
             }
-            total += if *denominator > 0.0 {
-                sum / denominator
-            } else {
-                0.0
-            };
+            let h = &self.problem.data.quasi[j].hierarchy;
+            let mut rows = self.code_rows[j][level as usize].clone();
+            for &c in &suppressed {
+                let leaf = self.problem.snapshot.leaf(j, classes.reps[c]);
+                rows[h.code(level as usize, leaf) as usize] -= classes.counts[c] as u64;
+            }
+            let sum: f64 = numerators[level as usize]
+                .iter()
+                .zip(&rows)
+                .map(|(&n, &r)| n * r as f64)
+                .sum();
+            total += sum / denominator;
         }
         total + (levels.len() as u64 * suppressed_rows) as f64
     }
@@ -417,6 +431,30 @@ impl<'p> Evaluator<'p> {
             })
             .sum()
     }
+}
+
+/// Per attribute and level, the rows per generalized value, from the base classes.
+fn code_rows(problem: &Problem) -> Vec<Vec<Vec<u64>>> {
+    let base = problem.snapshot.base();
+    problem
+        .data
+        .quasi
+        .iter()
+        .enumerate()
+        .map(|(j, q)| {
+            let h = &q.hierarchy;
+            (0..h.levels())
+                .map(|level| {
+                    let mut rows = vec![0u64; h.cardinality(level)];
+                    for (c, &n) in base.counts.iter().enumerate() {
+                        let leaf = problem.snapshot.leaf(j, base.reps[c]);
+                        rows[h.code(level, leaf) as usize] += n as u64;
+                    }
+                    rows
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A loss index with the suppressed tuples, each costing `cost`, added in.
