@@ -119,7 +119,10 @@ pub fn pbg_ea(
             let point = match seen.get(&index) {
                 Some((_, point)) => point.clone(),
                 None => {
-                    let values = evaluator.evaluate(levels, &cache.classes(levels));
+                    let classes = cache.classes(levels);
+                    let values = evaluator.evaluate(levels, &classes);
+                    // later nodes above this one roll up from it
+                    cache.keep(levels, classes);
                     let point = oriented(evaluator, &values.values);
                     let node = Evaluated {
                         levels: levels.clone(),
