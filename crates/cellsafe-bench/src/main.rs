@@ -87,6 +87,9 @@ enum Command {
         /// Seeded runs per case (the paper's 20).
         #[arg(long, default_value_t = 20)]
         runs: usize,
+        /// Only the cases whose name contains this text (e.g. "S_k, S_ℓ").
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
     Synth {
@@ -146,11 +149,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Disclosure { runs } => {
             on_adult(threads, |config| disclosure::run(runs.get(), config))
         }
-        Command::Pareto { runs } => {
+        Command::Pareto { runs, only } => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()?;
-            pool.install(|| pareto::run(runs.max(1)))
+            pool.install(|| pareto::run(runs.max(1), only.as_deref()))
         }
         Command::Synth {
             rows,

@@ -128,8 +128,9 @@ fn moments(x: &[f64]) -> (f64, f64) {
     )
 }
 
-/// Prints the table for `runs` seeds (0, 1, ...).
-pub fn run(runs: usize) -> Result<()> {
+/// Prints the table for `runs` seeds (0, 1, ...), for the cases whose name contains
+/// `only` (all when `None`).
+pub fn run(runs: usize, only: Option<&str>) -> Result<()> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pbg/pbg.toml");
     outln!(
         "paper 003 on examples/pbg: {runs} seeded PBG-EA runs per case (N_pop 25, 100 iterations, \
@@ -138,7 +139,10 @@ pub fn run(runs: usize) -> Result<()> {
     outln!();
     outln!("| objectives | lattice | exact front | exact s | CE (sum) | CE / archive | RR | evaluations | EA ms (median) | paper: CE; RR; evaluations |");
     outln!("|---|---:|---:|---:|---|---|---|---:|---:|---|");
-    for case in cases() {
+    for case in cases()
+        .into_iter()
+        .filter(|c| only.is_none_or(|o| c.name.contains(o)))
+    {
         let mut config = Config::from_file(&path)?;
         if case.label {
             config
