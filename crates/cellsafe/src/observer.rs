@@ -104,7 +104,8 @@ pub const LOADING: &str = "loading";
 /// A lattice search; units: nodes settled, i.e. evaluated or, for the searches that infer,
 /// known acceptable or not (total: the lattice's size).
 pub const SEARCH: &str = "search";
-/// The genetic search; units: generations, the initial population included.
+/// The genetic searches (the single-objective one and PBG-EA); units: generations, the
+/// initial population included.
 pub const GENETIC: &str = "genetic";
 /// The genetic search's exhaustive comparison, when asked for; units: nodes (total: the
 /// lattice's size).

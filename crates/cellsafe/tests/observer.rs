@@ -10,6 +10,9 @@ use cellsafe::algorithm::disclosure::{
     Check, CheckSpec, Disclosure, MethodChoice, Options, Strategy,
 };
 use cellsafe::algorithm::genetic::{genetic_report, GeneticSpec};
+use cellsafe::algorithm::pareto::ea::{pbg_ea, EaSpec};
+use cellsafe::algorithm::pareto::exact_front;
+use cellsafe::algorithm::pareto::objective::{Evaluator, Index, Objective, Property};
 use cellsafe::algorithm::problem::Problem;
 use cellsafe::algorithm::{self, Algorithm};
 use cellsafe::data::table::Table;
@@ -128,6 +131,25 @@ fn operations_report_rising_positions_within_their_totals() {
     assert_eq!((stages[1].0.as_str(), stages[1].1), (OPTIMUM, Some(size)));
     assert_eq!(stages[1].2.last(), Some(&size));
 
+    // PBG-EA counts generations, the exact front nodes
+    let evaluator = Evaluator::new(&problem, &pareto_objectives(), 1).unwrap();
+    let ea = EaSpec {
+        iterations: 4,
+        population: 6,
+        ..Default::default()
+    };
+    let recorder = Recorder::default();
+    pbg_ea(&problem, &evaluator, &ea, &recorder).unwrap();
+    assert_eq!(
+        stages_of(&recorder),
+        [(GENETIC.to_owned(), Some(5), (1..=5).collect())]
+    );
+    let recorder = Recorder::default();
+    exact_front(&problem, &evaluator, &recorder).unwrap();
+    let stages = stages_of(&recorder);
+    assert_eq!((stages[0].0.as_str(), stages[0].1), (SEARCH, Some(size)));
+    assert_eq!(stages[0].2.last(), Some(&size));
+
     let recorder = Recorder::default();
     algorithm::safety::test_observed(&problem, &[1, 3, 0], 10, &recorder).unwrap();
     let rows = problem.data.rows() as u64;
@@ -154,6 +176,20 @@ fn operations_report_rising_positions_within_their_totals() {
     let stages = stages_of(&recorder);
     assert_eq!(stages[0].0, DISCLOSE);
     assert_eq!(stages[0].2, (1..=steps).collect::<Vec<_>>());
+}
+
+/// Two objectives for the Pareto searches: worst-case k and the summed general loss.
+fn pareto_objectives() -> Vec<Objective> {
+    vec![
+        Objective::Property {
+            property: Property::ClassSize,
+            index: Index::Min,
+        },
+        Objective::Property {
+            property: Property::Glm,
+            index: Index::Sum,
+        },
+    ]
 }
 
 /// Says stop from its question number `after + 1` on, and counts the questions.
@@ -250,6 +286,13 @@ fn every_search_stops_when_cancelled() {
     });
     stops_wherever_cancelled("tagging", |o| {
         algorithm::tagging::bottom_up(&problem, o).map(drop)
+    });
+    let evaluator = Evaluator::new(&problem, &pareto_objectives(), 1).unwrap();
+    stops_wherever_cancelled("pbg_ea", |o| {
+        pbg_ea(&problem, &evaluator, &EaSpec::default(), o).map(drop)
+    });
+    stops_wherever_cancelled("exact_front", |o| {
+        exact_front(&problem, &evaluator, o).map(drop)
     });
     // the same under DM, which bounds by classes only: optimal runs the tagging search
     let mut config = example("linking8.toml");

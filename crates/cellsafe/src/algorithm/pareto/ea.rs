@@ -19,7 +19,7 @@ use super::{oriented, Evaluated};
 use crate::algorithm::cache::ClassCache;
 use crate::algorithm::problem::Problem;
 use crate::error::{ParetoError, Result};
-use crate::observer::{Observer, Stage, SEARCH};
+use crate::observer::{Observer, Stage, GENETIC};
 
 /// PBG-EA's parameters (the paper's defaults: 25 nodes, 100 iterations, p_cross 0.8,
 /// p_mut 1/|QI|, ε all ones).
@@ -101,7 +101,7 @@ pub fn pbg_ea(
         ))
         .into());
     }
-    let stage = Stage::start(observer, SEARCH, Some(spec.iterations as u64 + 1));
+    let stage = Stage::start(observer, GENETIC, Some(spec.iterations as u64 + 1));
     let max = problem.lattice.max_levels().to_vec();
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
     let mut cache = ClassCache::new(problem);
