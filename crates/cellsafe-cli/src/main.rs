@@ -495,7 +495,7 @@ fn unit(stage: &str) -> &'static str {
         observer::GENETIC => "generations",
         observer::SET_BASED => "rounds",
         observer::DISCLOSE => "generalizations",
-        observer::SAFETY => "rows",
+        observer::SAFETY | observer::LOCAL => "rows",
         _ => "",
     }
 }

@@ -116,6 +116,8 @@ pub const SET_BASED: &str = "set-based";
 pub const DISCLOSE: &str = "disclose";
 /// The level-based safety test; units: rows checked.
 pub const SAFETY: &str = "safety";
+/// Local recoding (Mondrian); units: rows placed in their final group (total: the rows).
+pub const LOCAL: &str = "local";
 
 /// One stage of work, counted and checked for cancellation from any thread (see the module
 /// docs). Finishes the stage when dropped.

@@ -294,6 +294,9 @@ pub enum ProblemError {
         /// Highest level of each quasi-identifier.
         maxima: Vec<u8>,
     },
+    /// A setting local recoding cannot use.
+    #[error("{0}")]
+    Local(String),
     /// The operation needs the persons' confidential formulas (`[safety]`).
     #[error("{0} needs a [safety] section (confidential formulas)")]
     NeedsSafety(&'static str),
