@@ -62,6 +62,9 @@ pub enum Algorithm {
     /// Set-based generalization by the goal-directed search of paper 002
     /// (`[search.set_based]`); not a lattice search.
     SetBased,
+    /// Local recoding by Mondrian (`[search.local]`): each group of rows gets its own
+    /// generalization; not a lattice search.
+    Mondrian,
     /// The best acceptable node, with exact pruning (the default).
     #[default]
     Optimal,
@@ -166,7 +169,8 @@ impl Search for Genetic {
 
 impl Algorithm {
     /// The node search this names, the genetic one with parameters `genetic`; `None` for
-    /// [`Algorithm::SetBased`], which is not a node search (see [`setbased::run`]).
+    /// [`Algorithm::SetBased`] and [`Algorithm::Mondrian`], which are not node searches
+    /// (see [`setbased::run`] and [`local::mondrian::mondrian`]).
     pub fn node_search(self, genetic: &genetic::GeneticSpec) -> Option<Box<dyn Search>> {
         Some(match self {
             Algorithm::Exhaustive => Box::new(Exhaustive),
@@ -183,7 +187,7 @@ impl Algorithm {
             Algorithm::Genetic => Box::new(Genetic {
                 spec: genetic.clone(),
             }),
-            Algorithm::SetBased => return None,
+            Algorithm::SetBased | Algorithm::Mondrian => return None,
         })
     }
 }
@@ -269,7 +273,11 @@ pub fn run(
         algorithm
             .node_search(genetic)
             .ok_or(Error::Problem(ProblemError::NotANodeSearch(
-                "run algorithm::setbased::run",
+                if algorithm == Algorithm::Mondrian {
+                    "run algorithm::local::mondrian::mondrian"
+                } else {
+                    "run algorithm::setbased::run"
+                },
             )))?;
     check_bounded(problem, algorithm)?;
     search.search(problem, observer)

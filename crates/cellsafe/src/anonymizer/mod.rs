@@ -54,6 +54,9 @@ pub use release::{Release, Timings};
 
 use crate::algorithm::disclosure::public::{self, PublicSearch};
 use crate::algorithm::genetic::GeneticSpec;
+use crate::algorithm::local::mondrian::mondrian;
+use crate::algorithm::local::utility::utility;
+use crate::algorithm::local::{LocalSpec, Recoded};
 use crate::algorithm::problem::Problem;
 use crate::algorithm::setbased::{self, SetBasedSpec, SetTable};
 use crate::algorithm::{self, Algorithm};
@@ -65,7 +68,8 @@ use crate::framework::dataset::Dataset;
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
 use crate::observer::{Observer, Silent};
-use crate::release::audit::{self, Audit, Expected};
+use crate::release::audit::{self, Audit, Expected, LocalExpected};
+use crate::release::local_table::LocalTable;
 use crate::release::microaggregation::Aggregator;
 use crate::release::{Released, ReleasedTable, RowOrder, SuppressedRows};
 
@@ -126,6 +130,7 @@ pub struct Anonymizer<'a> {
     levels: Option<Vec<u8>>,
     genetic: GeneticSpec,
     set_based: SetBasedSpec,
+    local: LocalSpec,
     public_search: Option<PublicSearch>,
     aggregators: Option<Vec<Aggregator>>,
     observer: &'a dyn Observer,
@@ -158,6 +163,7 @@ impl<'a> Anonymizer<'a> {
             levels: None,
             genetic: GeneticSpec::default(),
             set_based: SetBasedSpec::default(),
+            local: LocalSpec::default(),
             public_search: None,
             aggregators: None,
             observer: &Silent,
@@ -267,6 +273,15 @@ impl<'a> Anonymizer<'a> {
     pub fn set_based(mut self, spec: SetBasedSpec) -> Self {
         self.algorithm = Algorithm::SetBased;
         self.set_based = spec;
+        self
+    }
+
+    /// Local recoding by Mondrian with parameters `spec`: each group of rows gets its own
+    /// generalization, checked against every model; no row is suppressed. The release has
+    /// a group id column.
+    pub fn local(mut self, spec: LocalSpec) -> Self {
+        self.algorithm = Algorithm::Mondrian;
+        self.local = spec;
         self
     }
 
@@ -391,6 +406,7 @@ impl<'a> Anonymizer<'a> {
             best: None,
             disclosure: None,
             set_based: None,
+            local: None,
             order,
             written: None,
             timings: Timings {
@@ -400,6 +416,8 @@ impl<'a> Anonymizer<'a> {
         };
         if self.algorithm == Algorithm::SetBased {
             self.release_sets(&mut release)?;
+        } else if self.algorithm == Algorithm::Mondrian {
+            self.release_local(&mut release)?;
         } else {
             self.release_node(&mut release)?;
         }
@@ -499,6 +517,57 @@ impl<'a> Anonymizer<'a> {
         let audit = audit::audit_set_based_table(&written, &schema)?;
         release.timings.audit = clock.elapsed().as_secs_f64();
         check_audit(&audit)?;
+        release.written = Some(Written {
+            rows,
+            csv,
+            audit,
+            warnings: Vec::new(),
+        });
+        Ok(())
+    }
+}
+
+impl Anonymizer<'_> {
+    /// Partitions the rows by Mondrian and releases each group's generalized values.
+    fn release_local(&self, release: &mut Release) -> Result<()> {
+        let problem = &release.problem;
+        let clock = Instant::now();
+        let partition = mondrian(problem, &self.local, self.observer)?;
+        release.timings.search = clock.elapsed().as_secs_f64();
+        let Some(partition) = partition else {
+            return Ok(());
+        };
+        let clock = Instant::now();
+        let recoded = Recoded::new(problem, partition);
+        let rows = crate::release::row_order(0..problem.data.rows(), release.order);
+        let table = LocalTable::new(problem, &recoded, &rows);
+        release.timings.release = clock.elapsed().as_secs_f64();
+        let (csv, written, clock) =
+            write_and_read(&table, &self.format, &rows, &mut release.timings)?;
+        let data = &problem.data;
+        let quasi: Vec<(String, &Hierarchy)> = data
+            .quasi
+            .iter()
+            .map(|q| (q.name.clone(), &q.hierarchy))
+            .collect();
+        let identifying: Vec<String> = (0..data.roles.len())
+            .filter(|&c| data.roles[c] == Role::Identifying)
+            .map(|c| data.table.header()[c].clone())
+            .collect();
+        let audit = audit::audit_local_table(
+            &written,
+            &LocalExpected {
+                quasi: &quasi,
+                identifying: &identifying,
+                models: &self.models,
+                original: &data.table,
+                rows: &rows,
+                gid: table.gid_name(),
+            },
+        )?;
+        release.timings.audit = clock.elapsed().as_secs_f64();
+        check_audit(&audit)?;
+        release.local = Some(utility(&recoded));
         release.written = Some(Written {
             rows,
             csv,

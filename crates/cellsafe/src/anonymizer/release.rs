@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::algorithm::disclosure::Decision;
+use crate::algorithm::local::utility::Utility;
 use crate::algorithm::problem::{levels_map, Evaluation, Problem};
 use crate::algorithm::setbased::SetBasedReport;
 use crate::algorithm::{Algorithm, Outcome};
@@ -58,6 +59,7 @@ pub struct Release {
     pub(super) best: Option<Evaluation>,
     pub(super) disclosure: Option<Decision>,
     pub(super) set_based: Option<SetBasedReport>,
+    pub(super) local: Option<Utility>,
     pub(super) order: RowOrder,
     pub(super) written: Option<Written>,
     pub(super) timings: Timings,
@@ -104,7 +106,11 @@ impl Release {
     pub fn disclosure(&self) -> Option<&Decision> {
         self.disclosure.as_ref()
     }
-    /// The set-based search's report, when it ran.
+    /// The local recoding's groups and utility, when it ran and released.
+    pub fn local(&self) -> Option<&Utility> {
+        self.local.as_ref()
+    }
+    /// What the set-based search did (a set-based release).
     pub fn set_based(&self) -> Option<&SetBasedReport> {
         self.set_based.as_ref()
     }

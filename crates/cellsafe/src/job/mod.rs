@@ -121,6 +121,7 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     match algorithm {
         Algorithm::Genetic => anonymizer = anonymizer.genetic(config.search.genetic.clone()),
         Algorithm::SetBased => anonymizer = anonymizer.set_based(config.search.set_based.clone()),
+        Algorithm::Mondrian => anonymizer = anonymizer.local(config.search.local.clone()),
         _ => {}
     }
     if let Some(public) = public {
@@ -164,6 +165,7 @@ fn locate(e: Error, file: &str, table: Option<&Path>) -> Error {
         Error::Problem(ProblemError::SetBased(m)) => {
             Error::config(file, "search.set_based.families", m)
         }
+        Error::Problem(ProblemError::Local(m)) => Error::config(file, "privacy", m),
         Error::Problem(e @ ProblemError::TooManyToEnumerate { .. }) => {
             Error::config(file, "search.algorithm", e.to_string())
         }
@@ -194,6 +196,20 @@ fn report(config: &Config, release: &Release) -> Report {
         }
         report.layout = Some(layout);
         report.set_based = Some(found.clone());
+        return report;
+    }
+    if algorithm == Algorithm::Mondrian {
+        report.found = release.found();
+        report
+            .warnings
+            .extend(layout_warnings(config, problem, &layout));
+        if config.suppression_limit > 0.0 {
+            report.warnings.push(
+                "suppression_limit is not used by local recoding: it deletes no rows".to_owned(),
+            );
+        }
+        report.layout = Some(layout);
+        report.local = release.local().copied();
         return report;
     }
     let outcome = release.outcome();

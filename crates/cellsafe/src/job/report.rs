@@ -163,6 +163,9 @@ pub struct Report {
     /// transformation, and the generalized cells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) set_based: Option<crate::algorithm::setbased::SetBasedReport>,
+    /// For local recoding: the groups (count, smallest) and the utility (C_DM, NCP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<crate::algorithm::local::utility::Utility>,
     /// When some hierarchy's partitions form a partial order: the name of the released
     /// partition of each quasi-identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,6 +217,7 @@ impl Report {
             sf: None,
             genetic: None,
             set_based: None,
+            local: None,
         }
     }
 }

@@ -39,10 +39,12 @@ pub enum Mode {
     Relaxed,
 }
 
-/// How to recode locally.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How to recode locally (`[search.local]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LocalSpec {
     /// The split rule.
+    #[serde(default)]
     pub mode: Mode,
 }
 

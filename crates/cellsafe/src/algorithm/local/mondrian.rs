@@ -138,12 +138,7 @@ fn split(
         .iter()
         .zip(domains)
         .enumerate()
-        .map(|(j, (q, d))| {
-            (
-                width(q, d, rows, &mut scratch.stamps[j], scratch.stamp),
-                j,
-            )
-        })
+        .map(|(j, (q, d))| (width(q, d, rows, &mut scratch.stamps[j], scratch.stamp), j))
         .filter(|(w, _)| *w > 0.0)
         .collect();
     widths.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -274,6 +274,30 @@ impl Config {
                 "the set-based search releases sets of values, not microaggregates",
             ));
         }
+        if self.search.algorithm == Algorithm::Mondrian {
+            let refuse = |key: &str, what: &str| {
+                Err(Error::config(
+                    &file,
+                    key,
+                    format!("local recoding (algorithm = \"mondrian\") {what}"),
+                ))
+            };
+            if self.output.values == OutputValues::Microaggregation {
+                return refuse(
+                    "output.values",
+                    "releases generalized values, not microaggregates",
+                );
+            }
+            if self.search.levels.is_some() {
+                return refuse("search.levels", "chooses no lattice node: remove `levels`");
+            }
+            if self.disclose.is_some() {
+                return refuse(
+                    "disclose",
+                    "has no public-search strategy (paper 001): remove [disclose]",
+                );
+            }
+        }
         if matches!(
             self.search.algorithm,
             Algorithm::Genetic | Algorithm::SetBased

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::genetic::GeneticSpec;
+use crate::algorithm::local::LocalSpec;
 use crate::algorithm::setbased::SetBasedSpec;
 use crate::algorithm::Algorithm;
 use crate::data::Role;
@@ -107,6 +108,9 @@ pub struct SearchSpec {
     /// Parameters of `algorithm = "set-based"`.
     #[serde(default)]
     pub set_based: SetBasedSpec,
+    /// Parameters of `algorithm = "mondrian"`.
+    #[serde(default)]
+    pub(crate) local: LocalSpec,
     /// Release this node (one level per quasi-identifier, in header order) instead of
     /// searching, if it is acceptable: e.g. a node `cellsafe pareto` reported.
     #[serde(default)]

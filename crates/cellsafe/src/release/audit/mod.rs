@@ -9,7 +9,11 @@
 //! persons a recipient can name by elimination: for logical safety the pool is checked
 //! like a group whose starred cells may hold any value of their domain.
 
+mod local;
 mod set_based;
+
+pub(crate) use local::audit_local_table;
+pub use local::{audit_local, LocalExpected};
 
 pub use set_based::{audit_set_based, audit_set_based_table};
 
