@@ -94,15 +94,11 @@ pub(crate) fn audit_local_table(released: &Table, expected: &LocalExpected) -> R
                 let value = original.value(input, oc);
                 let cell = shows[c];
                 match expected.quasi.iter().find(|(n, _)| n == name) {
-                    Some((_, h)) => {
-                        if !covers(cell, value, h) {
-                            violate(format!(
-                                "row {} shows `{cell}` for {name} = `{value}`, which it does \
-                                 not cover",
-                                i + 1
-                            ));
-                        }
-                    }
+                    Some((_, h)) if !covers(cell, value, h) => violate(format!(
+                        "row {} shows `{cell}` for {name} = `{value}`, which it does not cover",
+                        i + 1
+                    )),
+                    Some(_) => {}
                     None if cell != value => violate(format!(
                         "row {} shows `{cell}` for {name}, the input has `{value}`",
                         i + 1
