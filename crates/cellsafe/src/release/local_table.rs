@@ -9,6 +9,7 @@ use super::ReleasedTable;
 use crate::algorithm::local::Recoded;
 use crate::algorithm::problem::Problem;
 use crate::data::Role;
+use crate::framework::classes::prefetch;
 
 /// The released form of a [`Recoded`] partition.
 pub struct LocalTable<'a> {
@@ -74,6 +75,41 @@ impl ReleasedTable for LocalTable<'_> {
             .map(|(h, _)| h.as_str())
             .chain(std::iter::once(self.gid_name.as_str()))
             .collect()
+    }
+    fn row_bytes_bound(&self) -> Option<usize> {
+        let data = &self.problem.data;
+        let mut bound = 1; // the line end
+        let mut qi = 0;
+        // a quoted cell: two quotes, each inner quote doubled
+        let cell = |longest: usize| 2 * longest + 3;
+        for (column, role) in data.roles.iter().enumerate() {
+            bound += match role {
+                Role::Identifying => continue,
+                Role::QuasiIdentifying => {
+                    let longest = self.labels.iter().map(|l| l[qi].len()).max()?;
+                    qi += 1;
+                    cell(longest)
+                }
+                _ => cell(
+                    data.table
+                        .dictionary(column)
+                        .values()
+                        .iter()
+                        .map(String::len)
+                        .max()?,
+                ),
+            };
+        }
+        Some(bound + cell(self.gid.iter().map(String::len).max()?))
+    }
+    fn prefetch_rows(&self, rows: &[usize]) {
+        let data = &self.problem.data;
+        for &row in rows {
+            prefetch(&self.row_group[row]);
+            for column in 0..data.roles.len() {
+                prefetch(&data.table.codes(column)[row]);
+            }
+        }
     }
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
         let data = &self.problem.data;

@@ -34,11 +34,40 @@ pub fn mondrian(
         return Ok(None);
     }
     let stage = Stage::start(observer, LOCAL, Some(n as u64));
-    let mut stack = vec![all];
     let mut groups = Vec::new();
+    partition(problem, &domains, spec.mode, all, &stage, &mut groups)?;
+    groups.sort_unstable_by_key(|g| g[0]);
+    Ok(Some(Partition { groups }))
+}
+
+/// Groups of at least this many rows have their halves partitioned in parallel.
+const PARALLEL_ROWS: usize = 20_000;
+
+/// Appends the final groups of `rows` to `groups`: large groups' halves in parallel,
+/// small ones depth-first on this thread.
+fn partition(
+    problem: &Problem,
+    domains: &[Domain],
+    mode: Mode,
+    rows: Vec<u32>,
+    stage: &Stage<'_>,
+    groups: &mut Vec<Vec<u32>>,
+) -> Result<()> {
+    let mut scratch = Scratch::new(&problem.data.quasi);
+    let mut stack = vec![rows];
     while let Some(rows) = stack.pop() {
         stage.check()?;
-        match split(problem, &domains, &rows, spec.mode, &mut scratch) {
+        match split(problem, domains, &rows, mode, &mut scratch) {
+            Some((left, right)) if rows.len() >= PARALLEL_ROWS => {
+                let mut more = Vec::new();
+                let (a, b) = rayon::join(
+                    || partition(problem, domains, mode, left, stage, groups),
+                    || partition(problem, domains, mode, right, stage, &mut more),
+                );
+                a?;
+                b?;
+                groups.append(&mut more);
+            }
             Some((left, right)) => {
                 stack.push(right);
                 stack.push(left);
@@ -49,8 +78,7 @@ pub fn mondrian(
             }
         }
     }
-    groups.sort_unstable_by_key(|g| g[0]);
-    Ok(Some(Partition { groups }))
+    Ok(())
 }
 
 /// Reused buffers: a histogram row, and per attribute a stamp per leaf for counting

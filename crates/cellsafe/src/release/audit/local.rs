@@ -52,21 +52,39 @@ pub(crate) fn audit_local_table(released: &Table, expected: &LocalExpected) -> R
         rows: expected.rows,
         public: &[],
     };
-    let mut shown = audit_table(released, &base)?;
     let mut with_gid = quasi.clone();
     with_gid.push(expected.gid.to_owned());
-    let by_group = audit_table(
-        released,
-        &Expected {
-            quasi: &with_gid,
-            ..base
+    let by_gid = Expected {
+        quasi: &with_gid,
+        ..base
+    };
+    // three independent checks, in parallel
+    let ((shown, by_group), cells) = rayon::join(
+        || {
+            rayon::join(
+                || audit_table(released, &base),
+                || audit_table(released, &by_gid),
+            )
         },
-    )?;
+        || cells(released, expected),
+    );
+    let (mut shown, by_group) = (shown?, by_group?);
     let mut violations = std::mem::take(&mut shown.violations);
     violations.extend(by_group.violations);
+    violations.extend(cells);
+    violations.truncate(super::MAX_VIOLATIONS);
     shown.unchecked.extend(by_group.unchecked);
     shown.unchecked.sort();
     shown.unchecked.dedup();
+    shown.passed = violations.is_empty();
+    shown.violations = violations;
+    Ok(shown)
+}
+
+/// The violations in the file's columns and cells (see the module docs), at most
+/// [`MAX_VIOLATIONS`](super::MAX_VIOLATIONS).
+fn cells(released: &Table, expected: &LocalExpected) -> Vec<String> {
+    let mut violations = Vec::new();
     let mut violate = |v: String| {
         if violations.len() < super::MAX_VIOLATIONS {
             violations.push(v);
@@ -86,48 +104,67 @@ pub(crate) fn audit_local_table(released: &Table, expected: &LocalExpected) -> R
         violate(format!("the columns are {header:?}, expected {want:?}"));
     } else if released.rows() == expected.rows.len() {
         let gid = header.len() - 1;
-        let mut group_shows: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
-        for (i, &input) in expected.rows.iter().enumerate() {
-            let shows: Vec<&str> = (0..gid).map(|c| released.value(i, c)).collect();
-            for (c, name) in header[..gid].iter().enumerate() {
+        // per released column: its input column and, for a quasi-identifier, its hierarchy
+        let columns: Vec<(usize, Option<&Hierarchy>)> = header[..gid]
+            .iter()
+            .map(|name| {
                 let oc = original.column_index(name).expect("a column of the input");
-                let value = original.value(input, oc);
-                let cell = shows[c];
-                match expected.quasi.iter().find(|(n, _)| n == name) {
-                    Some((_, h)) if !covers(cell, value, h) => violate(format!(
-                        "row {} shows `{cell}` for {name} = `{value}`, which it does not cover",
-                        i + 1
-                    )),
-                    Some(_) => {}
-                    None if cell != value => violate(format!(
-                        "row {} shows `{cell}` for {name}, the input has `{value}`",
-                        i + 1
-                    )),
-                    None => {}
+                let h = expected
+                    .quasi
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, h)| *h);
+                (oc, h)
+            })
+            .collect();
+        let qi: Vec<usize> = (0..gid).filter(|&c| columns[c].1.is_some()).collect();
+        // each distinct (shown, input) pair of a column is judged once
+        let mut judged: Vec<FxHashMap<(u32, u32), bool>> = vec![FxHashMap::default(); gid];
+        let mut group_shows: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for (i, &input) in expected.rows.iter().enumerate() {
+            for (c, &(oc, h)) in columns.iter().enumerate() {
+                let pair = (released.codes(c)[i], original.codes(oc)[input]);
+                let ok = *judged[c].entry(pair).or_insert_with(|| {
+                    let (cell, value) = (released.value(i, c), original.value(input, oc));
+                    match h {
+                        Some(h) => covers(cell, value, h),
+                        None => cell == value,
+                    }
+                });
+                if !ok {
+                    let (cell, value) = (released.value(i, c), original.value(input, oc));
+                    let name = header[c];
+                    violate(match h {
+                        Some(_) => format!(
+                            "row {} shows `{cell}` for {name} = `{value}`, which it does not \
+                             cover",
+                            i + 1
+                        ),
+                        None => format!(
+                            "row {} shows `{cell}` for {name}, the input has `{value}`",
+                            i + 1
+                        ),
+                    });
                 }
             }
-            let qi_cells: Vec<&str> = header[..gid]
+            let g = released.codes(gid)[i];
+            let shows = group_shows
+                .entry(g)
+                .or_insert_with(|| qi.iter().map(|&c| released.codes(c)[i]).collect());
+            if qi
                 .iter()
-                .zip(&shows)
-                .filter(|(n, _)| expected.quasi.iter().any(|(q, _)| q == *n))
-                .map(|(_, c)| *c)
-                .collect();
-            let g = released.value(i, gid);
-            match group_shows.get(g) {
-                Some(first) if *first != qi_cells => violate(format!(
-                    "group {g} shows {first:?} on one row and {qi_cells:?} on row {}",
+                .zip(shows.iter())
+                .any(|(&c, &s)| released.codes(c)[i] != s)
+            {
+                violate(format!(
+                    "group {} does not show the same values on every row (row {})",
+                    released.value(i, gid),
                     i + 1
-                )),
-                Some(_) => {}
-                None => {
-                    group_shows.insert(g, qi_cells);
-                }
+                ));
             }
         }
     }
-    shown.passed = violations.is_empty();
-    shown.violations = violations;
-    Ok(shown)
+    violations
 }
 
 /// Whether the shown cell `cell` covers the input value `value` (see the module docs).
