@@ -26,16 +26,23 @@ pub fn mondrian(
     observer: &dyn Observer,
 ) -> Result<Option<Partition>> {
     check_models(problem)?;
-    let domains: Vec<Domain> = problem.data.quasi.iter().map(Domain::new).collect();
+    let quasi = &problem.data.quasi;
+    let domains: Vec<Domain> = quasi.iter().map(Domain::new).collect();
     let n = problem.data.rows();
     let all: Vec<u32> = (0..n as u32).collect();
-    let mut scratch = Scratch::new(&problem.data.quasi);
-    if !holds(problem, &all, &mut scratch.hist) {
+    let allowed = |rows: &[u32]| holds(problem, rows, &mut Vec::new());
+    if !allowed(&all) {
         return Ok(None);
     }
+    let splitter = Splitter {
+        quasi,
+        domains: &domains,
+        dims: (0..quasi.len()).collect(),
+        mode: spec.mode,
+        allowed: &allowed,
+    };
     let stage = Stage::start(observer, LOCAL, Some(n as u64));
-    let mut groups = Vec::new();
-    partition(problem, &domains, spec.mode, all, &stage, &mut groups)?;
+    let mut groups = splitter.partition(all, &stage)?;
     groups.sort_unstable_by_key(|g| g[0]);
     Ok(Some(Partition { groups }))
 }
@@ -43,48 +50,82 @@ pub fn mondrian(
 /// Groups of at least this many rows have their halves partitioned in parallel.
 const PARALLEL_ROWS: usize = 20_000;
 
-/// Appends the final groups of `rows` to `groups`: large groups' halves in parallel,
-/// small ones depth-first on this thread.
-fn partition(
-    problem: &Problem,
-    domains: &[Domain],
-    mode: Mode,
-    rows: Vec<u32>,
-    stage: &Stage<'_>,
-    groups: &mut Vec<Vec<u32>>,
-) -> Result<()> {
-    let mut scratch = Scratch::new(&problem.data.quasi);
-    let mut stack = vec![rows];
-    while let Some(rows) = stack.pop() {
-        stage.check()?;
-        match split(problem, domains, &rows, mode, &mut scratch) {
-            Some((left, right)) if rows.len() >= PARALLEL_ROWS => {
-                let mut more = Vec::new();
-                let (a, b) = rayon::join(
-                    || partition(problem, domains, mode, left, stage, groups),
-                    || partition(problem, domains, mode, right, stage, &mut more),
-                );
-                a?;
-                b?;
-                groups.append(&mut more);
-            }
-            Some((left, right)) => {
-                stack.push(right);
-                stack.push(left);
-            }
-            None => {
-                stage.add(rows.len() as u64);
-                groups.push(rows);
-            }
-        }
-    }
-    Ok(())
+/// Mondrian over some attributes with a test of which groups are allowed: the engine of
+/// [`mondrian`] and of paper 004's LGB_MDP (within one QI-partition subset).
+pub(crate) struct Splitter<'a> {
+    /// Every attribute that could be cut, with its domain.
+    pub(crate) quasi: &'a [QuasiIdentifier],
+    pub(crate) domains: &'a [Domain],
+    /// The attributes this partition may cut.
+    pub(crate) dims: Vec<usize>,
+    pub(crate) mode: Mode,
+    /// Whether a group of these rows may be released (both halves of a cut must be).
+    pub(crate) allowed: &'a (dyn Fn(&[u32]) -> bool + Sync),
 }
 
-/// Reused buffers: a histogram row, and per attribute a stamp per leaf for counting
-/// distinct values.
+impl Splitter<'_> {
+    /// The final groups of `rows` (which must be allowed), counted on `stage`: large
+    /// groups' halves in parallel, small ones depth-first on this thread.
+    pub(crate) fn partition(&self, rows: Vec<u32>, stage: &Stage<'_>) -> Result<Vec<Vec<u32>>> {
+        let mut groups = Vec::new();
+        let mut scratch = Scratch::new(self.quasi);
+        let mut stack = vec![rows];
+        while let Some(rows) = stack.pop() {
+            stage.check()?;
+            match self.split(&rows, &mut scratch) {
+                Some((left, right)) if rows.len() >= PARALLEL_ROWS => {
+                    let (a, b) = rayon::join(
+                        || self.partition(left, stage),
+                        || self.partition(right, stage),
+                    );
+                    groups.extend(a?);
+                    groups.extend(b?);
+                }
+                Some((left, right)) => {
+                    stack.push(right);
+                    stack.push(left);
+                }
+                None => {
+                    stage.add(rows.len() as u64);
+                    groups.push(rows);
+                }
+            }
+        }
+        Ok(groups)
+    }
+
+    /// The allowed cut of `rows` on the widest attribute that has one.
+    fn split(&self, rows: &[u32], scratch: &mut Scratch) -> Option<(Vec<u32>, Vec<u32>)> {
+        if rows.len() < 2 {
+            return None;
+        }
+        scratch.stamp = scratch.stamp.wrapping_add(1);
+        if scratch.stamp == 0 {
+            // the stamps wrapped: clear them so that no stale stamp matches
+            for s in &mut scratch.stamps {
+                s.fill(0);
+            }
+            scratch.stamp = 1;
+        }
+        let mut widths: Vec<(f64, usize)> = self
+            .dims
+            .iter()
+            .map(|&j| {
+                let (q, d) = (&self.quasi[j], &self.domains[j]);
+                (width(q, d, rows, &mut scratch.stamps[j], scratch.stamp), j)
+            })
+            .filter(|(w, _)| *w > 0.0)
+            .collect();
+        widths.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        widths.into_iter().find_map(|(_, j)| {
+            cut(&self.quasi[j], &self.domains[j], rows, self.mode)
+                .filter(|(left, right)| (self.allowed)(left) && (self.allowed)(right))
+        })
+    }
+}
+
+/// Reused buffers: per attribute a stamp per leaf for counting distinct values.
 struct Scratch {
-    hist: Vec<u32>,
     stamps: Vec<Vec<u32>>,
     stamp: u32,
 }
@@ -92,7 +133,6 @@ struct Scratch {
 impl Scratch {
     fn new(quasi: &[QuasiIdentifier]) -> Scratch {
         Scratch {
-            hist: Vec::new(),
             stamps: quasi
                 .iter()
                 .map(|q| vec![0; q.hierarchy.leaf_count()])
@@ -140,45 +180,6 @@ fn width(
             }
         }
     }
-}
-
-/// The allowed cut of `rows` on the widest attribute that has one.
-fn split(
-    problem: &Problem,
-    domains: &[Domain],
-    rows: &[u32],
-    mode: Mode,
-    scratch: &mut Scratch,
-) -> Option<(Vec<u32>, Vec<u32>)> {
-    if rows.len() < 2 {
-        return None;
-    }
-    let quasi = &problem.data.quasi;
-    scratch.stamp = scratch.stamp.wrapping_add(1);
-    if scratch.stamp == 0 {
-        // the stamps wrapped: clear them so that no stale stamp matches
-        for s in &mut scratch.stamps {
-            s.fill(0);
-        }
-        scratch.stamp = 1;
-    }
-    let mut widths: Vec<(f64, usize)> = quasi
-        .iter()
-        .zip(domains)
-        .enumerate()
-        .map(|(j, (q, d))| (width(q, d, rows, &mut scratch.stamps[j], scratch.stamp), j))
-        .filter(|(w, _)| *w > 0.0)
-        .collect();
-    widths.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    for (_, j) in widths {
-        if let Some((left, right)) = cut(&quasi[j], &domains[j], rows, mode) {
-            if holds(problem, &left, &mut scratch.hist) && holds(problem, &right, &mut scratch.hist)
-            {
-                return Some((left, right));
-            }
-        }
-    }
-    None
 }
 
 /// The median cut of `rows` on one attribute, both halves in row order; `None` when one
