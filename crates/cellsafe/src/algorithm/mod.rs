@@ -24,6 +24,7 @@
 mod cache;
 pub mod disclosure;
 pub mod genetic;
+pub mod lgb;
 pub mod local;
 mod minimal;
 mod optimal;

@@ -23,4 +23,7 @@ pub enum Role {
     Sensitive,
     /// Neither: released unchanged.
     Insensitive,
+    /// Sensitive for the persons who say so (a flag per cell), a quasi-identifier for
+    /// the others (paper 004): only local generalization and bucketization takes it.
+    SemiSensitive,
 }

@@ -263,6 +263,12 @@ pub enum DatasetError {
     /// The quasi-identifiers' value counts overflow a 128-bit class key.
     #[error("too many quasi-identifier values to pack a class key into 128 bits")]
     KeyOverflow,
+    /// A semi-sensitive column outside local generalization and bucketization.
+    #[error(
+        "column `{0}` is semi-sensitive: only local generalization and bucketization \
+         (algorithm = \"lgb\") protects it cell by cell"
+    )]
+    SemiSensitive(String),
 }
 
 /// Errors of the algorithm layer: a problem that cannot be set up, or a question a problem

@@ -26,6 +26,55 @@ pub struct QuasiIdentifier {
     pub(crate) leaf_rows: Vec<u64>,
 }
 
+impl QuasiIdentifier {
+    /// Encodes column `column` of `table` as leaves of `hierarchy` (read from `hpath`,
+    /// named in the error when a value is missing from it).
+    pub(crate) fn encode(
+        table: &Table,
+        column: usize,
+        hierarchy: Hierarchy,
+        hpath: &std::path::Path,
+    ) -> Result<QuasiIdentifier> {
+        let dict = table.dictionary(column);
+        let mut leaf_of_code = Vec::with_capacity(dict.len());
+        for (code, value) in dict.values().iter().enumerate() {
+            let leaf = hierarchy.leaf(value).ok_or_else(|| {
+                Error::data(
+                    Location::at(
+                        table.source(),
+                        dict.first_line(code as u32),
+                        Some(column as u64 + 1),
+                    ),
+                    format!(
+                        "value `{}` of column `{}` is not in its hierarchy {}",
+                        excerpt(value),
+                        excerpt(&table.header()[column]),
+                        hpath.display()
+                    ),
+                )
+            })?;
+            leaf_of_code.push(leaf);
+        }
+        let mut leaf_rows = vec![0u64; hierarchy.leaf_count()];
+        let leaves = table
+            .codes(column)
+            .iter()
+            .map(|&c| {
+                let leaf = leaf_of_code[c as usize];
+                leaf_rows[leaf as usize] += 1;
+                leaf
+            })
+            .collect();
+        Ok(QuasiIdentifier {
+            name: table.header()[column].clone(),
+            column,
+            hierarchy,
+            leaves,
+            leaf_rows,
+        })
+    }
+}
+
 /// A sensitive attribute, encoded with its distribution over the whole input.
 #[derive(Debug, Clone)]
 pub(crate) struct SensitiveAttribute {
@@ -78,6 +127,9 @@ impl Dataset {
             }
             .into());
         }
+        if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
+            return Err(DatasetError::SemiSensitive(table.header()[c].clone()).into());
+        }
         let qi_columns: Vec<usize> = (0..roles.len())
             .filter(|&c| roles[c] == Role::QuasiIdentifying)
             .collect();
@@ -114,43 +166,7 @@ impl Dataset {
         sensitive_hierarchies.resize(sens_columns.len(), None);
         let mut quasi = Vec::new();
         for (&column, (hierarchy, hpath)) in qi_columns.iter().zip(hierarchies.drain(..)) {
-            let dict = table.dictionary(column);
-            let mut leaf_of_code = Vec::with_capacity(dict.len());
-            for (code, value) in dict.values().iter().enumerate() {
-                let leaf = hierarchy.leaf(value).ok_or_else(|| {
-                    Error::data(
-                        Location::at(
-                            table.source(),
-                            dict.first_line(code as u32),
-                            Some(column as u64 + 1),
-                        ),
-                        format!(
-                            "value `{}` of column `{}` is not in its hierarchy {}",
-                            excerpt(value),
-                            excerpt(&table.header()[column]),
-                            hpath.display()
-                        ),
-                    )
-                })?;
-                leaf_of_code.push(leaf);
-            }
-            let mut leaf_rows = vec![0u64; hierarchy.leaf_count()];
-            let leaves = table
-                .codes(column)
-                .iter()
-                .map(|&c| {
-                    let leaf = leaf_of_code[c as usize];
-                    leaf_rows[leaf as usize] += 1;
-                    leaf
-                })
-                .collect();
-            quasi.push(QuasiIdentifier {
-                name: table.header()[column].clone(),
-                column,
-                hierarchy,
-                leaves,
-                leaf_rows,
-            });
+            quasi.push(QuasiIdentifier::encode(&table, column, hierarchy, &hpath)?);
         }
         let mut sensitive = Vec::new();
         let mut offset = 0;
