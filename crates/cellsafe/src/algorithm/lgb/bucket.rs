@@ -20,7 +20,7 @@ pub fn eligible(rows: &[u32], value: &[u32], values: usize, l: usize) -> bool {
     for &r in rows {
         counts[value[r as usize] as usize] += 1;
     }
-    counts.iter().max().map_or(true, |&m| m * l <= rows.len())
+    counts.iter().max().is_none_or(|&m| m * l <= rows.len())
 }
 
 /// l-unique buckets of `rows` by Algorithm 2; `value[r]` is row r's value code, `rank`
