@@ -103,6 +103,19 @@ enum Command {
         #[arg(long)]
         output: PathBuf,
     },
+    /// Paper 004's census extract from the full UCI Adult file (complete rows, a seeded
+    /// sample, salary = fnlwgt / 1000): how examples/lgb/census.csv was made.
+    LgbExtract {
+        /// The UCI file (`adult_uci.csv`, comma-separated).
+        #[arg(long)]
+        input: PathBuf,
+        #[arg(long, default_value_t = 31_055)]
+        rows: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        output: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -163,6 +176,16 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             cellsafe_bench::synth::write_adult(&output, rows, seed, mix)?;
             eprintln!("wrote {rows} rows to {}", output.display());
+            Ok(())
+        }
+        Command::LgbExtract {
+            input,
+            rows,
+            seed,
+            output,
+        } => {
+            cellsafe_bench::synth::write_lgb_extract(&input, &output, rows, seed)?;
+            eprintln!("wrote {} from {}", output.display(), input.display());
             Ok(())
         }
     }

@@ -80,6 +80,27 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         levels: Option<Vec<u8>>,
     },
+    /// Add seeded flag columns `COLUMN_sensitive` (1 = the person holds this cell
+    /// sensitive) to a table, for semi-sensitive attributes (paper 004).
+    Synth {
+        /// The table to flag (never modified).
+        input: PathBuf,
+        /// Share of cells flagged sensitive, in [0, 1].
+        #[arg(long)]
+        semi_sensitive: f64,
+        /// The columns to flag.
+        #[arg(long, value_delimiter = ',', required = true)]
+        columns: Vec<String>,
+        /// Field delimiter of the input (and output).
+        #[arg(long, default_value = ",")]
+        delimiter: char,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where the flagged table goes.
+        #[arg(long)]
+        output: PathBuf,
+    },
     /// Decide what to release when the adversary knows the algorithm (paper 001): run the
     /// inclusive or exclusive strategy over the config's [disclose] generalizations.
     Disclose {
@@ -226,6 +247,30 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             mapping,
             levels,
         } => anonymize(&config, output, report, mapping, levels, observer),
+        Command::Synth {
+            input,
+            semi_sensitive,
+            columns,
+            delimiter,
+            seed,
+            output,
+        } => {
+            let delimiter = u8::try_from(delimiter)
+                .ok()
+                .filter(u8::is_ascii)
+                .ok_or_else(|| anyhow::anyhow!("--delimiter must be one ASCII character"))?;
+            let format = cellsafe::data::table::CsvFormat {
+                delimiter,
+                ..Default::default()
+            };
+            job::synth::write_flagged(&input, &format, &columns, semi_sensitive, seed, &output)?;
+            eprintln!(
+                "flagged {} at density {semi_sensitive} (seed {seed}) into {}",
+                columns.join(", "),
+                output.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Disclose {
             config,
             strategy,
@@ -324,6 +369,39 @@ pub(crate) fn anonymize(
         report: report_path.clone(),
         mapping,
     };
+    if config.search.algorithm == cellsafe::algorithm::Algorithm::Lgb {
+        let report = job::lgb::anonymize(&config, &outputs, observer)
+            .with_context(|| format!("anonymizing with {}", config_path.display()))?;
+        if report_path.is_none() {
+            outln!("{}", serde_json::to_string_pretty(&report)?);
+        } else if let Some(f) = &report.figures {
+            eprintln!(
+                "{} local groups (smallest {}); buckets: {}; tables {} and {}",
+                f.groups,
+                f.min_group,
+                f.buckets
+                    .iter()
+                    .map(|b| match b.t {
+                        Some(t) => format!("{} {} (t {t:.3})", b.attribute, b.count),
+                        None => format!("{} {} (l {})", b.attribute, b.count, b.l),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                report.output.as_deref().unwrap_or(""),
+                report
+                    .bucket_tables
+                    .iter()
+                    .map(|b| b.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if !report.found {
+            eprintln!("the table has fewer than k = {} rows", report.k);
+            return Ok(ExitCode::from(NOT_FOUND));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let report = job::anonymize(&config, &outputs, observer)
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {

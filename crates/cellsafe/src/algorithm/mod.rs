@@ -66,6 +66,9 @@ pub enum Algorithm {
     /// Local recoding by Mondrian (`[search.local]`): each group of rows gets its own
     /// generalization; not a lattice search.
     Mondrian,
+    /// Local generalization and bucketization of paper 004 (semi-sensitive attributes;
+    /// `[search.local]`); not a lattice search.
+    Lgb,
     /// The best acceptable node, with exact pruning (the default).
     #[default]
     Optimal,
@@ -188,7 +191,7 @@ impl Algorithm {
             Algorithm::Genetic => Box::new(Genetic {
                 spec: genetic.clone(),
             }),
-            Algorithm::SetBased | Algorithm::Mondrian => return None,
+            Algorithm::SetBased | Algorithm::Mondrian | Algorithm::Lgb => return None,
         })
     }
 }
@@ -274,10 +277,10 @@ pub fn run(
         algorithm
             .node_search(genetic)
             .ok_or(Error::Problem(ProblemError::NotANodeSearch(
-                if algorithm == Algorithm::Mondrian {
-                    "run algorithm::local::mondrian::mondrian"
-                } else {
-                    "run algorithm::setbased::run"
+                match algorithm {
+                    Algorithm::Mondrian => "run algorithm::local::mondrian::mondrian",
+                    Algorithm::Lgb => "run algorithm::lgb::lgb",
+                    _ => "run algorithm::setbased::run",
                 },
             )))?;
     check_bounded(problem, algorithm)?;

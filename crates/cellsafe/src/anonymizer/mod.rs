@@ -47,6 +47,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub mod lgb;
 mod release;
 
 use release::Written;

@@ -17,9 +17,11 @@
 
 pub mod config;
 pub mod disclosure;
+pub mod lgb;
 pub mod pareto;
 pub mod pareto_page;
 pub mod report;
+pub mod synth;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -35,7 +37,8 @@ use crate::job::config::{Config, OutputValues};
 use crate::job::report::{describe, Report};
 use crate::observer::Observer;
 use crate::release::output::{check_paths, Transaction};
-use crate::release::{write_atomic, write_mapping, RowOrder, SuppressedRows};
+pub(crate) use crate::release::write_mapping;
+use crate::release::{write_atomic, RowOrder, SuppressedRows};
 
 /// Where to write what. A missing table means no release is written (the report alone).
 #[derive(Debug, Clone, Default)]
@@ -79,6 +82,14 @@ pub struct Layout {
 
 /// Runs `config`'s search in a pool of its configured size.
 pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
+    if config.search.algorithm == Algorithm::Lgb {
+        return Err(Error::config(
+            config.file_name(),
+            "search.algorithm",
+            "an lgb job writes several tables and has its own report: run it with \
+             job::lgb::anonymize",
+        ));
+    }
     config.check_release()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)

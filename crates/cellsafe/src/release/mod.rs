@@ -10,6 +10,7 @@
 //! admission) links rows back to persons just as a quasi-identifier does.
 
 pub mod audit;
+pub mod lgb_table;
 pub mod local_table;
 pub mod microaggregation;
 pub mod output;

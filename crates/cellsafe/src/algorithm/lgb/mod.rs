@@ -36,11 +36,13 @@ pub enum Protection {
         /// At least 1.
         l: usize,
     },
-    /// Buckets whose value distribution is within t of the attribute's (ordered distance
-    /// for numbers, equal distance otherwise).
+    /// Buckets whose value distribution is within t of the attribute's.
     Closeness {
         /// In (0, 1].
         t: f64,
+        /// The ordered distance (values in order, |i − j| / (m − 1)) rather than the
+        /// equal one (every two values at distance 1).
+        ordered: bool,
     },
 }
 
@@ -64,10 +66,9 @@ pub struct Bucketed {
     pub attribute: Option<usize>,
     /// Its protection.
     pub protection: Protection,
-    /// Per dictionary code of the column, its position in value order.
+    /// Per dictionary code of the column, its position in value order (numbers by value,
+    /// else by string).
     pub(crate) rank: Vec<u32>,
-    /// Whether every value is a number.
-    pub(crate) numeric: bool,
 }
 
 /// A table prepared for LGB: its quasi-identifying and semi-sensitive attributes encoded
@@ -129,6 +130,14 @@ impl LgbData {
                     .clone()
                     .ok_or_else(|| refuse(c, "needs a hierarchy"))?;
                 if role == Role::SemiSensitive {
+                    // an empty cell in the release means "in a bucket"
+                    if table.dictionary(c).code("").is_some() {
+                        return Err(refuse(
+                            c,
+                            "has empty cells, which the release could not tell from \
+                             bucketized ones: give them a value",
+                        ));
+                    }
                     let f = column
                         .flags
                         .clone()
@@ -167,14 +176,13 @@ impl LgbData {
                     .protection
                     .ok_or_else(|| refuse(c, "needs a protection (l-diversity or t-closeness)"))?;
                 let values = table.dictionary(c).values();
-                let (rank, numeric) = value_order(values);
+                let rank = value_order(values);
                 Ok(Bucketed {
                     name: header[c].clone(),
                     column: c,
                     attribute,
                     protection,
                     rank,
-                    numeric,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -197,12 +205,10 @@ impl LgbData {
     }
 }
 
-/// Per dictionary code its position in value order (numbers by value, else by string),
-/// and whether every value is a number.
-fn value_order(values: &[String]) -> (Vec<u32>, bool) {
+/// Per dictionary code its position in value order (numbers by value, else by string).
+fn value_order(values: &[String]) -> Vec<u32> {
     let numbers: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
-    let numeric = numbers.is_some();
     match numbers {
         Some(x) => order.sort_by(|&a, &b| x[a as usize].total_cmp(&x[b as usize])),
         None => order.sort_by(|&a, &b| values[a as usize].cmp(&values[b as usize])),
@@ -211,7 +217,7 @@ fn value_order(values: &[String]) -> (Vec<u32>, bool) {
     for (i, &v) in order.iter().enumerate() {
         rank[v as usize] = i as u32;
     }
-    (rank, numeric)
+    rank
 }
 
 /// What LGB made of a table.
@@ -274,7 +280,9 @@ pub fn lgb(data: &LgbData, spec: &LgbSpec, observer: &dyn Observer) -> Result<Op
                         b.name
                     ))
                 })?,
-            Protection::Closeness { t } => bucket::t_buckets(&rows, codes, &b.rank, t, b.numeric),
+            Protection::Closeness { t, ordered } => {
+                bucket::t_buckets(&rows, codes, &b.rank, t, ordered)
+            }
         });
     }
     // local generalization within each subset of the QI partition

@@ -49,7 +49,10 @@ fn data(rng: &mut ChaCha8Rng, l: usize, t: Option<f64>) -> LgbData {
         v
     };
     let l_or_t = match t {
-        Some(t) => Protection::Closeness { t },
+        Some(t) => Protection::Closeness {
+            t,
+            ordered: rng.gen_bool(0.5),
+        },
         None => Protection::Diversity { l },
     };
     let columns = vec![

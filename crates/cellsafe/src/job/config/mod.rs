@@ -350,6 +350,58 @@ impl Config {
         Ok((table, clock.elapsed().as_secs_f64()))
     }
 
+    /// The `[input] hierarchy_delimiter` byte.
+    pub(crate) fn hierarchy_delimiter(&self) -> Result<u8> {
+        single_byte(
+            &self.input.hierarchy_delimiter,
+            &self.file_name(),
+            "input.hierarchy_delimiter",
+        )
+    }
+
+    /// The hierarchy `h` of `table`'s column `column` (read from a file or built), with
+    /// the configured missing markers as groups of their own, and where it came from.
+    pub(crate) fn hierarchy(
+        &self,
+        table: &Table,
+        column: usize,
+        h: &HierarchySpec,
+        hdelim: u8,
+    ) -> Result<(Hierarchy, PathBuf)> {
+        let file = self.file_name();
+        let name = &table.header()[column];
+        let key = format!("attributes.{name}.hierarchy");
+        let values = table.dictionary(column).values();
+        let missing: Vec<String> = self
+            .input
+            .missing
+            .iter()
+            .filter(|m| values.contains(m))
+            .cloned()
+            .collect();
+        let (hierarchy, source) = match h {
+            HierarchySpec::File(p) => {
+                let p = self.resolve(p);
+                (Hierarchy::read_arx(&p, hdelim)?, p)
+            }
+            HierarchySpec::Builder(b) => {
+                let present: Vec<String> = values
+                    .iter()
+                    .filter(|v| !missing.contains(v))
+                    .cloned()
+                    .collect();
+                b.check_column(table, column, &missing, &key)?;
+                let built = if present.is_empty() {
+                    Builder::Suppress {}.build(&missing, &file, &key)?
+                } else {
+                    b.build(&present, &file, &key)?
+                };
+                (built, PathBuf::from(format!("built by {key}")))
+            }
+        };
+        Ok((hierarchy.with_missing(&missing)?, source))
+    }
+
     /// Resolves `table`'s roles, builds its hierarchies and confidential formulas, and
     /// checks that the models and metric bind to it: a dataset ready to anonymize. Errors
     /// name the config key at fault.
@@ -389,37 +441,7 @@ impl Config {
             };
             roles.push(role);
             let key = format!("attributes.{name}.hierarchy");
-            let values = table.dictionary(column).values();
-            let missing: Vec<String> = self
-                .input
-                .missing
-                .iter()
-                .filter(|m| values.contains(m))
-                .cloned()
-                .collect();
-            let build = |h: &HierarchySpec| -> Result<(Hierarchy, PathBuf)> {
-                let (hierarchy, source) = match h {
-                    HierarchySpec::File(p) => {
-                        let p = self.resolve(p);
-                        (Hierarchy::read_arx(&p, hdelim)?, p)
-                    }
-                    HierarchySpec::Builder(b) => {
-                        let present: Vec<String> = values
-                            .iter()
-                            .filter(|v| !missing.contains(v))
-                            .cloned()
-                            .collect();
-                        b.check_column(&table, column, &missing, &key)?;
-                        let built = if present.is_empty() {
-                            Builder::Suppress {}.build(&missing, &file, &key)?
-                        } else {
-                            b.build(&present, &file, &key)?
-                        };
-                        (built, PathBuf::from(format!("built by {key}")))
-                    }
-                };
-                Ok((hierarchy.with_missing(&missing)?, source))
-            };
+            let build = |h: &HierarchySpec| self.hierarchy(&table, column, h, hdelim);
             match (role, spec.and_then(|s| s.hierarchy.as_ref())) {
                 (Role::QuasiIdentifying, Some(h)) => hierarchies.push(build(h)?),
                 (Role::QuasiIdentifying, None) => {

@@ -79,6 +79,10 @@ pub struct AttributeSpec {
     /// of a suppressed row is `*`).
     #[serde(default)]
     pub(crate) public: bool,
+    /// For a semi-sensitive column: the column whose cells say whether this one's cell is
+    /// sensitive for its person (`1`/`0`, `true`/`false`, `yes`/`no`). Never released.
+    #[serde(default)]
+    pub(crate) flag: Option<String>,
 }
 
 /// What a released quasi-identifier cell shows.
@@ -98,7 +102,7 @@ pub enum OutputValues {
 pub struct SearchSpec {
     /// Which search to run.
     #[serde(default)]
-    pub(crate) algorithm: Algorithm,
+    pub algorithm: Algorithm,
     /// Worker threads; 0 uses every core.
     #[serde(default)]
     pub(crate) threads: usize,

@@ -168,7 +168,7 @@ fn cells(released: &Table, expected: &LocalExpected) -> Vec<String> {
 }
 
 /// Whether the shown cell `cell` covers the input value `value` (see the module docs).
-fn covers(cell: &str, value: &str, hierarchy: &Hierarchy) -> bool {
+pub(super) fn covers(cell: &str, value: &str, hierarchy: &Hierarchy) -> bool {
     if cell == value {
         return true;
     }

@@ -9,9 +9,11 @@
 //! persons a recipient can name by elimination: for logical safety the pool is checked
 //! like a group whose starred cells may hold any value of their domain.
 
+mod lgb;
 mod local;
 mod set_based;
 
+pub use lgb::{audit_lgb_tables, LgbColumn, LgbExpected};
 pub(crate) use local::audit_local_table;
 pub use local::{audit_local, LocalExpected};
 

@@ -1,0 +1,401 @@
+//! `algorithm = "lgb"` (paper 004): reads the config's semi-sensitive attributes, their
+//! flag columns and the per-attribute protections from `[[privacy]]`, runs local
+//! generalization and bucketization in memory ([`release_lgb`]), and writes the audited
+//! main table, one bucket table per bucketized attribute (`STEM.ATTRIBUTE.csv` beside the
+//! main table), the optional mapping and the report, all or nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::config::Config;
+use super::{json, write_mapping, Outputs};
+use crate::algorithm::lgb::{Column, LgbData, LgbSpec, Protection};
+use crate::anonymizer::lgb::{release_lgb, LgbFigures};
+use crate::anonymizer::Timings;
+use crate::criteria::{Distance, ModelSpec};
+use crate::data::table::Table;
+use crate::data::Role;
+use crate::error::{Error, Location, Result};
+use crate::observer::Observer;
+use crate::release::audit::Audit;
+use crate::release::output::{check_paths, Transaction};
+use crate::release::RowOrder;
+
+/// A bucket table written.
+#[derive(Debug, Clone, Serialize)]
+pub struct BucketFile {
+    /// The attribute.
+    pub attribute: String,
+    /// Where its table went.
+    pub path: String,
+}
+
+/// The report of an LGB job.
+#[derive(Debug, Clone, Serialize)]
+pub struct LgbReport {
+    /// Always `lgb`.
+    pub algorithm: &'static str,
+    /// Whether tables were released.
+    pub found: bool,
+    /// Rows per local group, at least.
+    pub k: usize,
+    /// The main table's path.
+    pub output: Option<String>,
+    /// The bucket tables' paths.
+    pub bucket_tables: Vec<BucketFile>,
+    /// Groups, buckets, C_DM, NCP.
+    pub figures: Option<LgbFigures>,
+    /// The audit of what was written.
+    pub audit: Option<Audit>,
+    /// The row shuffle's seed (`None`: input order kept).
+    pub seed: Option<u64>,
+    /// Notes for the custodian.
+    pub warnings: Vec<String>,
+    /// Seconds per phase.
+    pub timings: Timings,
+    /// Seconds in all.
+    pub seconds: f64,
+}
+
+/// Where the bucket table of `attribute` goes, beside the main table `table`.
+pub fn bucket_path(table: &Path, attribute: &str) -> PathBuf {
+    let stem = table
+        .file_stem()
+        .map_or("released".into(), |s| s.to_string_lossy().into_owned());
+    let safe: String = attribute
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    table.with_file_name(format!("{stem}.{safe}.csv"))
+}
+
+/// The bucketized attributes the config names (semi-sensitive, then sensitive).
+fn bucketized(config: &Config) -> Vec<String> {
+    let named = |role: Role| {
+        config
+            .attributes
+            .iter()
+            .filter(move |(_, s)| s.role == role)
+            .map(|(n, _)| n.clone())
+    };
+    named(Role::SemiSensitive)
+        .chain(named(Role::Sensitive))
+        .collect()
+}
+
+/// Parses one flag cell: `1`/`0`, `true`/`false`, `yes`/`no` (any case).
+fn flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Some(true),
+        "0" | "false" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// The LGB input and parameters `config` describes for `table`. Errors name the key.
+pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
+    let file = config.file_name();
+    config.check_attribute_columns(&table)?;
+    if matches!(
+        config.input.default_role,
+        Role::Sensitive | Role::SemiSensitive | Role::QuasiIdentifying
+    ) {
+        return Err(Error::config(
+            &file,
+            "input.default_role",
+            "algorithm = \"lgb\" needs every quasi-identifying, semi-sensitive and \
+             sensitive column named under [attributes]",
+        ));
+    }
+    let header = table.header().to_vec();
+    let mut roles: Vec<Role> = header
+        .iter()
+        .map(|h| {
+            config
+                .attributes
+                .get(h)
+                .map_or(config.input.default_role, |s| s.role)
+        })
+        .collect();
+    // flag columns: never released
+    let mut flags: Vec<Option<Vec<bool>>> = vec![None; header.len()];
+    for (name, spec) in &config.attributes {
+        let key = format!("attributes.{name}.flag");
+        match (&spec.flag, spec.role) {
+            (None, Role::SemiSensitive) => {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    "a semi-sensitive attribute needs `flag`: the column saying whose cells are \
+                     sensitive",
+                ))
+            }
+            (Some(_), role) if role != Role::SemiSensitive => {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    "only a semi-sensitive attribute has a flag",
+                ))
+            }
+            (Some(f), _) => {
+                let Some(fc) = table.column_index(f) else {
+                    return Err(Error::config(&file, key, format!("no column `{f}`")));
+                };
+                if config
+                    .attributes
+                    .get(f)
+                    .is_some_and(|s| s.role != Role::Identifying)
+                {
+                    return Err(Error::config(
+                        &file,
+                        format!("attributes.{f}.role"),
+                        "a flag column says who holds what sensitive: it must be identifying \
+                         (never released) or unlisted",
+                    ));
+                }
+                roles[fc] = Role::Identifying;
+                let c = table.column_index(name).expect("checked");
+                let dict = table.dictionary(fc);
+                let mut by_code = Vec::with_capacity(dict.len());
+                for (code, v) in dict.values().iter().enumerate() {
+                    by_code.push(flag(v).ok_or_else(|| {
+                        Error::data(
+                            Location::at(
+                                table.source(),
+                                dict.first_line(code as u32),
+                                Some(fc as u64 + 1),
+                            ),
+                            format!("flag `{v}` of column `{f}` is not 1/0, true/false or yes/no"),
+                        )
+                    })?);
+                }
+                flags[c] = Some(
+                    table
+                        .codes(fc)
+                        .iter()
+                        .map(|&x| by_code[x as usize])
+                        .collect(),
+                );
+            }
+            (None, _) => {}
+        }
+    }
+    // k, and one protection per bucketized attribute
+    let mut k = None;
+    let mut protections: Vec<Option<Protection>> = vec![None; header.len()];
+    for (i, model) in config.privacy.iter().enumerate() {
+        let key = format!("privacy[{i}]");
+        let (attribute, protection) = match model {
+            ModelSpec::KAnonymity { k: x } => {
+                k = Some(k.map_or(*x, |y: u32| y.max(*x)));
+                continue;
+            }
+            ModelSpec::DistinctLDiversity { attribute, l } => (
+                attribute,
+                Protection::Diversity {
+                    l: l.ceil().max(1.0) as usize,
+                },
+            ),
+            ModelSpec::TCloseness {
+                attribute,
+                t,
+                distance,
+            } => {
+                let ordered = match distance {
+                    Distance::Equal => false,
+                    Distance::Ordered => true,
+                    Distance::Hierarchical => {
+                        return Err(Error::config(
+                            &file,
+                            format!("{key}.distance"),
+                            "algorithm = \"lgb\" takes the equal or ordered distance",
+                        ))
+                    }
+                };
+                (attribute, Protection::Closeness { t: *t, ordered })
+            }
+            _ => {
+                return Err(Error::config(
+                    &file,
+                    format!("{key}.model"),
+                    "algorithm = \"lgb\" takes k-anonymity, and distinct-l-diversity or \
+                     t-closeness per semi-sensitive or sensitive attribute",
+                ))
+            }
+        };
+        let c = table
+            .column_index(attribute)
+            .filter(|&c| matches!(roles[c], Role::SemiSensitive | Role::Sensitive))
+            .ok_or_else(|| {
+                Error::config(
+                    &file,
+                    format!("{key}.attribute"),
+                    format!("`{attribute}` is not a semi-sensitive or sensitive column"),
+                )
+            })?;
+        if protections[c].replace(protection).is_some() {
+            return Err(Error::config(
+                &file,
+                format!("{key}.attribute"),
+                format!("`{attribute}` is protected twice: give it one model"),
+            ));
+        }
+    }
+    let Some(k) = k else {
+        return Err(Error::config(
+            &file,
+            "privacy",
+            "algorithm = \"lgb\" needs a k-anonymity model for the local groups",
+        ));
+    };
+    let hdelim = config.hierarchy_delimiter()?;
+    let mut columns = Vec::with_capacity(header.len());
+    for (c, name) in header.iter().enumerate() {
+        let spec = config.attributes.get(name);
+        let hierarchy = match (roles[c], spec.and_then(|s| s.hierarchy.as_ref())) {
+            (Role::QuasiIdentifying | Role::SemiSensitive, Some(h)) => {
+                Some(config.hierarchy(&table, c, h, hdelim)?)
+            }
+            (Role::QuasiIdentifying | Role::SemiSensitive, None) => {
+                return Err(Error::config(
+                    &file,
+                    format!("attributes.{name}.hierarchy"),
+                    "a quasi-identifying or semi-sensitive attribute needs a hierarchy",
+                ))
+            }
+            _ => None,
+        };
+        if matches!(roles[c], Role::SemiSensitive | Role::Sensitive) && protections[c].is_none() {
+            return Err(Error::config(
+                &file,
+                format!("attributes.{name}"),
+                "needs a [[privacy]] distinct-l-diversity or t-closeness model for its buckets",
+            ));
+        }
+        columns.push(Column {
+            role: roles[c],
+            hierarchy,
+            flags: flags[c].take(),
+            protection: protections[c],
+        });
+    }
+    if table.rows() == 0 {
+        return Err(Error::data(
+            Location::at(table.source(), 1, None),
+            "the file has a header but no data rows",
+        ));
+    }
+    let data = LgbData::new(table, columns).map_err(|e| match e {
+        Error::Problem(p) => Error::config(&file, "attributes", p.to_string()),
+        e => e,
+    })?;
+    Ok((
+        data,
+        LgbSpec {
+            k: k as usize,
+            mode: config.search.local.mode,
+        },
+    ))
+}
+
+/// Runs the LGB job of `config` into `outputs` (see the module docs).
+pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<LgbReport> {
+    let start = Instant::now();
+    let bucket_files: Vec<(String, PathBuf)> = match &outputs.table {
+        Some(t) => bucketized(config)
+            .into_iter()
+            .map(|a| {
+                let p = bucket_path(t, &a);
+                (a, p)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut named = outputs.named();
+    named.extend(
+        bucket_files
+            .iter()
+            .map(|(a, p)| (format!("the bucket table of {a}"), p.clone())),
+    );
+    check_paths(&config.input_files(), &named)?;
+    let targets: Vec<PathBuf> = named.iter().map(|(_, p)| p.clone()).collect();
+    let mut tx = Transaction::begin(&targets)?;
+    let (table, read) = config.read(observer)?;
+    let clock = Instant::now();
+    let (data, spec) = data(config, table)?;
+    let encode = clock.elapsed().as_secs_f64();
+    let order = if config.output.keep_order {
+        RowOrder::Input
+    } else {
+        RowOrder::Shuffled(config.output.seed.unwrap_or_else(rand::random))
+    };
+    let release = release_lgb(&data, &spec, &config.csv_format()?, order, observer)?;
+    let mut timings = release.timings;
+    timings.read = read;
+    timings.encode = encode;
+    let mut report = LgbReport {
+        algorithm: "lgb",
+        found: release.found(),
+        k: spec.k,
+        output: None,
+        bucket_tables: Vec::new(),
+        figures: release.figures.clone(),
+        audit: release.audit.clone(),
+        seed: match order {
+            RowOrder::Shuffled(s) => Some(s),
+            RowOrder::Input => None,
+        },
+        warnings: Vec::new(),
+        timings,
+        seconds: 0.0,
+    };
+    if config.output.keep_order {
+        report
+            .warnings
+            .push("rows keep the input's order, which can link them back to persons".to_owned());
+    }
+    if let Some(f) = &release.figures {
+        if f.moved_cells > 0 {
+            report.warnings.push(format!(
+                "{} quasi-identifying cells of persons in QI-partition subsets smaller than k \
+                 were bucketized as if flagged sensitive (their subsets merged)",
+                f.moved_cells
+            ));
+        }
+    }
+    if let (Some(path), true) = (&outputs.table, release.found()) {
+        let clock = Instant::now();
+        tx.stage(path, |w| w.write_all(&release.main))?;
+        for (attribute, bytes) in &release.buckets {
+            let (_, p) = bucket_files
+                .iter()
+                .find(|(a, _)| a == attribute)
+                .expect("every bucketized attribute is named in the config");
+            tx.stage(p, |w| w.write_all(bytes))?;
+            report.bucket_tables.push(BucketFile {
+                attribute: attribute.clone(),
+                path: p.display().to_string(),
+            });
+        }
+        if let Some(mapping) = &outputs.mapping {
+            tx.stage(mapping, |w| write_mapping(w, &release.rows, &data.table))?;
+        }
+        report.timings.write += clock.elapsed().as_secs_f64();
+        report.output = Some(path.display().to_string());
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &outputs.report {
+        let text = json(&report)?;
+        tx.stage(path, |w| w.write_all(text.as_bytes()))?;
+    }
+    tx.commit()?;
+    Ok(report)
+}

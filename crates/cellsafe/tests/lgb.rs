@@ -1,0 +1,384 @@
+//! LGB (`algorithm = "lgb"`, paper 004) through the job layer on the bundled census
+//! extract, each written file checked by a counter written here: no flagged value in the
+//! main table, groups of at least k, buckets l-unique (t-close for sex) holding exactly the
+//! values of the rows pointing to them, each bucket table named after its attribute; the
+//! audit failing on tampered files; config errors named by key.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use cellsafe::job::config::Config;
+use cellsafe::job::lgb::{anonymize, LgbReport};
+use cellsafe::job::Outputs;
+use cellsafe::observer::Silent;
+use cellsafe::Error;
+
+fn example() -> PathBuf {
+    common::examples().join("lgb")
+}
+
+/// The example config with `extra` appended, written into `dir` with absolute paths.
+fn config(dir: &Path, edit: impl Fn(String) -> String) -> Config {
+    let text = std::fs::read_to_string(example().join("lgb.toml")).unwrap();
+    let text = text
+        .replace(
+            "path = \"census.csv\"",
+            &format!("path = {:?}", example().join("census.csv")),
+        )
+        .replace(
+            "hierarchy = \"hierarchy_",
+            &format!("hierarchy = \"{}/hierarchy_", example().display()),
+        );
+    let file = dir.join("lgb.toml");
+    std::fs::write(&file, edit(text)).unwrap();
+    Config::from_file(&file).unwrap()
+}
+
+fn run(c: &Config, dir: &Path) -> (LgbReport, PathBuf, PathBuf) {
+    let out = dir.join("out.csv");
+    let mapping = dir.join("mapping.csv");
+    let outputs = Outputs {
+        table: Some(out.clone()),
+        report: None,
+        mapping: Some(mapping.clone()),
+    };
+    (anonymize(c, &outputs, &Silent).unwrap(), out, mapping)
+}
+
+fn read(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_path(path)
+        .unwrap();
+    let header = rdr.headers().unwrap().iter().map(String::from).collect();
+    let rows = rdr
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn the_example_release_passes_an_independent_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(dir.path(), |t| {
+        t.replace("[output]\n", "[output]\nseed = 11\n")
+    });
+    let (report, out, mapping) = run(&c, dir.path());
+    assert!(report.found);
+    let (header, rows) = read(&out);
+    let (in_header, input) = read(&example().join("census.csv"));
+    let lines: Vec<usize> = std::fs::read_to_string(&mapping)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.parse::<usize>().unwrap() - 2)
+        .collect();
+    let col = |h: &[String], name: &str| h.iter().position(|x| x == name).unwrap();
+    assert!(!header
+        .iter()
+        .any(|h| h == "salary" || h.ends_with("_sensitive")));
+    // (attribute, has a flag)
+    let bucketed = [
+        ("age", true),
+        ("sex", true),
+        ("occupation", true),
+        ("salary", false),
+    ];
+    let mut pointed: HashMap<(&str, String), Vec<String>> = HashMap::new();
+    for (row, &line) in rows.iter().zip(&lines) {
+        let original = &input[line];
+        for (a, flagged_attr) in bucketed {
+            let bid = &row[col(&header, &format!("{a}.bid"))];
+            let value = &original[col(&in_header, a)];
+            if flagged_attr {
+                let shown = &row[col(&header, a)];
+                let flagged = original[col(&in_header, &format!("{a}_sensitive"))] == "1";
+                assert!(
+                    !flagged || shown.is_empty(),
+                    "{a} = {value} shown though flagged"
+                );
+                assert!(
+                    shown.is_empty() != bid.is_empty(),
+                    "{a}: `{shown}` and bucket `{bid}`"
+                );
+            } else {
+                assert!(!bid.is_empty());
+            }
+            if !bid.is_empty() {
+                pointed
+                    .entry((a, bid.clone()))
+                    .or_default()
+                    .push(value.clone());
+            }
+        }
+    }
+    // groups of at least k, by id and as shown
+    let gid = col(&header, "gid");
+    let shown_cols: Vec<usize> = [
+        "age",
+        "sex",
+        "relationship",
+        "marital-status",
+        "race",
+        "education",
+        "hours-per-week",
+        "occupation",
+    ]
+    .iter()
+    .map(|n| col(&header, n))
+    .collect();
+    let mut by_gid: HashMap<&str, usize> = HashMap::new();
+    let mut alike: HashMap<Vec<&str>, usize> = HashMap::new();
+    for row in &rows {
+        *by_gid.entry(&row[gid]).or_default() += 1;
+        *alike
+            .entry(shown_cols.iter().map(|&c| row[c].as_str()).collect())
+            .or_default() += 1;
+    }
+    assert!(by_gid.values().all(|&n| n >= 5));
+    assert!(alike.values().all(|&n| n >= 5));
+    // bucket tables: named after their attribute, l-unique or t-close, exactly the rows' values
+    for (a, _) in bucketed {
+        let file = dir.path().join(format!("out.{a}.csv"));
+        let (h, listed) = read(&file);
+        assert_eq!(h, ["bid", a], "{}", file.display());
+        let mut buckets: HashMap<String, Vec<String>> = HashMap::new();
+        for r in &listed {
+            buckets.entry(r[0].clone()).or_default().push(r[1].clone());
+        }
+        let total = listed.len() as f64;
+        let mut overall: HashMap<&str, f64> = HashMap::new();
+        for r in &listed {
+            *overall.entry(r[1].as_str()).or_default() += 1.0 / total;
+        }
+        for (bid, values) in &buckets {
+            if a == "sex" {
+                let n = values.len() as f64;
+                let d: f64 = 0.5
+                    * overall
+                        .iter()
+                        .map(|(v, q)| {
+                            (values.iter().filter(|x| x == v).count() as f64 / n - q).abs()
+                        })
+                        .sum::<f64>();
+                assert!(d <= 0.2 + 1e-9, "sex bucket {bid}: {d}");
+            } else {
+                assert!(values.len() >= 5);
+                assert_eq!(
+                    values.iter().collect::<HashSet<_>>().len(),
+                    values.len(),
+                    "{a} {bid}"
+                );
+            }
+            let mut mine = values.clone();
+            let mut theirs = pointed.remove(&(a, bid.clone())).unwrap_or_default();
+            mine.sort();
+            theirs.sort();
+            assert_eq!(mine, theirs, "{a} bucket {bid}");
+        }
+    }
+    assert!(pointed.is_empty());
+}
+
+#[test]
+fn same_seed_same_tables() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let edit = |t: String| t.replace("[output]\n", "[output]\nseed = 3\n");
+    run(&config(a.path(), edit), a.path());
+    run(&config(b.path(), edit), b.path());
+    for f in [
+        "out.csv",
+        "out.age.csv",
+        "out.sex.csv",
+        "out.occupation.csv",
+        "out.salary.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(a.path().join(f)).unwrap(),
+            std::fs::read(b.path().join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn config_errors_are_named_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = |edit: &dyn Fn(String) -> String| {
+        let c = config(dir.path(), edit);
+        let outputs = Outputs {
+            table: Some(dir.path().join("x.csv")),
+            report: None,
+            mapping: None,
+        };
+        anonymize(&c, &outputs, &Silent).unwrap_err()
+    };
+    let key_of = |e: &Error| match e {
+        Error::Config { key, .. } => key.clone(),
+        e => panic!("{e}"),
+    };
+    let e = err(&|t| t.replace("flag = \"age_sensitive\"\n", ""));
+    assert_eq!(key_of(&e), "attributes.age.flag");
+    let e = err(&|t| {
+        t.replace(
+            "model = \"distinct-l-diversity\"\nattribute = \"age\"",
+            "model = \"entropy-l-diversity\"\nattribute = \"age\"",
+        )
+    });
+    assert!(key_of(&e).starts_with("privacy["), "{e}");
+    let e = err(&|t| {
+        t.replace(
+            "[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"salary\"\nl = 5\n",
+            "",
+        )
+    });
+    assert_eq!(key_of(&e), "attributes.salary");
+    let e = err(&|t| t.replace("[[privacy]]\nmodel = \"k-anonymity\"\nk = 5\n", ""));
+    assert_eq!(key_of(&e), "privacy");
+    // a semi-sensitive column in a level-based search
+    let c = config(dir.path(), |t| {
+        t.replace("algorithm = \"lgb\"", "algorithm = \"optimal\"")
+    });
+    let outputs = Outputs {
+        table: Some(dir.path().join("x.csv")),
+        report: None,
+        mapping: None,
+    };
+    let e = cellsafe::job::anonymize(&c, &outputs, &Silent).unwrap_err();
+    assert!(e.to_string().contains("semi-sensitive"), "{e}");
+    assert!(!dir.path().join("x.csv").exists());
+}
+
+#[test]
+fn a_bad_flag_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example().join("census.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    // line 4 of the file: its age flag becomes `maybe`
+    let mut cells: Vec<String> = lines[3].split(';').map(String::from).collect();
+    let age_flag = lines[0]
+        .split(';')
+        .position(|h| h == "age_sensitive")
+        .unwrap();
+    cells[age_flag] = "maybe".into();
+    lines[3] = cells.join(";");
+    let data = dir.path().join("census.csv");
+    std::fs::write(&data, lines.join("\n") + "\n").unwrap();
+    let c = config(dir.path(), |t| {
+        t.replace(
+            &format!("{:?}", example().join("census.csv")),
+            &format!("{data:?}"),
+        )
+    });
+    let outputs = Outputs {
+        table: Some(dir.path().join("x.csv")),
+        report: None,
+        mapping: None,
+    };
+    let e = anonymize(&c, &outputs, &Silent).unwrap_err().to_string();
+    assert!(e.contains(":4:") && e.contains("maybe"), "{e}");
+}
+
+#[test]
+fn the_audit_fails_on_tampered_tables() {
+    use cellsafe::data::table::{CsvFormat, Table};
+    use cellsafe::release::audit::{audit_lgb_tables, LgbColumn, LgbExpected};
+    let dir = tempfile::tempdir().unwrap();
+    let c = config(dir.path(), |t| {
+        t.replace("[output]\n", "[output]\nseed = 5\n")
+    });
+    let (_, out, mapping) = run(&c, dir.path());
+    let format = CsvFormat {
+        delimiter: b';',
+        ..CsvFormat::default()
+    };
+    let input = Table::read_csv(&example().join("census.csv"), &format).unwrap();
+    let (data, spec) = cellsafe::job::lgb::data(&c, input).unwrap();
+    let columns: Vec<LgbColumn> = (0..data.roles.len())
+        .map(|col| {
+            let a = data
+                .attributes
+                .iter()
+                .position(|q| q.name == data.table.header()[col]);
+            LgbColumn {
+                role: data.roles[col],
+                hierarchy: a.map(|a| &data.attributes[a].hierarchy),
+                flags: a.and_then(|a| data.flags[a].as_deref()),
+                protection: data
+                    .bucketed
+                    .iter()
+                    .find(|b| b.column == col)
+                    .map(|b| b.protection),
+            }
+        })
+        .collect();
+    let rows: Vec<usize> = std::fs::read_to_string(&mapping)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.parse::<usize>().unwrap() - 2)
+        .collect();
+    let expected = LgbExpected {
+        original: &data.table,
+        columns: &columns,
+        rows: &rows,
+        k: spec.k,
+    };
+    let bucket_tables: Vec<(String, Table)> = ["age", "sex", "occupation", "salary"]
+        .iter()
+        .map(|a| {
+            let p = dir.path().join(format!("out.{a}.csv"));
+            (a.to_string(), Table::read_csv(&p, &format).unwrap())
+        })
+        .collect();
+    let audit = |main: &Path, buckets: &[(String, Table)]| {
+        let main = Table::read_csv(main, &format).unwrap();
+        let b: Vec<(String, &Table)> = buckets.iter().map(|(n, t)| (n.clone(), t)).collect();
+        audit_lgb_tables(&main, &b, &expected).unwrap()
+    };
+    assert!(audit(&out, &bucket_tables).passed);
+    // (a) a row whose age is flagged shows it instead of its bucket
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let i = (0..rows.len())
+        .find(|&i| {
+            data.flags[data
+                .attributes
+                .iter()
+                .position(|q| q.name == "age")
+                .unwrap()]
+            .as_ref()
+            .unwrap()[rows[i]]
+        })
+        .unwrap();
+    let mut cells: Vec<String> = lines[i + 1].split(';').map(String::from).collect();
+    cells[0] = data.table.value(rows[i], 0).to_string();
+    cells[1] = String::new();
+    lines[i + 1] = cells.join(";");
+    let tampered = dir.path().join("tampered.csv");
+    std::fs::write(&tampered, lines.join("\n") + "\n").unwrap();
+    let a = audit(&tampered, &bucket_tables);
+    assert!(
+        !a.passed && a.violations.iter().any(|v| v.contains("flagged")),
+        "{:?}",
+        a.violations
+    );
+    // (b) a salary bucket table that lost a value
+    let salary = dir.path().join("out.salary.csv");
+    let text = std::fs::read_to_string(&salary).unwrap();
+    let cut: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(n, _)| *n != 1)
+        .map(|(_, l)| l)
+        .collect();
+    let cut_path = dir.path().join("cut.csv");
+    std::fs::write(&cut_path, cut.join("\n") + "\n").unwrap();
+    let mut tables = bucket_tables;
+    tables[3].1 = Table::read_csv(&cut_path, &format).unwrap();
+    let a = audit(&out, &tables);
+    assert!(!a.passed, "{:?}", a.violations);
+}
