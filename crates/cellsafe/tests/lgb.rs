@@ -184,6 +184,24 @@ fn the_example_release_passes_an_independent_count() {
 }
 
 #[test]
+fn lgb_ncp_releases_pass_the_audit_with_fewer_ncp_than_mdp() {
+    let dir = tempfile::tempdir().unwrap();
+    let mdp = run(&config(dir.path(), |t| t), dir.path()).0;
+    let ncp = run(
+        &config(dir.path(), |t| {
+            t.replace("[output]\n", "[search.local]\nmethod = \"ncp\"\n[output]\n")
+        }),
+        dir.path(),
+    )
+    .0;
+    assert!(ncp.found && ncp.audit.as_ref().is_some_and(|a| a.passed));
+    let (m, n) = (mdp.figures.unwrap(), ncp.figures.unwrap());
+    // paper 004 section 4.1: NCP's heuristic lowers NCP, Mondrian's even splits lower C_DM
+    assert!(n.ncp < m.ncp, "{} >= {}", n.ncp, m.ncp);
+    assert!(m.c_dm < n.c_dm, "{} >= {}", m.c_dm, n.c_dm);
+}
+
+#[test]
 fn same_seed_same_tables() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let edit = |t: String| t.replace("[output]\n", "[output]\nseed = 3\n");

@@ -302,6 +302,7 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
         LgbSpec {
             k: k as usize,
             mode: config.search.local.mode,
+            method: config.search.local.method,
         },
     ))
 }

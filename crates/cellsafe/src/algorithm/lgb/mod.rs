@@ -13,6 +13,7 @@
 //! value is theirs with probability at most 1/l.
 
 pub mod bucket;
+mod ncp;
 pub mod partition;
 
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::algorithm::local::mondrian::Splitter;
-use crate::algorithm::local::{Domain, Generalized, Mode};
+use crate::algorithm::local::{Domain, Generalized, Method, Mode};
 use crate::data::table::Table;
 use crate::data::{number, Role};
 use crate::error::{ProblemError, Result};
@@ -51,8 +52,10 @@ pub enum Protection {
 pub struct LgbSpec {
     /// Rows per local equivalence group, at least.
     pub k: usize,
-    /// Mondrian's split rule within each subset.
+    /// Mondrian's split rule within each subset (LGB_MDP).
     pub mode: Mode,
+    /// LGB_MDP or LGB_NCP.
+    pub method: Method,
 }
 
 /// An attribute whose sensitive cells are bucketized.
@@ -239,7 +242,7 @@ pub struct Lgb {
     pub buckets: Vec<Vec<Vec<u32>>>,
 }
 
-/// Runs LGB_MDP. `None` when the table has fewer than k rows; an error when a bucketized
+/// Runs LGB_MDP or LGB_NCP. `None` when the table has fewer than k rows; an error when a bucketized
 /// attribute's sensitive cells cannot be protected as asked (a value in more than 1/l of
 /// them).
 pub fn lgb(data: &LgbData, spec: &LgbSpec, observer: &dyn Observer) -> Result<Option<Lgb>> {
@@ -291,16 +294,26 @@ pub fn lgb(data: &LgbData, spec: &LgbSpec, observer: &dyn Observer) -> Result<Op
     let stage = Stage::start(observer, LOCAL, Some(n as u64));
     let mut groups = Vec::new();
     for (mask, rows) in partition::subsets(&masks) {
-        let splitter = Splitter {
-            quasi: &data.attributes,
-            domains: &domains,
-            dims: (0..data.attributes.len())
-                .filter(|a| mask & (1 << a) != 0)
-                .collect(),
-            mode: spec.mode,
-            allowed: &allowed,
-        };
-        groups.extend(splitter.partition(rows, &stage)?);
+        let dims: Vec<usize> = (0..data.attributes.len())
+            .filter(|a| mask & (1 << a) != 0)
+            .collect();
+        groups.extend(match spec.method {
+            Method::Mdp => Splitter {
+                quasi: &data.attributes,
+                domains: &domains,
+                dims,
+                mode: spec.mode,
+                allowed: &allowed,
+            }
+            .partition(rows, &stage)?,
+            Method::Ncp => ncp::NcpSplitter {
+                quasi: &data.attributes,
+                domains: &domains,
+                dims,
+                k,
+            }
+            .partition(rows, &stage)?,
+        });
     }
     groups.sort_unstable_by_key(|g| g[0]);
     let values = groups

@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{lgb, Column, LgbData, LgbSpec, Protection};
-use crate::algorithm::local::Mode;
+use crate::algorithm::local::{Method, Mode};
 use crate::data::table::Table;
 use crate::data::Role;
 use crate::hierarchy::Hierarchy;
@@ -96,7 +96,8 @@ proptest! {
         let t = closeness.then_some(0.3);
         let data = data(&mut rng, l, t);
         let n = data.table.rows();
-        let spec = LgbSpec { k, mode: Mode::Strict };
+        let method = if rng.gen_bool(0.5) { Method::Ncp } else { Method::Mdp };
+        let spec = LgbSpec { k, mode: Mode::Strict, method };
         let out = match lgb(&data, &spec, &Silent) {
             Ok(Some(out)) => out,
             Ok(None) => {
@@ -174,4 +175,49 @@ proptest! {
             }
         }
     }
+}
+
+/// LGB_NCP by hand: eight ages, k = 2. The seeds are the farthest pair (20 and 63), the
+/// rows join the seed whose group loses least, and each half splits once more.
+#[test]
+fn ncp_splits_around_far_seeds() {
+    let ages = [20, 61, 21, 63, 22, 60, 23, 62];
+    let rows: Vec<Vec<String>> = ages
+        .iter()
+        .map(|a| vec![a.to_string(), "x".into()])
+        .collect();
+    let table = Table::from_rows(vec!["age".into(), "s".into()], &rows).unwrap();
+    let values: Vec<String> = ages.iter().map(|a| a.to_string()).collect();
+    let columns = vec![
+        Column {
+            role: Role::QuasiIdentifying,
+            hierarchy: Some(flat(&values)),
+            flags: None,
+            protection: None,
+        },
+        Column {
+            role: Role::Sensitive,
+            hierarchy: None,
+            flags: None,
+            protection: Some(Protection::Diversity { l: 1 }),
+        },
+    ];
+    let data = LgbData::new(table, columns).unwrap();
+    let spec = LgbSpec {
+        k: 2,
+        mode: Mode::Strict,
+        method: Method::Ncp,
+    };
+    let out = lgb(&data, &spec, &Silent).unwrap().unwrap();
+    let mut groups: Vec<Vec<u32>> = out
+        .groups
+        .iter()
+        .map(|g| {
+            let mut a: Vec<u32> = g.iter().map(|&r| ages[r as usize]).collect();
+            a.sort_unstable();
+            a
+        })
+        .collect();
+    groups.sort();
+    assert_eq!(groups, [[20, 21], [22, 23], [60, 61], [62, 63]]);
 }

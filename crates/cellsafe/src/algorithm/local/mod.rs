@@ -39,13 +39,27 @@ pub enum Mode {
     Relaxed,
 }
 
+/// How LGB generalizes within a QI-partition subset (paper 004).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Multi-dimensional median partition (Mondrian; Algorithm 3, LGB_MDP).
+    #[default]
+    Mdp,
+    /// Top-down splits minimizing NCP (Xu et al.; Algorithm 4, LGB_NCP).
+    Ncp,
+}
+
 /// How to recode locally (`[search.local]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LocalSpec {
-    /// The split rule.
+    /// Mondrian's split rule.
     #[serde(default)]
     pub mode: Mode,
+    /// LGB's generalization method (`algorithm = "lgb"` only).
+    #[serde(default)]
+    pub method: Method,
 }
 
 /// A partition of the rows into groups, each holding every privacy model.

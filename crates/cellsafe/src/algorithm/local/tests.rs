@@ -215,7 +215,8 @@ proptest! {
         let data = &problem.data;
         let n = data.rows() as u32;
         let all: Vec<u32> = (0..n).collect();
-        let found = mondrian(&problem, &LocalSpec { mode }, &Silent).unwrap();
+        let spec = LocalSpec { mode, ..LocalSpec::default() };
+        let found = mondrian(&problem, &spec, &Silent).unwrap();
         let Some(partition) = found else {
             prop_assert!(!holds_by_hand(data, &models, &all));
             return Ok(());

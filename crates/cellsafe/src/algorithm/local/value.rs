@@ -151,6 +151,11 @@ impl Domain {
         self.range
     }
 
+    /// Values present under node `code` of `level` (hierarchy kind).
+    pub(crate) fn present_under(&self, level: usize, code: u32) -> u32 {
+        self.present_under[level][code as usize]
+    }
+
     /// What the rows `rows` show on `q`.
     pub fn generalize(&self, q: &QuasiIdentifier, rows: &[u32]) -> Generalized {
         let mut leaves: Vec<u32> = rows.iter().map(|&r| q.leaves[r as usize]).collect();

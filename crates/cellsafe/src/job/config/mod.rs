@@ -297,6 +297,12 @@ impl Config {
                     "has no public-search strategy (paper 001): remove [disclose]",
                 );
             }
+            if self.search.local.method != crate::algorithm::local::Method::Mdp {
+                return refuse(
+                    "search.local.method",
+                    "is Mondrian's median partition; method = \"ncp\" is for algorithm = \"lgb\"",
+                );
+            }
         }
         if matches!(
             self.search.algorithm,
