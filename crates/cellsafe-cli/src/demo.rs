@@ -88,6 +88,7 @@ pub fn run(dir: Option<PathBuf>, observer: &dyn cellsafe::observer::Observer) ->
         Some(report.clone()),
         None,
         None,
+        None,
         observer,
     )?;
     outln!("demo: Adult (30,162 rows), k = 5, at most 1% suppressed, Loss metric");

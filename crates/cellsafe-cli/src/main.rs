@@ -79,6 +79,10 @@ enum Command {
         /// reported; exit 3 when it is not acceptable.
         #[arg(long, value_delimiter = ',')]
         levels: Option<Vec<u8>>,
+        /// With algorithm = "lgb": also answer N seeded random aggregate queries (paper 004
+        /// section 4.2) and report their mean relative error.
+        #[arg(long, value_name = "N")]
+        query_error: Option<usize>,
     },
     /// Add seeded flag columns `COLUMN_sensitive` (1 = the person holds this cell
     /// sensitive) to a table, for semi-sensitive attributes (paper 004).
@@ -246,7 +250,16 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             report,
             mapping,
             levels,
-        } => anonymize(&config, output, report, mapping, levels, observer),
+            query_error,
+        } => anonymize(
+            &config,
+            output,
+            report,
+            mapping,
+            levels,
+            query_error,
+            observer,
+        ),
         Command::Synth {
             input,
             semi_sensitive,
@@ -354,6 +367,7 @@ pub(crate) fn anonymize(
     report: Option<PathBuf>,
     mapping: Option<PathBuf>,
     levels: Option<Vec<u8>>,
+    query_error: Option<usize>,
     observer: &dyn Observer,
 ) -> Result<ExitCode> {
     let mut config = Config::from_file(config_path)?;
@@ -370,7 +384,7 @@ pub(crate) fn anonymize(
         mapping,
     };
     if config.search.algorithm == cellsafe::algorithm::Algorithm::Lgb {
-        let report = job::lgb::anonymize(&config, &outputs, observer)
+        let report = job::lgb::anonymize(&config, &outputs, query_error, observer)
             .with_context(|| format!("anonymizing with {}", config_path.display()))?;
         if report_path.is_none() {
             outln!("{}", serde_json::to_string_pretty(&report)?);

@@ -44,7 +44,7 @@ fn run(c: &Config, dir: &Path) -> (LgbReport, PathBuf, PathBuf) {
         report: None,
         mapping: Some(mapping.clone()),
     };
-    (anonymize(c, &outputs, &Silent).unwrap(), out, mapping)
+    (anonymize(c, &outputs, None, &Silent).unwrap(), out, mapping)
 }
 
 fn read(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
@@ -232,7 +232,7 @@ fn config_errors_are_named_by_key() {
             report: None,
             mapping: None,
         };
-        anonymize(&c, &outputs, &Silent).unwrap_err()
+        anonymize(&c, &outputs, None, &Silent).unwrap_err()
     };
     let key_of = |e: &Error| match e {
         Error::Config { key, .. } => key.clone(),
@@ -265,7 +265,7 @@ fn config_errors_are_named_by_key() {
         report: None,
         mapping: None,
     };
-    let e = cellsafe::job::anonymize(&c, &outputs, &Silent).unwrap_err();
+    let e = cellsafe::job::anonymize(&c, &outputs, None, &Silent).unwrap_err();
     assert!(e.to_string().contains("semi-sensitive"), "{e}");
     assert!(!dir.path().join("x.csv").exists());
 }
@@ -296,7 +296,9 @@ fn a_bad_flag_is_located() {
         report: None,
         mapping: None,
     };
-    let e = anonymize(&c, &outputs, &Silent).unwrap_err().to_string();
+    let e = anonymize(&c, &outputs, None, &Silent)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(":4:") && e.contains("maybe"), "{e}");
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{check_audit, Timings};
+use crate::algorithm::lgb::query::{query_error, QueryError};
 use crate::algorithm::lgb::{bucket, lgb, Lgb, LgbData, LgbSpec, Protection};
 use crate::data::table::{CsvFormat, Table};
 use crate::error::{Error, Result};
@@ -53,6 +54,9 @@ pub struct LgbFigures {
     pub moved_cells: usize,
     /// Per bucketized attribute.
     pub buckets: Vec<BucketFigures>,
+    /// The aggregate-query error, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_error: Option<QueryError>,
 }
 
 /// The audited result of [`release_lgb`].
@@ -79,12 +83,14 @@ impl LgbRelease {
     }
 }
 
-/// Runs LGB on `data` with `spec`, rows written in `order`, as CSV in `format`.
+/// Runs LGB on `data` with `spec`, rows written in `order`, as CSV in `format`; with
+/// `queries` = (count, seed), also answers that many random aggregate queries.
 pub fn release_lgb(
     data: &LgbData,
     spec: &LgbSpec,
     format: &CsvFormat,
     order: RowOrder,
+    queries: Option<(usize, u64)>,
     observer: &dyn Observer,
 ) -> Result<LgbRelease> {
     let mut timings = Timings::default();
@@ -159,7 +165,9 @@ pub fn release_lgb(
     )?;
     release.timings.audit = clock.elapsed().as_secs_f64();
     check_audit(&audit)?;
-    release.figures = Some(figures(data, &found));
+    let mut f = figures(data, &found);
+    f.query_error = queries.and_then(|(count, seed)| query_error(data, &found, count, seed));
+    release.figures = Some(f);
     release.main = main;
     release.buckets = buckets;
     release.rows = rows;
@@ -231,5 +239,6 @@ fn figures(data: &LgbData, found: &Lgb) -> LgbFigures {
         ncp_normalized: if cells > 0 { ncp / cells as f64 } else { 0.0 },
         moved_cells: found.moved_cells,
         buckets,
+        query_error: None,
     }
 }

@@ -23,6 +23,9 @@ use crate::release::audit::Audit;
 use crate::release::output::{check_paths, Transaction};
 use crate::release::RowOrder;
 
+/// Seed of the random aggregate queries (fixed, so that releases compare on one batch).
+pub const QUERY_SEED: u64 = 1;
+
 /// A bucket table written.
 #[derive(Debug, Clone, Serialize)]
 pub struct BucketFile {
@@ -307,8 +310,14 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
     ))
 }
 
-/// Runs the LGB job of `config` into `outputs` (see the module docs).
-pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<LgbReport> {
+/// Runs the LGB job of `config` into `outputs` (see the module docs); with `queries`,
+/// also measures the error of that many seeded random aggregate queries.
+pub fn anonymize(
+    config: &Config,
+    outputs: &Outputs,
+    queries: Option<usize>,
+    observer: &dyn Observer,
+) -> Result<LgbReport> {
     let start = Instant::now();
     let bucket_files: Vec<(String, PathBuf)> = match &outputs.table {
         Some(t) => bucketized(config)
@@ -338,7 +347,15 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
     } else {
         RowOrder::Shuffled(config.output.seed.unwrap_or_else(rand::random))
     };
-    let release = release_lgb(&data, &spec, &config.csv_format()?, order, observer)?;
+    let queries = queries.map(|n| (n, QUERY_SEED));
+    let release = release_lgb(
+        &data,
+        &spec,
+        &config.csv_format()?,
+        order,
+        queries,
+        observer,
+    )?;
     let mut timings = release.timings;
     timings.read = read;
     timings.encode = encode;

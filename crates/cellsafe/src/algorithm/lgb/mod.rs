@@ -15,6 +15,7 @@
 pub mod bucket;
 mod ncp;
 pub mod partition;
+pub mod query;
 
 use std::path::PathBuf;
 

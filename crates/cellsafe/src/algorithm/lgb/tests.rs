@@ -221,3 +221,70 @@ fn ncp_splits_around_far_seeds() {
     groups.sort();
     assert_eq!(groups, [[20, 21], [22, 23], [60, 61], [62, 63]]);
 }
+
+/// With k = 1, l = 1 and no flagged cell every group and every bucket is one row, so the
+/// bounds of every query meet the exact answer: error 0. With coarser groups the error is
+/// positive and never negative.
+#[test]
+fn query_error_vanishes_without_generalization() {
+    use super::query::query_error;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let n = 60;
+    let header = ["a", "b", "c", "d", "salary"].map(String::from).to_vec();
+    // distinct rows: every group is one row at k = 1
+    let rows: Vec<Vec<String>> = (0..n)
+        .map(|i| {
+            vec![
+                format!("a{}", i % 3),
+                format!("b{}", i % 4),
+                format!("c{}", i % 5),
+                (i / 5).to_string(),
+                (100 + rng.gen_range(0..50)).to_string(),
+            ]
+        })
+        .collect();
+    let table = Table::from_rows(header, &rows).unwrap();
+    let values = |c: usize| -> Vec<String> {
+        let mut v: Vec<String> = rows.iter().map(|r| r[c].clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let qi = |c: usize| Column {
+        role: Role::QuasiIdentifying,
+        hierarchy: Some(flat(&values(c))),
+        flags: None,
+        protection: None,
+    };
+    let data = LgbData::new(
+        table,
+        vec![
+            qi(0),
+            qi(1),
+            qi(2),
+            qi(3),
+            Column {
+                role: Role::Sensitive,
+                hierarchy: None,
+                flags: None,
+                protection: Some(Protection::Diversity { l: 1 }),
+            },
+        ],
+    )
+    .unwrap();
+    for (k, zero) in [(1, true), (6, false)] {
+        let spec = LgbSpec {
+            k,
+            mode: Mode::Strict,
+            method: Method::Mdp,
+        };
+        let out = lgb(&data, &spec, &Silent).unwrap().unwrap();
+        let e = query_error(&data, &out, 200, 9).unwrap();
+        assert_eq!(e.queries, 200);
+        if zero {
+            assert_eq!(e.mean, 0.0);
+        } else {
+            assert!(e.mean > 0.0 && e.median >= 0.0);
+        }
+    }
+}
