@@ -265,7 +265,7 @@ fn config_errors_are_named_by_key() {
         report: None,
         mapping: None,
     };
-    let e = cellsafe::job::anonymize(&c, &outputs, None, &Silent).unwrap_err();
+    let e = cellsafe::job::anonymize(&c, &outputs, &Silent).unwrap_err();
     assert!(e.to_string().contains("semi-sensitive"), "{e}");
     assert!(!dir.path().join("x.csv").exists());
 }
