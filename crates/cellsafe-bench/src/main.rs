@@ -16,6 +16,7 @@ macro_rules! outln {
 }
 
 mod disclosure;
+mod lgb;
 mod pareto;
 mod safety;
 mod search;
@@ -90,6 +91,15 @@ enum Command {
         /// Only the cases whose name contains this text (e.g. "S_k, S_ℓ").
         #[arg(long)]
         only: Option<String>,
+    },
+    /// Paper 004's Figures 5-8 (LGB_MDP and LGB_NCP over k and l; density) on examples/lgb.
+    Lgb {
+        /// Random aggregate queries per release.
+        #[arg(long, default_value_t = 1000)]
+        queries: usize,
+        /// Write one SVG chart per figure into this directory.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
     Synth {
@@ -178,6 +188,7 @@ fn run(cli: Cli) -> Result<()> {
             eprintln!("wrote {rows} rows to {}", output.display());
             Ok(())
         }
+        Command::Lgb { queries, svg } => lgb::run(queries.max(1), svg.as_deref()),
         Command::LgbExtract {
             input,
             rows,
