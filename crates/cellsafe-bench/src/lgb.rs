@@ -25,6 +25,9 @@ const KS: [usize; 3] = [5, 8, 10];
 const LS: [usize; 7] = [5, 8, 10, 12, 15, 18, 20];
 const DENSITIES: [f64; 4] = [0.1, 0.2, 0.3, 0.4];
 
+/// A chart's file stem, what it plots, and how to read it from a point.
+type Figure<'a> = (&'a str, &'a str, &'a dyn Fn(&Point) -> f64);
+
 /// One run's figures.
 #[derive(Clone, Copy)]
 struct Point {
@@ -284,7 +287,7 @@ pub fn run(queries: usize, svg: Option<&Path>) -> Result<()> {
                     })
                     .collect()
             };
-        let figures: [(&str, &str, &dyn Fn(&Point) -> f64); 3] = [
+        let figures: [Figure; 3] = [
             ("fig5", "C_DM", &|p| p.c_dm as f64),
             ("fig6", "NCP", &|p| p.ncp),
             ("fig7", "median relative error", &|p| p.median),
