@@ -402,3 +402,115 @@ fn the_audit_fails_on_tampered_tables() {
     let a = audit(&out, &tables);
     assert!(!a.passed, "{:?}", a.violations);
 }
+
+/// Flags in a separate file keyed by an id give the same release as flag columns in the
+/// data; a data row whose key the file lacks, and a key listed twice, are located.
+#[test]
+fn a_flags_file_keyed_by_id_gives_the_same_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example().join("census.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let header: Vec<&str> = lines[0].split(';').collect();
+    let flag_cols: Vec<usize> = (0..header.len())
+        .filter(|&c| header[c].ends_with("_sensitive"))
+        .collect();
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|c| !flag_cols.contains(c))
+        .collect();
+    let mut data = vec![format!(
+        "id;{}",
+        keep.iter()
+            .map(|&c| header[c])
+            .collect::<Vec<_>>()
+            .join(";")
+    )];
+    let mut flags = vec![format!(
+        "id;{}",
+        flag_cols
+            .iter()
+            .map(|&c| header[c])
+            .collect::<Vec<_>>()
+            .join(";")
+    )];
+    for (i, line) in lines[1..].iter().enumerate() {
+        let cells: Vec<&str> = line.split(';').collect();
+        data.push(format!(
+            "p{i};{}",
+            keep.iter().map(|&c| cells[c]).collect::<Vec<_>>().join(";")
+        ));
+        flags.push(format!(
+            "p{i};{}",
+            flag_cols
+                .iter()
+                .map(|&c| cells[c])
+                .collect::<Vec<_>>()
+                .join(";")
+        ));
+    }
+    // the flags file in another order
+    flags[1..].reverse();
+    let data_path = dir.path().join("data.csv");
+    let flags_path = dir.path().join("flags.csv");
+    std::fs::write(&data_path, data.join("\n") + "\n").unwrap();
+    std::fs::write(&flags_path, flags.join("\n") + "\n").unwrap();
+    let keyed = |t: String| {
+        t.replace(
+            &format!("{:?}", example().join("census.csv")),
+            &format!("{data_path:?}"),
+        )
+        .replace(
+            "delimiter = \";\"\n",
+            &format!(
+                "delimiter = \";\"\n[input.sensitivity]\nfile = {flags_path:?}\nkey = \"id\"\n"
+            ),
+        )
+        .replace("[output]\n", "[output]\nseed = 8\n")
+    };
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    run(
+        &config(a.path(), |t| {
+            t.replace("[output]\n", "[output]\nseed = 8\n")
+        }),
+        a.path(),
+    );
+    run(&config(b.path(), keyed), b.path());
+    for f in [
+        "out.csv",
+        "out.age.csv",
+        "out.sex.csv",
+        "out.occupation.csv",
+        "out.salary.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(a.path().join(f)).unwrap(),
+            std::fs::read(b.path().join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // a key the flags file lacks
+    let short: Vec<&str> = flags
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.starts_with("p7;"))
+        .collect();
+    std::fs::write(&flags_path, short.join("\n") + "\n").unwrap();
+    let c = config(b.path(), keyed);
+    let outputs = Outputs {
+        table: Some(b.path().join("x.csv")),
+        report: None,
+        mapping: None,
+    };
+    let e = anonymize(&c, &outputs, None, &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("data.csv:9:") && e.contains("p7"), "{e}");
+    // a key listed twice
+    let mut twice = flags.clone();
+    twice.push(flags[1].clone());
+    std::fs::write(&flags_path, twice.join("\n") + "\n").unwrap();
+    let e = anonymize(&c, &outputs, None, &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("flags.csv") && e.contains("twice"), "{e}");
+}

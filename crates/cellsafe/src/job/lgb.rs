@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::config::Config;
+use super::config::{Config, SensitivitySpec};
 use super::{json, write_mapping, Outputs};
 use crate::algorithm::lgb::{Column, LgbData, LgbSpec, Protection};
 use crate::anonymizer::lgb::{release_lgb, LgbFigures};
@@ -103,6 +103,74 @@ fn flag(value: &str) -> Option<bool> {
     }
 }
 
+/// Per dictionary code of `table`'s column `fc` (named `f`), the flag it means; an
+/// error at the first cell that is no flag.
+fn flag_codes(table: &Table, fc: usize, f: &str) -> Result<Vec<bool>> {
+    let dict = table.dictionary(fc);
+    let mut by_code = Vec::with_capacity(dict.len());
+    for (code, v) in dict.values().iter().enumerate() {
+        by_code.push(flag(v).ok_or_else(|| {
+            Error::data(
+                Location::at(
+                    table.source(),
+                    dict.first_line(code as u32),
+                    Some(fc as u64 + 1),
+                ),
+                format!("flag `{v}` of column `{f}` is not 1/0, true/false or yes/no"),
+            )
+        })?);
+    }
+    Ok(by_code)
+}
+
+/// The flags file of `spec`, and per row of `table` the row of the file with its key.
+fn flags_file(
+    config: &Config,
+    spec: &SensitivitySpec,
+    table: &Table,
+) -> Result<(Table, Vec<usize>)> {
+    let file = config.file_name();
+    let path = config.resolve(&spec.file);
+    let mask = Table::read_csv(&path, &config.csv_format()?)?;
+    let key = &spec.key;
+    let no_key = |what: &Path| {
+        Error::config(
+            &file,
+            "input.sensitivity.key",
+            format!("no column `{key}` in {}", what.display()),
+        )
+    };
+    let dk = table
+        .column_index(key)
+        .ok_or_else(|| no_key(table.source()))?;
+    let mk = mask
+        .column_index(key)
+        .ok_or_else(|| no_key(mask.source()))?;
+    let mut row_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for r in 0..mask.rows() {
+        let k = mask.value(r, mk);
+        if row_of.insert(k, r).is_some() {
+            return Err(Error::data(
+                Location::at(mask.source(), mask.line(r), Some(mk as u64 + 1)),
+                format!("key `{k}` appears twice in the flags file"),
+            ));
+        }
+    }
+    let of_row = (0..table.rows())
+        .map(|r| {
+            let k = table.value(r, dk);
+            row_of.get(k).copied().ok_or_else(|| {
+                Error::data(
+                    Location::at(table.source(), table.line(r), Some(dk as u64 + 1)),
+                    format!("key `{k}` has no row in {}", mask.source().display()),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    drop(row_of);
+    Ok((mask, of_row))
+}
+
 /// The LGB input and parameters `config` describes for `table`. Errors name the key.
 pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
     let file = config.file_name();
@@ -128,6 +196,31 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
                 .map_or(config.input.default_role, |s| s.role)
         })
         .collect();
+    // a separate flags file, read with the input's format: per data row, its flags row
+    let mask = config
+        .input
+        .sensitivity
+        .as_ref()
+        .map(|s| flags_file(config, s, &table))
+        .transpose()?;
+    // the key of the flags file names persons: never released
+    if let Some(s) = &config.input.sensitivity {
+        if let Some(kc) = table.column_index(&s.key) {
+            if config
+                .attributes
+                .get(&s.key)
+                .is_some_and(|a| a.role != Role::Identifying)
+            {
+                return Err(Error::config(
+                    &file,
+                    format!("attributes.{}.role", s.key),
+                    "the key of the flags file names persons: it must be identifying (never \
+                     released) or unlisted",
+                ));
+            }
+            roles[kc] = Role::Identifying;
+        }
+    }
     // flag columns: never released
     let mut flags: Vec<Option<Vec<bool>>> = vec![None; header.len()];
     for (name, spec) in &config.attributes {
@@ -148,6 +241,24 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
                     "only a semi-sensitive attribute has a flag",
                 ))
             }
+            (Some(f), _) if mask.is_some() => {
+                let (mask, of_row) = mask.as_ref().expect("some");
+                let Some(fc) = mask.column_index(f) else {
+                    return Err(Error::config(
+                        &file,
+                        key,
+                        format!("no column `{f}` in {}", mask.source().display()),
+                    ));
+                };
+                let c = table.column_index(name).expect("checked");
+                let by_code = flag_codes(mask, fc, f)?;
+                flags[c] = Some(
+                    of_row
+                        .iter()
+                        .map(|&m| by_code[mask.codes(fc)[m] as usize])
+                        .collect(),
+                );
+            }
             (Some(f), _) => {
                 let Some(fc) = table.column_index(f) else {
                     return Err(Error::config(&file, key, format!("no column `{f}`")));
@@ -166,20 +277,7 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
                 }
                 roles[fc] = Role::Identifying;
                 let c = table.column_index(name).expect("checked");
-                let dict = table.dictionary(fc);
-                let mut by_code = Vec::with_capacity(dict.len());
-                for (code, v) in dict.values().iter().enumerate() {
-                    by_code.push(flag(v).ok_or_else(|| {
-                        Error::data(
-                            Location::at(
-                                table.source(),
-                                dict.first_line(code as u32),
-                                Some(fc as u64 + 1),
-                            ),
-                            format!("flag `{v}` of column `{f}` is not 1/0, true/false or yes/no"),
-                        )
-                    })?);
-                }
+                let by_code = flag_codes(&table, fc, f)?;
                 flags[c] = Some(
                     table
                         .codes(fc)
@@ -375,6 +473,21 @@ pub fn anonymize(
         timings,
         seconds: 0.0,
     };
+    let unlisted: Vec<String> = config
+        .unlisted_released(data.table.header())
+        .into_iter()
+        .filter(|c| {
+            data.table
+                .column_index(c)
+                .is_some_and(|i| data.roles[i] != Role::Identifying)
+        })
+        .collect();
+    if !unlisted.is_empty() {
+        report.warnings.push(format!(
+            "columns not listed under [attributes] are released as they are: {}",
+            unlisted.join(", ")
+        ));
+    }
     if config.output.keep_order {
         report
             .warnings

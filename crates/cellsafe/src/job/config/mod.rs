@@ -30,6 +30,7 @@ mod spec;
 
 pub use spec::{
     AttributeSpec, InputSpec, ObjectiveSpec, OutputSpec, OutputValues, ParetoSpec, SearchSpec,
+    SensitivitySpec,
 };
 
 /// A whole job description.
@@ -161,6 +162,9 @@ impl Config {
         }
         if let Some(p) = self.safety.as_ref().and_then(|s| s.file.as_ref()) {
             files.push(("the [safety] file".to_owned(), self.resolve(p)));
+        }
+        if let Some(s) = &self.input.sensitivity {
+            files.push(("the flags file".to_owned(), self.resolve(&s.file)));
         }
         files
     }

@@ -56,6 +56,20 @@ pub struct InputSpec {
     /// builders skip them. Without this, missing markers are values like any other.
     #[serde(default)]
     pub(crate) missing: Vec<String>,
+    /// Where the flags of semi-sensitive cells live when not in the data file.
+    #[serde(default)]
+    pub sensitivity: Option<SensitivitySpec>,
+}
+
+/// `[input.sensitivity]`: a separate file of per-person flags, one row per key, whose
+/// columns the semi-sensitive attributes' `flag` keys name (same CSV format as the input).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensitivitySpec {
+    /// Path of the flags file, relative to the config file.
+    pub file: PathBuf,
+    /// The key column, in both files (every data row's key must be in the flags file once).
+    pub key: String,
 }
 
 fn default_role() -> Role {
