@@ -53,19 +53,6 @@ fn config(extra: &str, dir: &Path) -> Config {
     Config::from_file(&file).unwrap()
 }
 
-fn read(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .from_path(path)
-        .unwrap();
-    let header = rdr.headers().unwrap().iter().map(String::from).collect();
-    let rows = rdr
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
-
 /// The hierarchy rows of `name`: leaf → its ancestors' labels.
 fn ancestors(name: &str) -> HashMap<String, Vec<String>> {
     let path = common::examples().join(format!("adult/adult_hierarchy_{name}.csv"));
@@ -103,17 +90,12 @@ fn run(config: &Config, dir: &Path) -> Run {
 
 /// Checks the written release from the definitions; returns the group sizes by id.
 fn check(run: &Run, k: usize, l: Option<usize>) -> HashMap<String, usize> {
-    let (header, rows) = read(&run.out);
-    let (in_header, input) = read(&common::examples().join("adult/adult.csv"));
+    let (header, rows) = common::read_semicolon(&run.out);
+    let (in_header, input) = common::read_semicolon(&common::examples().join("adult/adult.csv"));
     let mut want = in_header.clone();
     want.push("gid".into());
     assert_eq!(header, want);
-    let lines: Vec<usize> = std::fs::read_to_string(&run.mapping)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split_once(',').unwrap().1.parse::<usize>().unwrap() - 2)
-        .collect();
+    let lines: Vec<usize> = common::mapping_rows(&run.mapping);
     assert_eq!(lines.len(), input.len());
     assert_eq!(lines.iter().collect::<HashSet<_>>().len(), input.len());
     let hierarchies: HashMap<&str, HashMap<String, Vec<String>>> =
@@ -276,12 +258,7 @@ fn the_audit_fails_on_a_tampered_release() {
         .collect();
     let quasi: Vec<(String, &Hierarchy)> =
         hierarchies.iter().map(|(n, h)| (n.clone(), h)).collect();
-    let rows: Vec<usize> = std::fs::read_to_string(&r.mapping)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split_once(',').unwrap().1.parse::<usize>().unwrap() - 2)
-        .collect();
+    let rows: Vec<usize> = common::mapping_rows(&r.mapping);
     let models = c.privacy.clone();
     let expected = LocalExpected {
         quasi: &quasi,

@@ -11,6 +11,31 @@ use cellsafe::data::Role;
 use cellsafe::job::config::Config;
 use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
 
+/// A `;`-separated file's header and rows.
+pub fn read_semicolon(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_path(path)
+        .unwrap();
+    let header = rdr.headers().unwrap().iter().map(String::from).collect();
+    let rows = rdr
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The 0-based input row of each released row, from a mapping file (input lines count the
+/// header as line 1).
+pub fn mapping_rows(path: &std::path::Path) -> Vec<usize> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.parse::<usize>().unwrap() - 2)
+        .collect()
+}
+
 pub fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
