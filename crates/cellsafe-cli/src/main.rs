@@ -445,6 +445,12 @@ pub(crate) fn anonymize(
                     "the transformation {levels:?} does not satisfy the privacy models within \
                      the suppression limit (`cellsafe evaluate --levels` says why)"
                 ),
+                None if config.search.algorithm == cellsafe::algorithm::Algorithm::Mondrian => {
+                    eprintln!(
+                        "the whole table, as one group, fails the privacy models: nothing can \
+                         be released"
+                    )
+                }
                 None => eprintln!(
                     "no transformation satisfies the privacy models within the suppression limit"
                 ),

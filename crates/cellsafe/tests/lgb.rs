@@ -248,6 +248,15 @@ fn config_errors_are_named_by_key() {
     assert_eq!(key_of(&e), "attributes.salary");
     let e = err(&|t| t.replace("[[privacy]]\nmodel = \"k-anonymity\"\nk = 5\n", ""));
     assert_eq!(key_of(&e), "privacy");
+    // occupation's commonest value holds more than 1/20 of its cells: named by key
+    let e = err(&|t| {
+        t.replace(
+            "attribute = \"occupation\"\nl = 5",
+            "attribute = \"occupation\"\nl = 20",
+        )
+    });
+    assert_eq!(key_of(&e), "privacy");
+    assert!(e.to_string().contains("occupation"), "{e}");
     // a semi-sensitive column in a level-based search
     let c = config(dir.path(), |t| {
         t.replace("algorithm = \"lgb\"", "algorithm = \"optimal\"")

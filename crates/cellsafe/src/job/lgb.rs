@@ -17,7 +17,7 @@ use crate::anonymizer::Timings;
 use crate::criteria::{Distance, ModelSpec};
 use crate::data::table::Table;
 use crate::data::Role;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, ProblemError, Result};
 use crate::observer::Observer;
 use crate::release::audit::Audit;
 use crate::release::output::{check_paths, Transaction};
@@ -453,7 +453,12 @@ pub fn anonymize(
         order,
         queries,
         observer,
-    )?;
+    )
+    .map_err(|e| match e {
+        // a protection the data cannot meet: the [[privacy]] models chose it
+        Error::Problem(ProblemError::Local(m)) => Error::config(config.file_name(), "privacy", m),
+        e => e,
+    })?;
     let mut timings = release.timings;
     timings.read = read;
     timings.encode = encode;
