@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{check_audit, Timings};
 use crate::algorithm::lgb::query::{query_error, QueryError};
-use crate::algorithm::lgb::{bucket, lgb, Lgb, LgbData, LgbSpec, Protection};
+use crate::algorithm::lgb::{bucket, column_distribution, lgb, Lgb, LgbData, LgbSpec, Protection};
 use crate::data::table::{CsvFormat, Table};
 use crate::error::{Error, Result};
 use crate::observer::Observer;
@@ -27,10 +27,11 @@ pub struct BucketFigures {
     pub count: usize,
     /// Cells of the smallest bucket.
     pub min_size: usize,
-    /// Fewest distinct values in a bucket (the l achieved).
+    /// Fewest distinct sensitive values in a bucket (the l achieved; cells moved there by a
+    /// merge do not count).
     pub l: usize,
-    /// Under t-closeness: the largest distance of a bucket's distribution from the
-    /// attribute's (the t achieved).
+    /// Under t-closeness: the largest distance of a bucket's sensitive values from the whole
+    /// column's distribution (the t achieved).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t: Option<f64>,
     /// Cells bucketized.
@@ -193,19 +194,20 @@ fn figures(data: &LgbData, found: &Lgb) -> LgbFigures {
         .zip(&found.buckets)
         .map(|(b, buckets)| {
             let codes = data.table.codes(b.column);
-            let all: Vec<u32> = buckets.iter().flatten().copied().collect();
-            let mut counts = vec![0usize; b.rank.len()];
-            for &r in &all {
-                counts[codes[r as usize] as usize] += 1;
-            }
-            let reference: Vec<f64> = counts
-                .iter()
-                .map(|&c| c as f64 / all.len().max(1) as f64)
-                .collect();
-            let mut by_rank: Vec<u32> = (0..counts.len() as u32)
-                .filter(|&v| counts[v as usize] > 0)
+            let reference = column_distribution(codes, b.rank.len());
+            let mut by_rank: Vec<u32> = (0..reference.len() as u32)
+                .filter(|&v| reference[v as usize] > 0.0)
                 .collect();
             by_rank.sort_by_key(|&v| b.rank[v as usize]);
+            // the cells the recipient does not know: flagged, or a sensitive attribute's
+            let secret = |r: u32| match b.attribute {
+                Some(a) => data.flags[a].as_ref().is_some_and(|f| f[r as usize]),
+                None => true,
+            };
+            let sensitive: Vec<Vec<u32>> = buckets
+                .iter()
+                .map(|rows| rows.iter().copied().filter(|&r| secret(r)).collect())
+                .collect();
             let distinct = |rows: &Vec<u32>| {
                 let mut v: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
                 v.sort_unstable();
@@ -216,18 +218,18 @@ fn figures(data: &LgbData, found: &Lgb) -> LgbFigures {
                 Protection::Closeness { ordered, .. } => Some(ordered),
                 Protection::Diversity { .. } => None,
             };
+            let protected = sensitive.iter().filter(|rows| !rows.is_empty());
             BucketFigures {
                 attribute: b.name.clone(),
                 count: buckets.len(),
                 min_size: buckets.iter().map(Vec::len).min().unwrap_or(0),
-                l: buckets.iter().map(distinct).min().unwrap_or(0),
+                l: protected.clone().map(distinct).min().unwrap_or(0),
                 t: closeness.map(|ordered| {
-                    buckets
-                        .iter()
+                    protected
                         .map(|rows| bucket::distance(rows, codes, &reference, &by_rank, ordered))
                         .fold(0.0, f64::max)
                 }),
-                cells: all.len(),
+                cells: buckets.iter().map(Vec::len).sum(),
             }
         })
         .collect();

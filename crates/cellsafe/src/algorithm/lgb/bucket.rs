@@ -8,8 +8,11 @@
 //! with probability above 1/l (Corollary 2).
 //!
 //! For attributes with too few values for l-diversity (sex), [`t_buckets`] makes buckets
-//! whose value distribution is within t of the attribute's (paper 004 section 4): the cells
-//! in value order are dealt round-robin into as many buckets as the bound allows.
+//! whose value distribution is within t of the whole column's (paper 004 section 4; not of
+//! the flagged cells', which may all share one value): the cells in value order are dealt
+//! round-robin into as many buckets as the bound allows, and an attribute whose flagged
+//! cells are farther than t even all together is refused. Cells moved into buckets by a
+//! merge ([`attach`]) hold values the recipient may know and count towards neither.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -144,29 +147,24 @@ pub fn distance(
     }
 }
 
-/// Buckets of `rows` each within distance `t` of the distribution of `rows` (see
-/// [`distance`]): the rows in value order dealt round-robin into B buckets, B the largest
-/// tried (from n over the size the bound suggests, down by a tenth) for which every
-/// bucket passes; one bucket always does.
+/// Buckets of `rows` each within distance `t` of `reference` (the whole column's
+/// distribution; see [`distance`]): the rows in value order dealt round-robin into B
+/// buckets, B the largest tried (from n over the size the bound suggests, down by a tenth)
+/// for which every bucket passes. `None` when not even one bucket of all the rows does.
 pub fn t_buckets(
     rows: &[u32],
     value: &[u32],
     rank: &[u32],
     t: f64,
     ordered: bool,
-) -> Vec<Vec<u32>> {
+    reference: &[f64],
+) -> Option<Vec<Vec<u32>>> {
     if rows.is_empty() {
-        return Vec::new();
-    }
-    let values = rank.len();
-    let mut counts = vec![0usize; values];
-    for &r in rows {
-        counts[value[r as usize] as usize] += 1;
+        return Some(Vec::new());
     }
     let n = rows.len();
-    let reference: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
-    let mut by_rank: Vec<u32> = (0..values as u32)
-        .filter(|&v| counts[v as usize] > 0)
+    let mut by_rank: Vec<u32> = (0..reference.len() as u32)
+        .filter(|&v| reference[v as usize] > 0.0)
         .collect();
     by_rank.sort_by_key(|&v| rank[v as usize]);
     let mut sorted = rows.to_vec();
@@ -179,17 +177,43 @@ pub fn t_buckets(
         for (i, &r) in sorted.iter().enumerate() {
             buckets[i % b].push(r);
         }
-        let ok = b == 1
-            || buckets
-                .iter()
-                .all(|bk| distance(bk, value, &reference, &by_rank, ordered) <= t + 1e-12);
-        if ok {
+        if buckets
+            .iter()
+            .all(|bk| distance(bk, value, reference, &by_rank, ordered) <= t + 1e-12)
+        {
             for bk in &mut buckets {
                 bk.sort_unstable();
             }
-            return buckets;
+            return Some(buckets);
+        }
+        if b == 1 {
+            return None;
         }
         b = (b * 9 / 10).min(b - 1).max(1);
+    }
+}
+
+/// Adds `rows` (cells whose values the recipient may know) to `buckets`, each to the first
+/// bucket without its value, else the first bucket; a bucket of their own when there is
+/// none. They count towards no protection, and take none away.
+pub fn attach(buckets: &mut Vec<Vec<u32>>, rows: &[u32], value: &[u32]) {
+    if rows.is_empty() {
+        return;
+    }
+    if buckets.is_empty() {
+        buckets.push(rows.to_vec());
+        return;
+    }
+    for &r in rows {
+        let v = value[r as usize];
+        let home = buckets
+            .iter()
+            .position(|b| b.iter().all(|&o| value[o as usize] != v))
+            .unwrap_or(0);
+        buckets[home].push(r);
+    }
+    for b in buckets.iter_mut() {
+        b.sort_unstable();
     }
 }
 
@@ -228,9 +252,9 @@ mod tests {
         fn t_buckets_are_t_close(values in proptest::collection::vec(0u32..4, 1..120), t in 0.05f64..0.5, ordered in any::<bool>()) {
             let rows: Vec<u32> = (0..values.len() as u32).collect();
             let rank: Vec<u32> = (0..4).collect();
-            let buckets = t_buckets(&rows, &values, &rank, t, ordered);
             let n = rows.len() as f64;
             let reference: Vec<f64> = (0..4).map(|v| values.iter().filter(|&&x| x == v).count() as f64 / n).collect();
+            let buckets = t_buckets(&rows, &values, &rank, t, ordered, &reference).unwrap();
             let by_rank: Vec<u32> = (0..4).filter(|&v| reference[v as usize] > 0.0).collect();
             let mut seen = vec![0; rows.len()];
             for b in &buckets {

@@ -209,12 +209,26 @@ impl LgbData {
     }
 }
 
+/// The share of each dictionary code among all rows of a column.
+pub fn column_distribution(codes: &[u32], values: usize) -> Vec<f64> {
+    let mut counts = vec![0usize; values];
+    for &c in codes {
+        counts[c as usize] += 1;
+    }
+    let n = codes.len().max(1) as f64;
+    counts.iter().map(|&c| c as f64 / n).collect()
+}
+
 /// Per dictionary code its position in value order (numbers by value, else by string).
 fn value_order(values: &[String]) -> Vec<u32> {
     let numbers: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
     let mut order: Vec<u32> = (0..values.len() as u32).collect();
     match numbers {
-        Some(x) => order.sort_by(|&a, &b| x[a as usize].total_cmp(&x[b as usize])),
+        Some(x) => order.sort_by(|&a, &b| {
+            x[a as usize]
+                .total_cmp(&x[b as usize])
+                .then_with(|| values[a as usize].cmp(&values[b as usize]))
+        }),
         None => order.sort_by(|&a, &b| values[a as usize].cmp(&values[b as usize])),
     }
     let mut rank = vec![0u32; values.len()];
@@ -264,30 +278,48 @@ pub fn lgb(data: &LgbData, spec: &LgbSpec, observer: &dyn Observer) -> Result<Op
     let Some(moved_cells) = partition::merge_small(&mut masks, base, k) else {
         return Ok(None);
     };
-    // buckets, per attribute
+    // buckets, per attribute: built from the sensitive cells (flagged, or every cell of a
+    // sensitive attribute); cells moved there by a merge hold values the recipient may
+    // know, so they never count towards l or t: they join buckets already protected
     let mut buckets = Vec::with_capacity(data.bucketed.len());
     for b in &data.bucketed {
-        let rows: Vec<u32> = match b.attribute {
-            Some(a) => (0..n as u32)
-                .filter(|&r| masks[r as usize] & (1 << a) == 0)
-                .collect(),
-            None => (0..n as u32).collect(),
+        let (sensitive, moved): (Vec<u32>, Vec<u32>) = match b.attribute {
+            Some(a) => {
+                let flagged = data.flags[a].as_ref().expect("semi-sensitive");
+                (0..n as u32)
+                    .filter(|&r| masks[r as usize] & (1 << a) == 0)
+                    .partition(|&r| flagged[r as usize])
+            }
+            None => ((0..n as u32).collect(), Vec::new()),
         };
         let codes = data.table.codes(b.column);
-        buckets.push(match b.protection {
-            Protection::Diversity { l } => bucket::l_buckets(&rows, codes, &b.rank, l.max(1))
+        let mut made = match b.protection {
+            Protection::Diversity { l } => bucket::l_buckets(&sensitive, codes, &b.rank, l.max(1))
                 .ok_or_else(|| {
                     ProblemError::Local(format!(
                         "the {} sensitive cells of `{}` cannot form {l}-diverse buckets: \
-                         one value holds more than 1/{l} of them",
-                        rows.len(),
+                         fewer than {l} of them, or one value holds more than 1/{l}",
+                        sensitive.len(),
                         b.name
                     ))
                 })?,
             Protection::Closeness { t, ordered } => {
-                bucket::t_buckets(&rows, codes, &b.rank, t, ordered)
+                let reference = column_distribution(codes, b.rank.len());
+                bucket::t_buckets(&sensitive, codes, &b.rank, t, ordered, &reference).ok_or_else(
+                    || {
+                        ProblemError::Local(format!(
+                            "the {} sensitive cells of `{}` cannot form buckets within t = {t} \
+                             of the column's distribution: even all of them together are \
+                             farther",
+                            sensitive.len(),
+                            b.name
+                        ))
+                    },
+                )?
             }
-        });
+        };
+        bucket::attach(&mut made, &moved, codes);
+        buckets.push(made);
     }
     // local generalization within each subset of the QI partition
     let domains: Vec<Domain> = data.attributes.iter().map(Domain::new).collect();

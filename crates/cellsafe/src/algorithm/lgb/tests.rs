@@ -157,14 +157,34 @@ proptest! {
                 })
                 .collect();
             let mut in_bucket = vec![0; n];
+            let codes = data.table.codes(b.column);
+            let reference = super::column_distribution(codes, b.rank.len());
+            let mut by_rank: Vec<u32> = (0..reference.len() as u32).filter(|&v| reference[v as usize] > 0.0).collect();
+            by_rank.sort_by_key(|&v| b.rank[v as usize]);
             for bucket in buckets {
-                let values: Vec<&str> = bucket.iter().map(|&r| data.table.value(r as usize, b.column)).collect();
-                match b.protection {
-                    Protection::Diversity { l } => {
-                        prop_assert!(bucket.len() >= l);
-                        prop_assert_eq!(values.iter().collect::<HashSet<_>>().len(), values.len());
+                // only flagged cells (all of a sensitive attribute's) are unknown to the
+                // recipient: they alone must make the bucket l-unique or t-close
+                let secret: Vec<u32> = bucket
+                    .iter()
+                    .copied()
+                    .filter(|&r| match b.attribute {
+                        Some(a) => data.flags[a].as_ref().unwrap()[r as usize],
+                        None => true,
+                    })
+                    .collect();
+                prop_assert!(!bucket.is_empty());
+                if !secret.is_empty() {
+                    let values: Vec<&str> = secret.iter().map(|&r| data.table.value(r as usize, b.column)).collect();
+                    match b.protection {
+                        Protection::Diversity { l } => {
+                            prop_assert!(values.len() >= l);
+                            prop_assert_eq!(values.iter().collect::<HashSet<_>>().len(), values.len());
+                        }
+                        Protection::Closeness { t, ordered } => {
+                            let d = super::bucket::distance(&secret, codes, &reference, &by_rank, ordered);
+                            prop_assert!(d <= t + 1e-9, "{} > {}", d, t);
+                        }
                     }
-                    Protection::Closeness { .. } => prop_assert!(!bucket.is_empty()),
                 }
                 for &r in bucket {
                     in_bucket[r as usize] += 1;
@@ -285,6 +305,119 @@ fn query_error_vanishes_without_generalization() {
             assert_eq!(e.mean, 0.0);
         } else {
             assert!(e.mean > 0.0 && e.median >= 0.0);
+        }
+    }
+}
+
+/// Only women flag their sex, in a column half men: buckets of flagged cells alone would
+/// all say "F" and sit at distance 0 from the flagged cells' own distribution, disclosing
+/// every flagged sex. Measured against the whole column they are 0.5 away, so t = 0.2 is
+/// refused (a regression: the reference used to be the flagged cells').
+#[test]
+fn t_closeness_is_measured_against_the_whole_column() {
+    let n = 100;
+    let rows: Vec<Vec<String>> = (0..n)
+        .map(|i| {
+            vec![
+                format!("r{}", i % 4),
+                ["M", "F"][i % 2].to_string(),
+                (i % 7).to_string(),
+            ]
+        })
+        .collect();
+    let table = Table::from_rows(vec!["race".into(), "sex".into(), "s".into()], &rows).unwrap();
+    let flags: Vec<bool> = (0..n).map(|i| i % 2 == 1 && i % 10 < 5).collect();
+    let columns = vec![
+        Column {
+            role: Role::QuasiIdentifying,
+            hierarchy: Some(flat(&["r0", "r1", "r2", "r3"].map(String::from))),
+            flags: None,
+            protection: None,
+        },
+        Column {
+            role: Role::SemiSensitive,
+            hierarchy: Some(flat(&["M", "F"].map(String::from))),
+            flags: Some(flags),
+            protection: Some(Protection::Closeness {
+                t: 0.2,
+                ordered: false,
+            }),
+        },
+        Column {
+            role: Role::Sensitive,
+            hierarchy: None,
+            flags: None,
+            protection: Some(Protection::Diversity { l: 1 }),
+        },
+    ];
+    let data = LgbData::new(table, columns).unwrap();
+    let spec = LgbSpec {
+        k: 2,
+        mode: Mode::Strict,
+        method: Method::Mdp,
+    };
+    let e = lgb(&data, &spec, &Silent).unwrap_err().to_string();
+    assert!(e.contains("within t"), "{e}");
+}
+
+/// Two persons flag only their age; their subset is too small, so their occupations are
+/// moved into buckets. Those values are public, so they must not count towards l: every
+/// occupation bucket's flagged values are l-unique on their own (a regression: a bucket of
+/// two moved values and one flagged one passed as 2-unique).
+#[test]
+fn moved_cells_do_not_count_towards_l() {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut age_flags = Vec::new();
+    let mut job_flags = Vec::new();
+    for i in 0..12 {
+        rows.push(vec![(30 + i).to_string(), format!("o{}", i % 4)]);
+        age_flags.push(false);
+        job_flags.push(i % 3 == 0);
+    }
+    for (age, job) in [(50, "Zoo"), (51, "Yak")] {
+        rows.push(vec![age.to_string(), job.to_string()]);
+        age_flags.push(true);
+        job_flags.push(false);
+    }
+    let table = Table::from_rows(vec!["age".into(), "job".into()], &rows).unwrap();
+    let values = |c: usize| -> Vec<String> {
+        let mut v: Vec<String> = rows.iter().map(|r| r[c].clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let columns = vec![
+        Column {
+            role: Role::SemiSensitive,
+            hierarchy: Some(flat(&values(0))),
+            flags: Some(age_flags),
+            protection: Some(Protection::Diversity { l: 1 }),
+        },
+        Column {
+            role: Role::SemiSensitive,
+            hierarchy: Some(flat(&values(1))),
+            flags: Some(job_flags.clone()),
+            protection: Some(Protection::Diversity { l: 2 }),
+        },
+    ];
+    let data = LgbData::new(table, columns).unwrap();
+    let spec = LgbSpec {
+        k: 3,
+        mode: Mode::Strict,
+        method: Method::Mdp,
+    };
+    let out = lgb(&data, &spec, &Silent).unwrap().unwrap();
+    assert!(out.moved_cells >= 2);
+    let job = data.bucketed.iter().position(|b| b.name == "job").unwrap();
+    for bucket in &out.buckets[job] {
+        let flagged: Vec<&str> = bucket
+            .iter()
+            .filter(|&&r| job_flags[r as usize])
+            .map(|&r| data.table.value(r as usize, 1))
+            .collect();
+        if !flagged.is_empty() {
+            assert!(flagged.len() >= 2, "{bucket:?}");
+            assert_eq!(flagged.iter().collect::<HashSet<_>>().len(), flagged.len());
         }
     }
 }

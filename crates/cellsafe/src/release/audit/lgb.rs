@@ -6,8 +6,10 @@
 //! cell is the input's or, for a quasi-identifying cell, covers it; every group id's rows
 //! show the same values and are at least k, and so is every set of rows shown alike; and
 //! each bucket table lists, per bucket, exactly the values of the rows pointing to it, in
-//! value order (not row order), at least l of them all different, or within t of the
-//! attribute's distribution.
+//! value order (not row order), and that the bucket's sensitive values (its flagged
+//! cells, or all of a sensitive attribute's: cells moved there by a merge hold values the
+//! recipient may know) are at least l, all different, or within t of the whole column's
+//! distribution.
 
 use std::collections::HashMap;
 
@@ -126,6 +128,9 @@ pub fn audit_lgb_tables(
     let mut alike: FxHashMap<Vec<&str>, usize> = FxHashMap::default();
     // per input column with buckets: bid → the input values of the rows pointing to it
     let mut pointed: HashMap<usize, FxHashMap<&str, Vec<&str>>> = HashMap::new();
+    // the same for the rows whose cell is sensitive (flagged, or a sensitive attribute's):
+    // only those values are unknown to the recipient, so only they count towards l and t
+    let mut secret: HashMap<usize, FxHashMap<&str, Vec<&str>>> = HashMap::new();
     for (i, &r) in expected.rows.iter().enumerate() {
         for (out, &(c, is_bid)) in layout.iter().enumerate() {
             let col = &expected.columns[c];
@@ -140,6 +145,14 @@ pub fn audit_lgb_tables(
                         .entry(cell)
                         .or_default()
                         .push(value);
+                    if flagged || col.role == Role::Sensitive {
+                        secret
+                            .entry(c)
+                            .or_default()
+                            .entry(cell)
+                            .or_default()
+                            .push(value);
+                    }
                 }
                 let shown = col.role == Role::SemiSensitive && !main.value(i, out - 1).is_empty();
                 if cell.is_empty() == shown {
@@ -238,20 +251,22 @@ pub fn audit_lgb_tables(
                 _ => listed.push((bid, vec![value])),
             }
         }
-        let all: Vec<&str> = listed.iter().flat_map(|(_, v)| v.iter().copied()).collect();
-        let numeric = all.iter().all(|v| number::parse(v).is_some());
+        // value order and the reference distribution: the whole input column's
+        let column: Vec<&str> = (0..original.rows()).map(|r| original.value(r, c)).collect();
+        let numeric = column.iter().all(|v| number::parse(v).is_some());
         let order = |a: &&str, b: &&str| {
             if numeric {
                 number::parse(a)
                     .unwrap_or(0.0)
                     .total_cmp(&number::parse(b).unwrap_or(0.0))
+                    .then_with(|| a.cmp(b))
             } else {
                 a.cmp(b)
             }
         };
         let mut distribution: Vec<(&str, f64)> = Vec::new();
         {
-            let mut sorted = all.clone();
+            let mut sorted = column.clone();
             sorted.sort_by(order);
             for v in sorted {
                 match distribution.last_mut() {
@@ -260,9 +275,10 @@ pub fn audit_lgb_tables(
                 }
             }
             for (_, n) in &mut distribution {
-                *n /= all.len() as f64;
+                *n /= column.len().max(1) as f64;
             }
         }
+        let mut unknown = secret.remove(&c).unwrap_or_default();
         let mut from_rows = pointed.remove(&c).unwrap_or_default();
         let mut seen = std::collections::HashSet::new();
         for (bid, values) in &listed {
@@ -283,13 +299,20 @@ pub fn audit_lgb_tables(
                     rows_values.len()
                 ));
             }
+            // what the recipient does not know: the sensitive cells' values
+            let mut values = unknown.remove(bid).unwrap_or_default();
+            values.sort_by(order);
+            if values.is_empty() {
+                continue;
+            }
             match protection {
                 Protection::Diversity { l } => {
                     let mut distinct = values.clone();
                     distinct.dedup();
                     if values.len() < l || distinct.len() != values.len() {
                         violate(format!(
-                            "bucket {bid} of `{name}` has {} values, {} different: not {l}-unique",
+                            "bucket {bid} of `{name}` has {} sensitive values, {} different: \
+                             not {l}-unique",
                             values.len(),
                             distinct.len()
                         ));
@@ -319,7 +342,8 @@ pub fn audit_lgb_tables(
                     };
                     if d > t + 1e-9 {
                         violate(format!(
-                            "bucket {bid} of `{name}` is {d:.4} from the whole, more than t = {t}"
+                            "bucket {bid} of `{name}` is {d:.4} from the column's distribution, \
+                             more than t = {t}"
                         ));
                     }
                 }
