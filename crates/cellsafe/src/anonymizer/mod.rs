@@ -516,15 +516,7 @@ impl<'a> Anonymizer<'a> {
             write_and_read(&table, &self.format, &rows, &mut release.timings)?;
         let schema = SetTable::new(problem, &self.set_based.families())?;
         let audit = audit::audit_set_based_table(&written, &schema)?;
-        release.timings.audit = clock.elapsed().as_secs_f64();
-        check_audit(&audit)?;
-        release.written = Some(Written {
-            rows,
-            csv,
-            audit,
-            warnings: Vec::new(),
-        });
-        Ok(())
+        keep_audited(release, clock, audit, rows, csv)
     }
 }
 
@@ -566,16 +558,8 @@ impl Anonymizer<'_> {
                 gid: table.gid_name(),
             },
         )?;
-        release.timings.audit = clock.elapsed().as_secs_f64();
-        check_audit(&audit)?;
         release.local = Some(utility(&recoded));
-        release.written = Some(Written {
-            rows,
-            csv,
-            audit,
-            warnings: Vec::new(),
-        });
-        Ok(())
+        keep_audited(release, clock, audit, rows, csv)
     }
 }
 
@@ -609,6 +593,26 @@ fn write_and_read(
     let clock = Instant::now();
     let written = Table::from_bytes(&csv, Path::new(RELEASED), format)?;
     Ok((csv, written, clock))
+}
+
+/// Times the audit from `clock`, stops on a failed one, and keeps the audited bytes
+/// (releases without warnings: set-based and local ones).
+fn keep_audited(
+    release: &mut Release,
+    clock: Instant,
+    audit: Audit,
+    rows: Vec<usize>,
+    csv: Vec<u8>,
+) -> Result<()> {
+    release.timings.audit = clock.elapsed().as_secs_f64();
+    check_audit(&audit)?;
+    release.written = Some(Written {
+        rows,
+        csv,
+        audit,
+        warnings: Vec::new(),
+    });
+    Ok(())
 }
 
 /// A failed audit stops the release.
