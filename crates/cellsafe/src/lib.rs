@@ -12,6 +12,8 @@
 //! - [`algorithm`]: the problem (data, models, metric) and the searches that solve it;
 //! - [`release`]: the released table, its one writer, and the independent audit;
 //! - [`anonymizer`]: the in-memory API over all of them ([`Anonymizer`]);
+//! - [`gatekeeper`]: answers to queries judged together with what their recipient already
+//!   holds (paper 002's Cellsecu gatekeeper, without the service around it);
 //! - [`job`]: a TOML job description turned into calls of the layers above, and the report.
 //!
 //! [`error`] and [`observer`] (progress reports and cancellation of long work) are shared by
@@ -27,6 +29,7 @@ pub mod criteria;
 pub mod data;
 pub mod error;
 pub mod framework;
+pub mod gatekeeper;
 pub mod hierarchy;
 pub mod job;
 pub mod metric;

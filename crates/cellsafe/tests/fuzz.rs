@@ -792,6 +792,7 @@ fn located(e: &Error) -> bool {
         | Error::Problem(_)
         | Error::Disclosure(_)
         | Error::Pareto(_)
+        | Error::Query(_)
         | Error::Release(_)
         | Error::Intractable(_) => false,
     }

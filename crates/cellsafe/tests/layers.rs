@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["algorithm"],
     &["release"],
     &["anonymizer"],
+    &["gatekeeper"],
     &["job"],
 ];
 

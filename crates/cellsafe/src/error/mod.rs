@@ -131,6 +131,9 @@ pub enum Error {
     /// A multi-objective search that cannot run as given (paper 003).
     #[error(transparent)]
     Pareto(#[from] ParetoError),
+    /// A query to the gatekeeper that it cannot answer as asked (gatekeeper layer).
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// An exact method cannot handle an instance this large (a budget was exceeded, or a
     /// count does not fit in 128 bits); another method may.
     #[error("too large for this method: {0}")]
@@ -337,6 +340,31 @@ pub enum ProblemError {
         name: String,
         /// What is wrong.
         message: String,
+    },
+}
+
+/// A query the gatekeeper cannot answer as asked: the front end turns it into a client error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QueryError {
+    /// The query names a column the table does not have.
+    #[error("unknown column `{0}`")]
+    UnknownColumn(String),
+    /// The query selects no column the recipient may receive.
+    #[error("the query selects no column that may be released (identifying columns are dropped)")]
+    NoColumns,
+    /// A condition tests an identifying column: the answer would tell who each row is.
+    #[error("column `{0}` is identifying: a query may not select rows by it")]
+    Identifying(String),
+    /// An ordering comparison on a column whose values are not all numbers.
+    #[error("column `{0}` is not numeric: only `=`, `<>`, `IN` and `NOT IN` can test it")]
+    NotOrdered(String),
+    /// A literal compared with a numeric column is not a number.
+    #[error("column `{column}` is numeric, but `{value}` is not a number")]
+    NotNumber {
+        /// The column tested.
+        column: String,
+        /// The literal as written.
+        value: String,
     },
 }
 

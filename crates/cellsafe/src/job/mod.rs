@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod disclosure;
+pub mod gatekeeper;
 pub mod lgb;
 pub mod pareto;
 pub mod pareto_page;

@@ -104,6 +104,12 @@ impl<'a> SetTable<'a> {
         })
     }
 
+    /// Replaces every cell (`cells` in this table's layout: per column, row-major words).
+    pub(crate) fn replace_cells(&mut self, cells: Vec<Vec<u64>>) {
+        debug_assert_eq!(cells.len(), self.cells.len());
+        self.cells = cells;
+    }
+
     /// Rows (one per person).
     pub fn rows(&self) -> usize {
         self.problem.data.rows()

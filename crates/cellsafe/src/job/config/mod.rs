@@ -65,6 +65,13 @@ pub struct Config {
     /// `[pareto]`: the objectives of `cellsafe pareto` (paper 003).
     #[serde(default)]
     pub pareto: Option<ParetoSpec>,
+    /// `[gatekeeper]`: how the query service generalizes answers.
+    #[serde(default)]
+    pub gatekeeper: Option<crate::gatekeeper::GatekeeperSpec>,
+    /// `[service]`: the query service's own settings (address, database, users), read by
+    /// the service itself.
+    #[serde(default)]
+    pub service: Option<toml::Table>,
     #[serde(skip)]
     file: PathBuf,
 }

@@ -1,0 +1,556 @@
+//! One answer through the pipeline: filter, test, generalize, answer.
+
+use std::collections::BTreeMap;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::knowledge::{DisclosedColumn, Disclosure, Knowledge};
+use super::request::Request;
+use super::Center;
+use crate::algorithm::problem::Problem;
+use crate::algorithm::setbased::SetTable;
+use crate::data::table::Table;
+use crate::data::Role;
+use crate::error::{QueryError, Result};
+use crate::framework::dataset::Dataset;
+use crate::metric::MetricSpec;
+
+/// What the gatekeeper did with a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Safe as asked: released unchanged.
+    Released,
+    /// Unsafe as asked: released generalized.
+    Generalized,
+    /// No generalization tried is safe: nothing released.
+    Refused,
+}
+
+/// How the released cells were generalized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Not at all.
+    None,
+    /// Hierarchy levels of the selected quasi-identifiers (the lowest safe layer of the
+    /// lattice; figure 11 of paper 002).
+    Levels,
+}
+
+/// The gatekeeper's verdict on one query.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// Released, generalized or refused.
+    pub outcome: Outcome,
+    /// How cells were generalized.
+    pub method: Method,
+    /// Level of each selected quasi-identifier (0: as in the data).
+    pub levels: BTreeMap<String, u8>,
+    /// Released cells that hold more than one value.
+    pub generalized_cells: usize,
+    /// Rows released (0 when refused).
+    pub rows: usize,
+    /// Generalizations tested.
+    pub tested: usize,
+    /// Identifying columns the filter dropped.
+    pub dropped: Vec<String>,
+    /// What the answer as asked failed (for the audit; names no person).
+    pub failures: Vec<String>,
+    /// Why nothing was released (refused answers).
+    pub reason: Option<String>,
+}
+
+/// An answer, ready to send.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// Released column names.
+    pub columns: Vec<String>,
+    /// Released rows, in a random order drawn from the seed (empty when refused).
+    pub rows: Vec<Vec<String>>,
+    /// What was decided.
+    pub verdict: Verdict,
+    /// What the recipient now also holds (None when refused).
+    pub disclosure: Option<Disclosure>,
+}
+
+/// The outcome of testing one generalization.
+#[derive(Debug, Clone, Default)]
+struct Check {
+    safe: bool,
+    /// Persons whose confidential formulas become known.
+    exposed: usize,
+    /// Whether the class-based models fail.
+    classes_fail: bool,
+}
+
+/// A query resolved against the center.
+struct Plan {
+    /// Selected set columns, in the order asked.
+    selected: Vec<usize>,
+    dropped: Vec<String>,
+    /// Released rows, ascending.
+    rows: Vec<u32>,
+    /// Selected quasi-identifying set columns (the lattice's attributes).
+    quasi: Vec<usize>,
+    /// Knowledge with this answer's conditions and exact cells added.
+    base: Knowledge,
+    /// The answer's own table, for the class-based models.
+    classes: Option<(Problem, Vec<usize>)>,
+}
+
+impl Center {
+    /// Judges `request`, whose rows the database found to be `rows` (0-based table rows),
+    /// for a recipient holding `knowledge`; `seed` draws the released row order. See the
+    /// module docs for the steps.
+    pub fn answer(
+        &self,
+        knowledge: &Knowledge,
+        request: &Request,
+        rows: &[u32],
+        seed: u64,
+    ) -> Result<Answer> {
+        let plan = self.plan(knowledge, request, rows)?;
+        let maxima: Vec<u8> = plan
+            .quasi
+            .iter()
+            .map(|&j| {
+                let q = self.columns[j].quasi.expect("a quasi-identifier");
+                (self.problem.data.quasi[q].hierarchy.levels() - 1) as u8
+            })
+            .collect();
+        let bottom = vec![0u8; maxima.len()];
+        let first = self.check(&plan, &bottom);
+        let mut failures = Vec::new();
+        if first.exposed > 0 {
+            failures.push(format!(
+                "logical safety: {} person(s) would have a confidential formula known",
+                first.exposed
+            ));
+        }
+        if first.classes_fail {
+            failures.push(format!("class-based models: {}", self.model_names()));
+        }
+        let mut tested = 1;
+        let chosen = if first.safe {
+            Some(bottom)
+        } else if maxima == bottom || !self.check(&plan, &maxima).safe {
+            tested += usize::from(maxima != bottom);
+            None
+        } else {
+            tested += 1;
+            let (found, t) = self.lowest_safe_layer(&plan, &maxima);
+            tested += t;
+            Some(found.unwrap_or_else(|| maxima.clone()))
+        };
+        let dropped = plan.dropped.clone();
+        let columns: Vec<String> = plan
+            .selected
+            .iter()
+            .map(|&j| self.columns[j].name.clone())
+            .collect();
+        let Some(levels) = chosen else {
+            return Ok(Answer {
+                columns,
+                rows: Vec::new(),
+                verdict: Verdict {
+                    outcome: Outcome::Refused,
+                    method: Method::None,
+                    levels: BTreeMap::new(),
+                    generalized_cells: 0,
+                    rows: 0,
+                    tested,
+                    dropped,
+                    failures,
+                    reason: Some(
+                        "no generalization of the selected quasi-identifiers makes this answer \
+                         safe together with what you have already received"
+                            .into(),
+                    ),
+                },
+                disclosure: None,
+            });
+        };
+        let generalized = levels.iter().any(|&l| l > 0);
+        let (rendered, disclosure) = self.render(&plan, &levels, request, seed);
+        let verdict = Verdict {
+            outcome: if generalized {
+                Outcome::Generalized
+            } else {
+                Outcome::Released
+            },
+            method: if generalized {
+                Method::Levels
+            } else {
+                Method::None
+            },
+            levels: plan
+                .quasi
+                .iter()
+                .zip(&levels)
+                .map(|(&j, &l)| (self.columns[j].name.clone(), l))
+                .collect(),
+            generalized_cells: self.generalized_cells(&plan, &levels),
+            rows: plan.rows.len(),
+            tested,
+            dropped,
+            failures,
+            reason: None,
+        };
+        Ok(Answer {
+            columns,
+            rows: rendered,
+            verdict,
+            disclosure: Some(disclosure),
+        })
+    }
+
+    fn model_names(&self) -> String {
+        self.models
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Resolves columns and conditions and adds what the answer says regardless of the
+    /// generalization (its conditions, its exact confidential cells) to the knowledge.
+    fn plan(&self, knowledge: &Knowledge, request: &Request, rows: &[u32]) -> Result<Plan> {
+        let table = &self.problem.data.table;
+        let mut selected = Vec::new();
+        let mut dropped = Vec::new();
+        let names: Vec<&str> = request
+            .columns
+            .iter()
+            .flat_map(|c| -> Vec<&str> {
+                if c == "*" {
+                    table.header().iter().map(|h| h.as_str()).collect()
+                } else {
+                    vec![c.as_str()]
+                }
+            })
+            .collect();
+        for name in names {
+            if table.column_index(name).is_none() {
+                return Err(QueryError::UnknownColumn(name.into()).into());
+            }
+            match self.set_column(name) {
+                Some(j) if !selected.contains(&j) => selected.push(j),
+                Some(_) => {}
+                None if !dropped.iter().any(|d| d == name) => dropped.push(name.to_string()),
+                None => {}
+            }
+        }
+        if selected.is_empty() {
+            return Err(QueryError::NoColumns.into());
+        }
+        let tests = self.tests(&request.conditions)?;
+        let n = self.rows();
+        let mut rows = rows.to_vec();
+        rows.sort_unstable();
+        rows.dedup();
+        if let Some(&r) = rows.iter().find(|&&r| r as usize >= n) {
+            return Err(crate::error::Error::Invalid(format!(
+                "row {r} is not a row of the table ({n} rows)"
+            )));
+        }
+        let mut released = vec![false; n];
+        for &r in &rows {
+            released[r as usize] = true;
+        }
+        let mut base = knowledge.clone();
+        self.narrow_by_conditions(&mut base, &tests, &released);
+        let quasi: Vec<usize> = selected
+            .iter()
+            .copied()
+            .filter(|&j| self.columns[j].quasi.is_some())
+            .collect();
+        for &j in selected
+            .iter()
+            .filter(|&&j| self.columns[j].quasi.is_none())
+        {
+            for &r in &rows {
+                let v = self.original[j][r as usize];
+                let exact = self.columns[j].bits_of([v]);
+                self.intersect(&mut base, r as usize, j, &exact);
+            }
+        }
+        let conditioned: Vec<usize> = tests.iter().map(|(j, _)| *j).collect();
+        let classes = self.answer_problem(&selected, &conditioned, &rows)?;
+        Ok(Plan {
+            selected,
+            dropped,
+            rows,
+            quasi,
+            base,
+            classes,
+        })
+    }
+
+    /// The answer's rows as a table of their own, with the class-based models bound to it:
+    /// sensitive columns count when released or tested by a condition. With the answer's
+    /// quasi-identifier positions in that table's lattice.
+    fn answer_problem(
+        &self,
+        selected: &[usize],
+        conditioned: &[usize],
+        rows: &[u32],
+    ) -> Result<Option<(Problem, Vec<usize>)>> {
+        if self.models.is_empty() || rows.is_empty() {
+            return Ok(None);
+        }
+        let data = &self.problem.data;
+        let table = &data.table;
+        let keep: Vec<usize> = (0..table.header().len())
+            .filter(|&c| data.roles[c] != Role::Identifying)
+            .collect();
+        let header: Vec<String> = keep.iter().map(|&c| table.header()[c].clone()).collect();
+        let values: Vec<Vec<String>> = rows
+            .iter()
+            .map(|&r| {
+                keep.iter()
+                    .map(|&c| table.value(r as usize, c).to_string())
+                    .collect()
+            })
+            .collect();
+        let sub = Table::from_rows(header.clone(), &values)?;
+        let released = |name: &str| {
+            self.set_column(name)
+                .is_some_and(|j| selected.contains(&j) || conditioned.contains(&j))
+        };
+        let mut roles = Vec::new();
+        let mut sensitive_hierarchies = Vec::new();
+        for (&c, name) in keep.iter().zip(&header) {
+            let role = match data.roles[c] {
+                Role::Sensitive if released(name) => {
+                    let s = data.sensitive.iter().find(|s| &s.name == name);
+                    sensitive_hierarchies.push(s.and_then(|s| s.hierarchy.clone()));
+                    Role::Sensitive
+                }
+                Role::Sensitive => Role::Insensitive,
+                r => r,
+            };
+            roles.push(role);
+        }
+        let hierarchies = data
+            .quasi
+            .iter()
+            .map(|q| {
+                (
+                    q.hierarchy.clone(),
+                    std::path::PathBuf::from("<gatekeeper>"),
+                )
+            })
+            .collect();
+        let sub = Dataset::new(sub, roles, hierarchies, sensitive_hierarchies)?;
+        let models: Vec<_> = self
+            .models
+            .iter()
+            .filter(|m| m.attribute().is_none_or(&released))
+            .cloned()
+            .collect();
+        if models.is_empty() {
+            return Ok(None);
+        }
+        let problem = Problem::new(sub, &models, 0.0, &MetricSpec::default())?;
+        let positions = data
+            .quasi
+            .iter()
+            .map(|q| self.set_column(&q.name).expect("a released column"))
+            .collect();
+        Ok(Some((problem, positions)))
+    }
+
+    /// Tests one generalization (levels of the plan's quasi-identifiers).
+    fn check(&self, plan: &Plan, levels: &[u8]) -> Check {
+        if let Some((problem, positions)) = &plan.classes {
+            let full: Vec<u8> = positions
+                .iter()
+                .zip(&problem.data.quasi)
+                .map(|(j, q)| match plan.quasi.iter().position(|x| x == j) {
+                    Some(i) => levels[i],
+                    None => (q.hierarchy.levels() - 1) as u8,
+                })
+                .collect();
+            let acceptable = problem
+                .evaluate(&full)
+                .map(|e| e.acceptable)
+                .unwrap_or(false);
+            if !acceptable {
+                return Check {
+                    safe: false,
+                    exposed: self.exposed(plan, levels),
+                    classes_fail: true,
+                };
+            }
+        }
+        let exposed = self.exposed(plan, levels);
+        Check {
+            safe: exposed == 0,
+            exposed,
+            classes_fail: false,
+        }
+    }
+
+    /// Persons whose confidential formulas the recipient would know after this answer
+    /// generalized to `levels`.
+    fn exposed(&self, plan: &Plan, levels: &[u8]) -> usize {
+        let mut k = plan.base.clone();
+        for (&j, &l) in plan.quasi.iter().zip(levels) {
+            let groups = self.group_bits(j, l);
+            let q = &self.problem.data.quasi[self.columns[j].quasi.expect("quasi")];
+            for &r in &plan.rows {
+                let g = q.hierarchy.code(l as usize, q.leaves[r as usize]);
+                self.intersect(&mut k, r as usize, j, &groups[g as usize]);
+            }
+        }
+        let mut table = SetTable::new(&self.problem, &Default::default())
+            .expect("the center's table was built the same way");
+        table.replace_cells(k.cells);
+        table.safety(0).unsafe_persons
+    }
+
+    /// Per group of column `j`'s hierarchy at `level`: its leaves as bits.
+    fn group_bits(&self, j: usize, level: u8) -> Vec<Vec<u64>> {
+        let col = &self.columns[j];
+        let h = &self.problem.data.quasi[col.quasi.expect("quasi")].hierarchy;
+        let mut groups = vec![vec![0u64; col.words]; h.cardinality(level as usize)];
+        for leaf in 0..col.values.len() as u32 {
+            let g = h.code(level as usize, leaf) as usize;
+            groups[g][leaf as usize / 64] |= 1 << (leaf % 64);
+        }
+        groups
+    }
+
+    /// The safe generalization of the lowest layer above the bottom that has one (fewest
+    /// generalized cells, then the smallest levels), and the generalizations tested.
+    fn lowest_safe_layer(&self, plan: &Plan, maxima: &[u8]) -> (Option<Vec<u8>>, usize) {
+        let top: usize = maxima.iter().map(|&m| m as usize).sum();
+        let mut tested = 0;
+        for sum in 1..top {
+            let layer = layer(maxima, sum);
+            if tested + layer.len() > self.spec.max_tests {
+                return (None, tested);
+            }
+            tested += layer.len();
+            let best = layer
+                .par_iter()
+                .filter(|levels| self.check(plan, levels).safe)
+                .map(|levels| (self.generalized_cells(plan, levels), levels.clone()))
+                .min();
+            if let Some((_, levels)) = best {
+                return (Some(levels), tested);
+            }
+        }
+        (None, tested)
+    }
+
+    /// Released quasi-identifier cells whose group holds more than one value.
+    fn generalized_cells(&self, plan: &Plan, levels: &[u8]) -> usize {
+        plan.quasi
+            .iter()
+            .zip(levels)
+            .map(|(&j, &l)| {
+                let q = &self.problem.data.quasi[self.columns[j].quasi.expect("quasi")];
+                let h = &q.hierarchy;
+                plan.rows
+                    .iter()
+                    .filter(|&&r| {
+                        let leaf = q.leaves[r as usize];
+                        h.group_size(l as usize, h.code(l as usize, leaf)) > 1
+                    })
+                    .count()
+            })
+            .sum()
+    }
+
+    /// The released rows in a random order drawn from `seed`, and the disclosure.
+    fn render(
+        &self,
+        plan: &Plan,
+        levels: &[u8],
+        request: &Request,
+        seed: u64,
+    ) -> (Vec<Vec<String>>, Disclosure) {
+        let level_of = |j: usize| {
+            plan.quasi
+                .iter()
+                .position(|&x| x == j)
+                .map(|i| levels[i] as usize)
+        };
+        let mut columns = Vec::new();
+        let mut text: Vec<Vec<String>> = vec![Vec::new(); plan.rows.len()];
+        for &j in &plan.selected {
+            let col = &self.columns[j];
+            let mut cells: Vec<Vec<String>> = Vec::new();
+            let mut index: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+            let mut of_row = Vec::with_capacity(plan.rows.len());
+            for (i, &r) in plan.rows.iter().enumerate() {
+                let v = self.original[j][r as usize];
+                let (key, label, members) = match (level_of(j), col.quasi) {
+                    (Some(l), Some(q)) => {
+                        let h = &self.problem.data.quasi[q].hierarchy;
+                        let g = h.code(l, v);
+                        let members: Vec<u32> = (0..col.values.len() as u32)
+                            .filter(|&x| h.code(l, x) == g)
+                            .collect();
+                        ((l as u32, g), h.label(l, g).to_string(), members)
+                    }
+                    _ => ((u32::MAX, v), col.values[v as usize].clone(), vec![v]),
+                };
+                let next = cells.len() as u32;
+                let c = *index.entry(key).or_insert_with(|| {
+                    cells.push(
+                        members
+                            .iter()
+                            .map(|&x| col.values[x as usize].clone())
+                            .collect(),
+                    );
+                    next
+                });
+                of_row.push(c);
+                text[i].push(label);
+            }
+            columns.push(DisclosedColumn {
+                name: col.name.clone(),
+                cells,
+                of_row,
+            });
+        }
+        text.shuffle(&mut ChaCha20Rng::seed_from_u64(seed));
+        let disclosure = Disclosure {
+            conditions: request.conditions.clone(),
+            rows: plan.rows.clone(),
+            columns,
+        };
+        (text, disclosure)
+    }
+}
+
+/// The level vectors below `maxima` whose levels sum to `sum`, in lexicographic order.
+fn layer(maxima: &[u8], sum: usize) -> Vec<Vec<u8>> {
+    fn fill(maxima: &[u8], sum: usize, prefix: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        let i = prefix.len();
+        if i == maxima.len() {
+            if sum == 0 {
+                out.push(prefix.clone());
+            }
+            return;
+        }
+        let rest: usize = maxima[i + 1..].iter().map(|&m| m as usize).sum();
+        for l in 0..=maxima[i].min(sum.min(255) as u8) {
+            if sum - l as usize <= rest {
+                prefix.push(l);
+                fill(maxima, sum - l as usize, prefix, out);
+                prefix.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    fill(maxima, sum, &mut Vec::new(), &mut out);
+    out
+}

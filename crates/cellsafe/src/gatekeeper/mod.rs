@@ -1,0 +1,230 @@
+//! The gatekeeper of paper 002 (section 4.4, figure 14): a recipient queries the data
+//! center freely, and every answer is filtered, tested, generalized when unsafe, and
+//! recorded as what that recipient now holds.
+//!
+//! A [`Center`] is one table with its roles, hierarchies, confidential formulas and
+//! class-based models. [`Center::answer`] takes a [`Request`] (columns and conditions), the
+//! rows the database found for it, and the recipient's [`Knowledge`], and returns an
+//! [`Answer`]:
+//!
+//! 1. *filter*: identifying columns are dropped (a condition on one is refused);
+//! 2. *test*: the answer is safe when the recipient's knowledge with this answer added is
+//!    safe under paper 002's set-based semantics (persons linked to rows through their
+//!    public values, links kept only on some perfect matching, confidential formulas known
+//!    in three-valued logic), and the answer's own classes satisfy every configured
+//!    class-based model;
+//! 3. *generalize*: when it is not, the selected quasi-identifiers are generalized by
+//!    hierarchy levels, layer by layer of the lattice from the bottom (figure 11), and the
+//!    safe answer generalizing the fewest cells in the lowest layer is chosen; when even
+//!    the top is unsafe the answer is refused;
+//! 4. *answer*: rows in a fresh random order (positions must not link rows across
+//!    answers), and the [`Disclosure`] the front end records with its audit entry and
+//!    adds to the recipient's knowledge.
+//!
+//! The front end (the service) owns the database, the query language, users and the audit
+//! log; this layer owns the decision.
+
+mod answer;
+mod knowledge;
+mod request;
+
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+pub use answer::{Answer, Method, Outcome, Verdict};
+pub use knowledge::{DisclosedColumn, Disclosure, Knowledge};
+pub use request::{plain_number, Condition, Request, Test};
+
+use crate::algorithm::problem::Problem;
+use crate::algorithm::setbased::SetTable;
+use crate::criteria::ModelSpec;
+use crate::data::Role;
+use crate::error::{Error, Result};
+use crate::framework::dataset::Dataset;
+use crate::metric::MetricSpec;
+
+/// `[gatekeeper]`: how answers are generalized.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatekeeperSpec {
+    /// Most generalizations tested for one answer before the most general one is taken
+    /// (default 4096).
+    pub max_tests: usize,
+}
+
+impl Default for GatekeeperSpec {
+    fn default() -> Self {
+        GatekeeperSpec { max_tests: 4096 }
+    }
+}
+
+/// One column that may be released: a quasi-identifier (public, generalized by levels)
+/// or a column formulas may mention (released as it is).
+#[derive(Debug, Clone)]
+pub(crate) struct CenterColumn {
+    pub(crate) name: String,
+    /// Index among the dataset's quasi-identifiers, for a public column.
+    pub(crate) quasi: Option<usize>,
+    /// Values by code: hierarchy leaves (public) or the domain (others).
+    pub(crate) values: Vec<String>,
+    index: FxHashMap<String, u32>,
+    /// Every value is a plain number.
+    pub(crate) numeric: bool,
+    pub(crate) words: usize,
+}
+
+impl CenterColumn {
+    pub(crate) fn all(&self) -> Vec<u64> {
+        self.bits_of(0..self.values.len() as u32)
+    }
+    pub(crate) fn bits_of(&self, codes: impl IntoIterator<Item = u32>) -> Vec<u64> {
+        let mut b = vec![0u64; self.words];
+        for v in codes {
+            b[v as usize / 64] |= 1 << (v % 64);
+        }
+        b
+    }
+    pub(crate) fn bits_where(&self, pass: &[bool]) -> Vec<u64> {
+        self.bits_of((0..pass.len() as u32).filter(|&v| pass[v as usize]))
+    }
+    pub(crate) fn code(&self, value: &str) -> Option<u32> {
+        self.index.get(value).copied()
+    }
+}
+
+/// A table of the data center, ready to answer queries.
+#[derive(Debug)]
+pub struct Center {
+    problem: Problem,
+    /// The columns that may be released: quasi-identifiers, then those formulas mention.
+    pub(crate) columns: Vec<CenterColumn>,
+    /// Per column, each row's value code.
+    pub(crate) original: Vec<Vec<u32>>,
+    /// The class-based models every answer's classes must satisfy.
+    models: Vec<ModelSpec>,
+    spec: GatekeeperSpec,
+}
+
+impl Center {
+    /// A center over `data` (its confidential formulas attached; a dataset without them is
+    /// judged by the class-based models alone). `models` are the configured models:
+    /// `logical-safety` is decided on the recipient's whole knowledge, the others on each
+    /// answer's classes.
+    pub fn new(data: Dataset, models: &[ModelSpec], spec: GatekeeperSpec) -> Result<Center> {
+        let data = if data.confidentiality.is_none() {
+            let roles = data.roles.clone();
+            let c = crate::data::confidentiality::setup::build(
+                &Default::default(),
+                &data.table,
+                &roles,
+                "<gatekeeper>",
+                |p| p.to_path_buf(),
+            )?;
+            data.with_confidentiality(c)
+        } else {
+            data
+        };
+        let models: Vec<ModelSpec> = models
+            .iter()
+            .filter(|m| !matches!(m, ModelSpec::LogicalSafety))
+            .cloned()
+            .collect();
+        for m in &models {
+            crate::criteria::Model::bind(m, &data)?;
+        }
+        let problem = Problem::new(data, &[], 0.0, &MetricSpec::default())?;
+        let set = SetTable::new(&problem, &FxHashMap::default())?;
+        let columns = set
+            .columns
+            .iter()
+            .map(|c| {
+                let quasi = problem.data.quasi.iter().position(|q| q.name == c.name);
+                CenterColumn {
+                    name: c.name.clone(),
+                    quasi: if c.public { quasi } else { None },
+                    numeric: c.values.iter().all(|v| plain_number(v).is_some()),
+                    index: c
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (v.clone(), i as u32))
+                        .collect(),
+                    words: c.values.len().div_ceil(64).max(1),
+                    values: c.values.clone(),
+                }
+            })
+            .collect();
+        let original = set.original.clone();
+        drop(set);
+        if spec.max_tests == 0 {
+            return Err(Error::Invalid(
+                "gatekeeper: max_tests must be at least 1".into(),
+            ));
+        }
+        Ok(Center {
+            problem,
+            columns,
+            original,
+            models,
+            spec,
+        })
+    }
+
+    /// Rows of the table.
+    pub fn rows(&self) -> usize {
+        self.problem.data.rows()
+    }
+
+    /// The table's column names, in order.
+    pub fn header(&self) -> &[String] {
+        self.problem.data.table.header()
+    }
+
+    /// The role of column `name`.
+    pub fn role(&self, name: &str) -> Option<Role> {
+        let c = self.problem.data.table.column_index(name)?;
+        Some(self.problem.data.roles[c])
+    }
+
+    /// The dataset the center answers from.
+    pub fn data(&self) -> &Dataset {
+        &self.problem.data
+    }
+
+    /// The rows (0-based) passing every condition, computed from the table in memory: the
+    /// front end checks the database's result against it.
+    pub fn matching_rows(&self, conditions: &[Condition]) -> Result<Vec<u32>> {
+        let tests = self.tests(conditions)?;
+        Ok((0..self.rows() as u32)
+            .filter(|&i| {
+                tests
+                    .iter()
+                    .all(|(j, pass)| has(pass, self.original[*j][i as usize] as usize))
+            })
+            .collect())
+    }
+
+    pub(crate) fn set_column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Each condition as (set column, bits of the values passing it).
+    pub(crate) fn tests(&self, conditions: &[Condition]) -> Result<Vec<(usize, Vec<u64>)>> {
+        conditions
+            .iter()
+            .map(|c| {
+                let Some(t) = self.problem.data.table.column_index(&c.column) else {
+                    return Err(crate::error::QueryError::UnknownColumn(c.column.clone()).into());
+                };
+                let Some(j) = self.set_column(&c.column) else {
+                    let _ = t;
+                    return Err(crate::error::QueryError::Identifying(c.column.clone()).into());
+                };
+                let col = &self.columns[j];
+                Ok((j, col.bits_where(&c.passes(&col.values, col.numeric)?)))
+            })
+            .collect()
+    }
+}
+
+use crate::data::confidentiality::has;

@@ -1,0 +1,30 @@
+//! The gatekeeper's center from a config: `[input]`'s roles and hierarchies
+//! (`[attributes]`), `[safety]`, `[[privacy]]` and `[gatekeeper]` over a table the front end
+//! loaded (from its database). Errors name the config key at fault.
+
+use crate::criteria::{Model, ModelSpec};
+use crate::data::table::Table;
+use crate::error::{Error, Result};
+use crate::gatekeeper::Center;
+use crate::job::config::Config;
+
+/// The center `config` describes over `table`.
+pub fn center(config: &Config, table: Table) -> Result<Center> {
+    let file = config.file_name();
+    let data = config.dataset(table)?;
+    for (i, m) in config.privacy.iter().enumerate() {
+        if !matches!(m, ModelSpec::LogicalSafety) {
+            Model::bind(m, &data)
+                .map_err(|e| Error::config(&file, format!("privacy[{i}]"), e.to_string()))?;
+        }
+    }
+    let spec = config.gatekeeper.clone().unwrap_or_default();
+    if spec.max_tests == 0 {
+        return Err(Error::config(
+            &file,
+            "gatekeeper.max_tests",
+            "must be at least 1",
+        ));
+    }
+    Center::new(data, &config.privacy, spec)
+}
