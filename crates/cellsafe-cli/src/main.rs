@@ -84,6 +84,15 @@ enum Command {
         #[arg(long, value_name = "N")]
         query_error: Option<usize>,
     },
+    /// Serve the data center of a config as the gatekeeper service (paper 002): every
+    /// answer is tested against what its recipient already holds, generalized or refused
+    /// when unsafe, and audited. Runs until SIGTERM or Ctrl-C.
+    Serve {
+        config: PathBuf,
+        /// Address to listen on (default: the config's [service] listen).
+        #[arg(long)]
+        listen: Option<String>,
+    },
     /// Add seeded flag columns `COLUMN_sensitive` (1 = the person holds this cell
     /// sensitive) to a table, for semi-sensitive attributes (paper 004).
     Synth {
@@ -172,8 +181,30 @@ enum StrategyArg {
     Exclusive,
 }
 
+/// `cellsafe serve`: prints `listening on http://ADDRESS` on stderr once it accepts
+/// connections.
+fn serve(config: &Path, listen: Option<&str>) -> ExitCode {
+    let ready = |address: std::net::SocketAddr| {
+        eprintln!("cellsafe: listening on http://{address}");
+    };
+    match cellsafe_service::run(config, listen, ready) {
+        Ok(()) => {
+            eprintln!("cellsafe: stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // the service handles SIGTERM and Ctrl-C itself: answers in flight complete first
+    if let Command::Serve { config, listen } = &cli.command {
+        return serve(config, listen.as_deref());
+    }
     let front = Arc::new(Front::new(cli.quiet));
     let handler = Arc::clone(&front);
     let _ = ctrlc::set_handler(move || interrupt(&handler));
@@ -260,6 +291,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             query_error,
             observer,
         ),
+        Command::Serve { config, listen } => Ok(serve(&config, listen.as_deref())),
         Command::Synth {
             input,
             semi_sensitive,

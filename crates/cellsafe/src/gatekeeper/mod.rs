@@ -204,6 +204,33 @@ impl Center {
             .collect())
     }
 
+    /// Whether column `name` compares as numbers (every value a plain number).
+    pub fn is_numeric(&self, name: &str) -> bool {
+        self.set_column(name)
+            .is_some_and(|j| self.columns[j].numeric)
+    }
+
+    /// Checks a request's columns and conditions without answering it: the errors
+    /// [`answer`](Self::answer) would return for them.
+    pub fn validate(&self, request: &Request) -> Result<()> {
+        let table = &self.problem.data.table;
+        let mut releasable = false;
+        for c in &request.columns {
+            if c == "*" {
+                releasable |= !self.columns.is_empty();
+                continue;
+            }
+            if table.column_index(c).is_none() {
+                return Err(crate::error::QueryError::UnknownColumn(c.clone()).into());
+            }
+            releasable |= self.set_column(c).is_some();
+        }
+        if !releasable {
+            return Err(crate::error::QueryError::NoColumns.into());
+        }
+        self.tests(&request.conditions).map(|_| ())
+    }
+
     pub(crate) fn set_column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }

@@ -1,0 +1,78 @@
+//! `[service]`: the service's own settings in the center's config file.
+//!
+//! ```toml
+//! [service]
+//! listen = "127.0.0.1:8080"   # address and port (port 0: any free port)
+//! database = "center.db"      # SQLite file, relative to the config (created on first start)
+//! table = "patients"          # the table's name in queries (default: the input file's stem)
+//! body_limit = 65536          # most bytes of a request body
+//!
+//! [[service.users]]           # created on first start when absent
+//! name = "admin"
+//! role = "admin"              # or "analyst"
+//! token_hash = "$argon2id$..."  # argon2 hash of the token's secret (after `NAME.`)
+//! grants = { patients = ["*"] } # per table, the columns it may query
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use crate::auth::Role;
+
+/// `[service]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSpec {
+    /// Address to listen on.
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    /// The SQLite database, relative to the config file.
+    #[serde(default)]
+    pub database: Option<PathBuf>,
+    /// The table's name in queries.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// Most bytes of a request body.
+    #[serde(default = "default_body_limit")]
+    pub body_limit: usize,
+    /// Users created on first start.
+    #[serde(default)]
+    pub users: Vec<UserSpec>,
+}
+
+/// `[[service.users]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSpec {
+    /// Login name.
+    pub name: String,
+    /// `admin` or `analyst`.
+    pub role: Role,
+    /// The argon2 hash (PHC string) of the token's secret.
+    pub token_hash: String,
+    /// Per table, the columns granted (`*`: all).
+    #[serde(default)]
+    pub grants: BTreeMap<String, Vec<String>>,
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:8080".into()
+}
+
+fn default_body_limit() -> usize {
+    64 * 1024
+}
+
+impl Default for ServiceSpec {
+    fn default() -> Self {
+        ServiceSpec {
+            listen: default_listen(),
+            database: None,
+            table: None,
+            body_limit: default_body_limit(),
+            users: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The gatekeeper service (paper 002, section 4.4): analysts query a data center freely,
+//! and every answer passes the gatekeeper of [`cellsafe::gatekeeper`], which drops
+//! identifying columns, tests the answer together with everything the same analyst
+//! received before, generalizes it when unsafe or refuses it, and records who received
+//! what before the answer leaves.
+//!
+//! The center is described by a cellsafe config file (`[input]`, `[attributes]`,
+//! `[safety]`, `[[privacy]]`, `[gatekeeper]`) with a `[service]` section of its own
+//! ([`config`]). The data lives in a SQLite database ([`store`]), created from the CSV on
+//! first start; the database computes each query's rows, and the gatekeeper judges them.
+//!
+//! Layout: [`sql`] reads the query language, [`auth`] users and tokens, [`store`] the
+//! database and the audit log, [`app`] the state and the pipeline of one query, [`api`]
+//! the routes and their OpenAPI description. This crate is a thin layer: decisions are the
+//! library's.
+
+pub mod api;
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod sql;
+pub mod store;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cellsafe::job::config::Config;
+use cellsafe::Table;
+
+use crate::app::App;
+use crate::config::ServiceSpec;
+use crate::store::Store;
+
+/// Why the service could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The config, its data or its center is unusable (the message names the key or
+    /// file and line).
+    #[error(transparent)]
+    Center(#[from] cellsafe::Error),
+    /// The `[service]` section is unusable.
+    #[error("{file}: config key `{key}`: {message}")]
+    Config {
+        /// The config file.
+        file: String,
+        /// The key at fault.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// The address could not be bound, or the server failed.
+    #[error("{0}")]
+    Net(String),
+}
+
+/// A configured service, its database open and its center built, not yet listening.
+pub struct Service {
+    app: Arc<App>,
+    spec: ServiceSpec,
+}
+
+/// The `[service]` section of `config`.
+fn service_spec(config: &Config) -> Result<ServiceSpec, ServiceError> {
+    let file = config.file_name();
+    match &config.service {
+        None => Ok(ServiceSpec::default()),
+        Some(t) => toml::Value::Table(t.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| ServiceError::Config {
+                file,
+                key: "service".into(),
+                message: e.message().to_string(),
+            }),
+    }
+}
+
+/// The config text without its `[service]` section: the center's settings.
+fn center_text(text: &str) -> Result<String, ServiceError> {
+    let mut doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ServiceError::Net(e.to_string()))?;
+    doc.remove("service");
+    toml::to_string(&doc).map_err(|e| ServiceError::Net(e.to_string()))
+}
+
+impl Service {
+    /// Reads `config_path`, opens (creating) the database, imports the CSV on first start,
+    /// loads the table, builds the center and creates the configured users.
+    pub fn open(config_path: &Path) -> Result<Service, ServiceError> {
+        let config = Config::from_file(config_path)?;
+        let file = config.file_name();
+        let spec = service_spec(&config)?;
+        let key_error = |key: &str, message: String| ServiceError::Config {
+            file: file.clone(),
+            key: key.into(),
+            message,
+        };
+        let database = config.resolve(&spec.database.clone().unwrap_or_else(|| {
+            PathBuf::from(format!(
+                "{}.db",
+                config_path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "center".into())
+            ))
+        }));
+        let table_name = match &spec.table {
+            Some(t) => t.clone(),
+            None => config
+                .input
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "center".into()),
+        };
+        if table_name.is_empty() || !table_name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return Err(key_error(
+                "service.table",
+                format!("`{table_name}` is not a table name (letters, digits, `_`)"),
+            ));
+        }
+        let store = Store::open(&database)?;
+        if !store.has_table(&table_name)? {
+            let (table, _) = config.read(&cellsafe::observer::Silent)?;
+            store.import(&table_name, &table)?;
+        }
+        let (header, rows) = store.load(&table_name)?;
+        let table = Table::from_rows(header, &rows)?;
+        // the admin's settings, once changed, live in the database
+        let text = match store.setting("center")? {
+            Some(t) => t,
+            None => center_text(&std::fs::read_to_string(config_path).map_err(|e| {
+                cellsafe::Error::Io {
+                    path: config_path.to_path_buf(),
+                    cause: e,
+                }
+            })?)?,
+        };
+        let center_config = Config::parse(&text, config_path)?;
+        let center = cellsafe::job::gatekeeper::center(&center_config, table.clone())?;
+        for (i, u) in spec.users.iter().enumerate() {
+            let key = format!("service.users[{i}]");
+            if !auth::valid_name(&u.name) {
+                return Err(key_error(
+                    &format!("{key}.name"),
+                    "a user name has 1 to 64 letters, digits, `-` or `_`".into(),
+                ));
+            }
+            if argon2::password_hash::PasswordHash::new(&u.token_hash).is_err() {
+                return Err(key_error(
+                    &format!("{key}.token_hash"),
+                    "not an argon2 hash (PHC string)".into(),
+                ));
+            }
+            for (t, columns) in &u.grants {
+                if t != &table_name {
+                    return Err(key_error(
+                        &format!("{key}.grants.{t}"),
+                        format!("unknown table `{t}`"),
+                    ));
+                }
+                if let Some(c) = columns
+                    .iter()
+                    .find(|c| *c != "*" && !table.header().contains(c))
+                {
+                    return Err(key_error(
+                        &format!("{key}.grants.{t}"),
+                        format!("unknown column `{c}`"),
+                    ));
+                }
+            }
+            if store.user(&u.name)?.is_none() {
+                store.create_user(&u.name, u.role.as_str(), &u.token_hash)?;
+                for (t, columns) in &u.grants {
+                    store.set_grant(&u.name, t, columns)?;
+                }
+            }
+        }
+        let app = App::new(
+            store,
+            table_name,
+            table,
+            config_path.to_path_buf(),
+            center,
+            text,
+        );
+        Ok(Service {
+            app: Arc::new(app),
+            spec,
+        })
+    }
+
+    /// Listens on `listen` (default: the config's), calls `ready` with the bound address,
+    /// and serves until `shutdown` completes; answers in flight then complete (and are
+    /// logged) before this returns.
+    pub async fn serve(
+        self,
+        listen: Option<&str>,
+        ready: impl FnOnce(SocketAddr),
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServiceError> {
+        let address = listen.unwrap_or(&self.spec.listen);
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| ServiceError::Net(format!("cannot listen on {address}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| ServiceError::Net(e.to_string()))?;
+        ready(local);
+        let router = api::router(self.app.clone(), self.spec.body_limit);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(|e| ServiceError::Net(e.to_string()))
+    }
+}
+
+/// Completes on SIGTERM or Ctrl-C.
+pub async fn terminated() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// Opens the service of `config_path` and serves it until SIGTERM or Ctrl-C, on a
+/// runtime of its own; `ready` gets the bound address.
+pub fn run(
+    config_path: &Path,
+    listen: Option<&str>,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServiceError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ServiceError::Net(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async {
+        let service = Service::open(config_path)?;
+        service.serve(listen, ready, terminated()).await
+    })
+}
