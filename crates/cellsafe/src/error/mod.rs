@@ -6,7 +6,7 @@
 //! [`Error`] is the library's one error type. Each layer's own failures are typed enums
 //! wrapped in it: [`CriteriaError`] (criteria), [`MetricError`] (metric), [`DatasetError`]
 //! (framework), [`ProblemError`], [`DisclosureError`] and [`ParetoError`] (algorithm), [`ReleaseError`]
-//! (release). Errors of input files carry their [`Location`] (`Error::Data`), of the config
+//! (release), [`QueryError`] (gatekeeper). Errors of input files carry their [`Location`] (`Error::Data`), of the config
 //! its key (`Error::Config`); the job layer turns a criteria or metric error into the key
 //! of the `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every
 //! layer, so that each layer can return them without importing a layer above it.

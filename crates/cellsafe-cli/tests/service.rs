@@ -1,0 +1,580 @@
+//! `cellsafe serve` as a recipient and an admin meet it: the example center started on a
+//! free port, every endpoint exercised over HTTP, accumulated knowledge across queries and
+//! restarts, authorization, the audit log's survival of `kill -9`, and SIGTERM.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const ADMIN: &str = "admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
+const ANA: &str = "ana.3b8e1f6a9c2d5e0f7a4b1c8d3e6f9a2b5c8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f";
+
+/// The README's differencing pair: each safe alone, the second refused after the first.
+const Q1: &str = "SELECT diagnosis FROM patients WHERE age >= 40";
+const Q2: &str = "SELECT diagnosis FROM patients WHERE age > 40";
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/service")
+}
+
+/// A copy of the example center in a fresh directory (its database is created there).
+fn center_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["center.csv", "center.toml"] {
+        std::fs::copy(example().join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+            .arg("serve")
+            .arg(dir.join("center.toml"))
+            .args(["--listen", "127.0.0.1:0"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("the service printed its address")
+                .unwrap();
+            if let Some(a) = line.strip_prefix("cellsafe: listening on http://") {
+                break a.to_string();
+            }
+            assert!(!line.starts_with("error"), "{line}");
+        };
+        std::thread::spawn(move || lines.for_each(drop));
+        Server { child, addr }
+    }
+
+    fn call(&self, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+        let (status, text) = http(&self.addr, method, path, token, body.as_bytes());
+        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, value)
+    }
+
+    fn query(&self, token: &str, sql: &str) -> (u16, Value) {
+        self.call(
+            "POST",
+            "/query",
+            Some(token),
+            &json!({ "sql": sql }).to_string(),
+        )
+    }
+
+    fn audit(&self) -> Vec<Value> {
+        let mut entries = Vec::new();
+        let mut after = 0;
+        loop {
+            let (s, page) = self.call(
+                "GET",
+                &format!("/admin/audit?after={after}&limit=50"),
+                Some(ADMIN),
+                "",
+            );
+            assert_eq!(s, 200, "{page}");
+            entries.extend(page["entries"].as_array().unwrap().iter().cloned());
+            match page["next_after"].as_i64() {
+                Some(a) => after = a,
+                None => return entries,
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request; (status, body).
+fn http(addr: &str, method: &str, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(t) = token {
+        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body); // a server refusing an oversize body may close early
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    let (headers, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let body = if headers
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        unchunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn unchunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+#[test]
+fn every_endpoint_as_an_analyst_and_an_admin() {
+    let dir = center_dir();
+    let server = Server::start(dir.path());
+    let (s, v) = server.call("GET", "/health", None, "");
+    assert_eq!((s, v["status"].as_str()), (200, Some("ok")));
+    let (s, v) = server.call("GET", "/openapi.json", None, "");
+    assert_eq!(s, 200);
+    for p in [
+        "/query",
+        "/admin/audit",
+        "/admin/users",
+        "/admin/settings",
+        "/tables",
+    ] {
+        assert!(
+            v["paths"][p].is_object(),
+            "{p} missing from the OpenAPI description"
+        );
+    }
+    let (s, v) = server.call("GET", "/tables", Some(ANA), "");
+    assert_eq!(s, 200);
+    let names: Vec<&str> = v[0]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["zip", "age", "sex", "diagnosis"],
+        "only the granted columns"
+    );
+
+    // released as asked, then the differencing pair's second half refused
+    let (s, a) = server.query(ANA, Q1);
+    assert_eq!(s, 200, "{a}");
+    assert_eq!(a["outcome"], "released");
+    let released = a["rows"].as_array().unwrap().len();
+    assert!(released > 100);
+    let (s, r) = server.query(ANA, Q2);
+    assert_eq!((s, r["outcome"].as_str()), (403, Some("refused")), "{r}");
+    // the admin, who never asked Q1, gets Q2 as asked
+    let (s, a) = server.query(ADMIN, Q2);
+    assert_eq!((s, a["outcome"].as_str()), (200, Some("released")), "{a}");
+    assert_eq!(a["rows"].as_array().unwrap().len(), released - 1);
+    // identifying columns are dropped by the filter (the admin may name them)
+    let (s, a) = server.query(ADMIN, "SELECT name, sex FROM patients");
+    assert_eq!(s, 200, "{a}");
+    assert_eq!(a["dropped"], json!(["name"]));
+    assert_eq!(a["columns"], json!(["sex"]));
+
+    // bad input: a clear 4xx with a JSON error, and an audit entry naming the reason
+    for (token, body, status, text) in [
+        (
+            Some(ANA),
+            json!({"sql": "SELEC x"}).to_string(),
+            400,
+            "malformed SQL",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT age FROM patients WHERE age = 1 OR age = 2"}).to_string(),
+            400,
+            "OR",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT nope FROM patients"}).to_string(),
+            400,
+            "unknown column",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT age FROM others"}).to_string(),
+            404,
+            "unknown table",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT name FROM patients"}).to_string(),
+            403,
+            "not granted",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT age FROM patients WHERE id = 'P0001'"}).to_string(),
+            403,
+            "not granted",
+        ),
+        (
+            Some(ADMIN),
+            json!({"sql": "SELECT age FROM patients WHERE id = 'P0001'"}).to_string(),
+            400,
+            "identifying",
+        ),
+        (
+            Some(ANA),
+            json!({"sql": "SELECT age FROM patients WHERE sex < 'M'"}).to_string(),
+            400,
+            "not numeric",
+        ),
+        (Some(ANA), "{not json".to_string(), 400, ""),
+        (Some(ANA), json!({"query": "x"}).to_string(), 422, ""),
+        (None, json!({"sql": Q1}).to_string(), 401, "missing token"),
+        (
+            Some("ana.0000"),
+            json!({"sql": Q1}).to_string(),
+            401,
+            "invalid token",
+        ),
+        (
+            Some("nobody.0000"),
+            json!({"sql": Q1}).to_string(),
+            401,
+            "invalid token",
+        ),
+        (
+            Some("garbage"),
+            json!({"sql": Q1}).to_string(),
+            401,
+            "malformed token",
+        ),
+    ] {
+        let (s, v) = server.call("POST", "/query", token, &body);
+        assert_eq!(s, status, "{body}: {v}");
+        let error = v["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no JSON error: {v}"));
+        assert!(error.contains(text), "{body}: {error}");
+        assert_eq!(v["status"], status);
+    }
+    // an oversize body
+    let big = json!({ "sql": format!("SELECT age FROM patients WHERE zip IN ({})", vec!["'1'"; 30_000].join(",")) }).to_string();
+    let (s, _) = http(&server.addr, "POST", "/query", Some(ANA), big.as_bytes());
+    assert_eq!(s, 413);
+    let (s, _) = server.call("GET", "/nothing", None, "");
+    assert_eq!(s, 404);
+
+    // an analyst reaches no admin endpoint
+    for (method, path) in [
+        ("GET", "/admin/audit"),
+        ("GET", "/admin/users"),
+        ("GET", "/admin/settings"),
+        ("PUT", "/admin/settings"),
+        ("POST", "/admin/users"),
+        ("DELETE", "/admin/users/admin"),
+    ] {
+        let (s, v) = server.call(method, path, Some(ANA), "{}");
+        assert_eq!(s, 403, "{method} {path}: {v}");
+    }
+
+    // the audit log: every request of a signed-in user, in order, nothing deleted
+    let log = server.audit();
+    let outcomes: Vec<&str> = log.iter().map(|e| e["outcome"].as_str().unwrap()).collect();
+    assert_eq!(
+        &outcomes[..4],
+        ["released", "refused", "released", "released"]
+    );
+    assert_eq!(log[0]["query"], Q1);
+    assert_eq!(log[0]["user"], "ana");
+    assert_eq!(
+        log[1]["reason"].as_str().map(|r| r.contains("safe")),
+        Some(true)
+    );
+    assert!(log.iter().any(|e| e["reason"]
+        .as_str()
+        .is_some_and(|r| r.contains("not granted"))));
+    assert_eq!(
+        log.iter().filter(|e| e["outcome"] == "rejected").count(),
+        11,
+        "each rejected request of a signed-in user is logged"
+    );
+
+    // users: create, use, re-token, grant, delete
+    let (s, t) = server.call(
+        "POST",
+        "/admin/users",
+        Some(ADMIN),
+        &json!({"name": "bo", "role": "analyst", "grants": {"patients": ["age", "diagnosis"]}})
+            .to_string(),
+    );
+    assert_eq!(s, 201, "{t}");
+    let bo = t["token"].as_str().unwrap().to_string();
+    let (s, _) = server.query(&bo, "SELECT age, diagnosis FROM patients");
+    assert_eq!(s, 200);
+    let (s, _) = server.query(&bo, "SELECT zip FROM patients");
+    assert_eq!(s, 403);
+    let (s, _) = server.call(
+        "PUT",
+        "/admin/users/bo/grants",
+        Some(ADMIN),
+        &json!({"table": "patients", "columns": ["zip"]}).to_string(),
+    );
+    assert_eq!(s, 204);
+    assert_eq!(server.query(&bo, "SELECT zip FROM patients").0, 200);
+    let (s, _) = server.call(
+        "POST",
+        "/admin/users",
+        Some(ADMIN),
+        &json!({"name": "bo", "role": "analyst"}).to_string(),
+    );
+    assert_eq!(s, 409);
+    let (s, _) = server.call(
+        "POST",
+        "/admin/users",
+        Some(ADMIN),
+        &json!({"name": "b o", "role": "analyst"}).to_string(),
+    );
+    assert_eq!(s, 400);
+    let (s, t2) = server.call("POST", "/admin/users/bo/token", Some(ADMIN), "");
+    assert_eq!(s, 200);
+    assert_eq!(
+        server.query(&bo, "SELECT zip FROM patients").0,
+        401,
+        "the old token stops working"
+    );
+    let bo2 = t2["token"].as_str().unwrap().to_string();
+    assert_eq!(server.query(&bo2, "SELECT zip FROM patients").0, 200);
+    let (s, users) = server.call("GET", "/admin/users", Some(ADMIN), "");
+    assert_eq!(s, 200);
+    assert_eq!(users.as_array().unwrap().len(), 3);
+    assert!(
+        !users.to_string().contains("argon2"),
+        "no hash leaves the service"
+    );
+    assert_eq!(
+        server.call("DELETE", "/admin/users/bo", Some(ADMIN), "").0,
+        204
+    );
+    assert_eq!(server.query(&bo2, "SELECT zip FROM patients").0, 401);
+    assert_eq!(
+        server.call("DELETE", "/admin/users/bo", Some(ADMIN), "").0,
+        404
+    );
+
+    // settings: read, change (checked before kept), refuse what does not build
+    let (s, set) = server.call("GET", "/admin/settings", Some(ADMIN), "");
+    assert_eq!(s, 200);
+    assert_eq!(set["privacy"][0]["k"], 3);
+    let (s, v) = server.call(
+        "PUT",
+        "/admin/settings",
+        Some(ADMIN),
+        &json!({"privacy": [{"model": "k-anonymity", "k": 1000}]}).to_string(),
+    );
+    assert_eq!(s, 200, "{v}");
+    assert!(v["toml"].as_str().unwrap().contains("k = 1000"));
+    let (s, v) = server.query(ADMIN, "SELECT sex FROM patients WHERE age < 30");
+    assert_eq!(
+        (s, v["outcome"].as_str()),
+        (403, Some("refused")),
+        "fewer than 1000 rows: {v}"
+    );
+    let (s, v) = server.call(
+        "PUT",
+        "/admin/settings",
+        Some(ADMIN),
+        &json!({"privacy": [{"model": "distinct-l-diversity", "attribute": "nope", "l": 2}]})
+            .to_string(),
+    );
+    assert_eq!(s, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("privacy[0]"), "{v}");
+    let (s, v) = server.call(
+        "PUT",
+        "/admin/settings",
+        Some(ADMIN),
+        &json!({"input": {}}).to_string(),
+    );
+    assert_eq!(s, 400, "{v}");
+    let (_, set) = server.call("GET", "/admin/settings", Some(ADMIN), "");
+    assert_eq!(
+        set["privacy"][0]["k"], 1000,
+        "a refused change leaves the settings as they were"
+    );
+}
+
+/// What a user received is remembered across a restart (it is rebuilt from the audit
+/// log), and so are the admin's settings.
+#[test]
+fn knowledge_and_settings_survive_a_restart() {
+    let dir = center_dir();
+    let server = Server::start(dir.path());
+    assert_eq!(server.query(ANA, Q1).0, 200);
+    let (s, _) = server.call(
+        "PUT",
+        "/admin/settings",
+        Some(ADMIN),
+        &json!({"gatekeeper": {"max_tests": 7}}).to_string(),
+    );
+    assert_eq!(s, 200);
+    drop(server);
+    let server = Server::start(dir.path());
+    let (s, r) = server.query(ANA, Q2);
+    assert_eq!((s, r["outcome"].as_str()), (403, Some("refused")), "{r}");
+    let (_, set) = server.call("GET", "/admin/settings", Some(ADMIN), "");
+    assert_eq!(set["gatekeeper"]["max_tests"], 7);
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {name}");
+}
+
+/// Requests answered from several threads, until the test has `stop_after` answers;
+/// returns (audit id, query) of every answer received.
+fn burst(addr: &str, threads: usize, stop_after: usize) -> Vec<(i64, String)> {
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (addr, got) = (addr.to_string(), got.clone());
+            std::thread::spawn(move || {
+                for i in 0.. {
+                    if got.lock().unwrap().len() >= stop_after {
+                        return;
+                    }
+                    let sql = format!(
+                        "SELECT sex, diagnosis FROM patients WHERE age > {}",
+                        20 + (t * 7 + i) % 50
+                    );
+                    let body = json!({ "sql": sql }).to_string();
+                    let result = std::panic::catch_unwind(|| {
+                        http(&addr, "POST", "/query", Some(ADMIN), body.as_bytes())
+                    });
+                    let Ok((_, text)) = result else { return };
+                    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                        return;
+                    };
+                    if let Some(id) = v["audit_id"].as_i64() {
+                        got.lock().unwrap().push((id, sql));
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        let _ = h.join();
+    }
+    let got = got.lock().unwrap().clone();
+    got
+}
+
+/// kill -9 during a burst of queries: after a restart, every answer a client received is
+/// in the audit log with its query.
+#[test]
+fn the_audit_log_survives_kill_9() {
+    let dir = center_dir();
+    let mut server = Server::start(dir.path());
+    let addr = server.addr.clone();
+    let killer = {
+        let pid = server.child.id();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1500));
+            Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status()
+                .unwrap();
+        })
+    };
+    let answered = burst(&addr, 6, usize::MAX);
+    killer.join().unwrap();
+    let _ = server.child.wait();
+    assert!(
+        answered.len() >= 5,
+        "only {} answers before the kill",
+        answered.len()
+    );
+    let server = Server::start(dir.path());
+    let log = server.audit();
+    for (id, sql) in &answered {
+        let e = log
+            .iter()
+            .find(|e| e["id"].as_i64() == Some(*id))
+            .unwrap_or_else(|| panic!("answer {id} is missing from the log"));
+        assert_eq!(e["query"].as_str(), Some(sql.as_str()));
+    }
+}
+
+/// SIGTERM: the service stops cleanly (exit 0), and every answer sent is logged.
+#[test]
+fn sigterm_stops_after_the_answers_in_flight() {
+    let dir = center_dir();
+    let mut server = Server::start(dir.path());
+    let addr = server.addr.clone();
+    let pid_child = &server.child;
+    let answered = std::thread::scope(|s| {
+        let h = s.spawn(|| burst(&addr, 4, usize::MAX));
+        std::thread::sleep(Duration::from_millis(800));
+        signal(pid_child, "-TERM");
+        h.join().unwrap()
+    });
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!answered.is_empty());
+    let server = Server::start(dir.path());
+    let ids: Vec<i64> = server
+        .audit()
+        .iter()
+        .filter_map(|e| e["id"].as_i64())
+        .collect();
+    for (id, _) in &answered {
+        assert!(ids.contains(id), "answer {id} is missing from the log");
+    }
+}
+
+#[test]
+fn a_bad_service_section_is_named() {
+    let dir = center_dir();
+    let path = dir.path().join("center.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("table = \"patients\"", "tabel = \"patients\"");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .arg("serve")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("config key `service`") && err.contains("tabel"),
+        "{err}"
+    );
+}
