@@ -168,6 +168,7 @@ pub fn router(app: Arc<App>, body_limit: usize) -> Router {
         .route("/admin/users/{name}/grants", put(grant))
         .route("/admin/audit", get(audit))
         .route("/admin/settings", get(settings).put(put_settings))
+        .merge(crate::web::routes())
         .fallback(|| async { Failure::new(404, "no such endpoint") })
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(app)

@@ -20,6 +20,7 @@ pub mod auth;
 pub mod config;
 pub mod sql;
 pub mod store;
+pub mod web;
 
 use std::future::Future;
 use std::net::SocketAddr;
