@@ -91,12 +91,14 @@ pub struct Released {
     pub audit_id: i64,
     /// `released` (as asked) or `generalized`.
     pub outcome: String,
-    /// `none` or `levels`.
+    /// `none`, `levels`, `radius`, `maximal` or `merge`.
     pub method: String,
     /// Level of each selected quasi-identifier (0: as in the data).
     pub levels: BTreeMap<String, u8>,
     /// Cells released holding more than one value.
     pub generalized_cells: usize,
+    /// Mean over released cells of (values allowed − 1) / (values of the column − 1).
+    pub loss: f64,
     /// Identifying columns the filter dropped.
     pub dropped: Vec<String>,
     /// Column names.
@@ -320,6 +322,7 @@ impl App {
             method: format!("{:?}", v.method).to_lowercase(),
             levels: v.levels.clone(),
             generalized_cells: v.generalized_cells,
+            loss: v.loss,
             dropped: v.dropped.clone(),
             columns: answer.columns,
             rows: answer.rows,

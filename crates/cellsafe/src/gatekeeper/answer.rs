@@ -40,6 +40,15 @@ pub enum Method {
     /// Hierarchy levels of the selected quasi-identifiers (the lowest safe layer of the
     /// lattice; figure 11 of paper 002).
     Levels,
+    /// Set-based: each numeric public cell widened to its r-neighbourhood N(v, r), r
+    /// doubling from the data manager's r0 until safe (paper 002 section 4.3).
+    Radius,
+    /// Set-based: a ⊒-maximal safe generalization, by an exact search over cell
+    /// generalizations in order of size (small answers).
+    Maximal,
+    /// Set-based: the goal-directed merge (section 4.3's fast path): exposed persons'
+    /// rows joined with their neighbours', or their confidential cells widened.
+    Merge,
 }
 
 /// The gatekeeper's verdict on one query.
@@ -53,6 +62,9 @@ pub struct Verdict {
     pub levels: BTreeMap<String, u8>,
     /// Released cells that hold more than one value.
     pub generalized_cells: usize,
+    /// Mean over released cells of (values it allows − 1) / (values of its column − 1):
+    /// 0 as asked, 1 when every cell is `*`. The least among safe candidates is chosen.
+    pub loss: f64,
     /// Rows released (0 when refused).
     pub rows: usize,
     /// Generalizations tested.
@@ -80,27 +92,41 @@ pub struct Answer {
 
 /// The outcome of testing one generalization.
 #[derive(Debug, Clone, Default)]
-struct Check {
-    safe: bool,
+pub(crate) struct Check {
+    pub(crate) safe: bool,
     /// Persons whose confidential formulas become known.
-    exposed: usize,
+    pub(crate) exposed: usize,
     /// Whether the class-based models fail.
-    classes_fail: bool,
+    pub(crate) classes_fail: bool,
+}
+
+/// Released cells: per selected column (in the plan's order), per released row.
+pub(crate) type Cells = Vec<Vec<Vec<u64>>>;
+
+/// A safe way to release the answer.
+pub(crate) struct Candidate {
+    pub(crate) method: Method,
+    pub(crate) cells: Cells,
+    /// Levels of the plan's quasi-identifiers (level-based candidates).
+    pub(crate) levels: Option<Vec<u8>>,
 }
 
 /// A query resolved against the center.
-struct Plan {
+pub(crate) struct Plan {
     /// Selected set columns, in the order asked.
-    selected: Vec<usize>,
-    dropped: Vec<String>,
+    pub(crate) selected: Vec<usize>,
+    pub(crate) dropped: Vec<String>,
     /// Released rows, ascending.
-    rows: Vec<u32>,
+    pub(crate) rows: Vec<u32>,
     /// Selected quasi-identifying set columns (the lattice's attributes).
-    quasi: Vec<usize>,
-    /// Knowledge with this answer's conditions and exact cells added.
-    base: Knowledge,
+    pub(crate) quasi: Vec<usize>,
+    /// Knowledge with this answer's conditions added.
+    pub(crate) base: Knowledge,
     /// The answer's own table, for the class-based models.
     classes: Option<(Problem, Vec<usize>)>,
+    /// When every class-based model is k-anonymity: the largest k (1 without any);
+    /// set-based answers are judged by it. None: set-based answers are not sought.
+    pub(crate) k: Option<u32>,
 }
 
 impl Center {
@@ -136,24 +162,48 @@ impl Center {
             failures.push(format!("class-based models: {}", self.model_names()));
         }
         let mut tested = 1;
-        let chosen = if first.safe {
-            Some(bottom)
-        } else if maxima == bottom || !self.check(&plan, &maxima).safe {
-            tested += usize::from(maxima != bottom);
-            None
+        let mut candidates: Vec<Candidate> = Vec::new();
+        if first.safe {
+            candidates.push(self.level_candidate(&plan, &bottom, Method::None));
         } else {
-            tested += 1;
-            let (found, t) = self.lowest_safe_layer(&plan, &maxima);
-            tested += t;
-            Some(found.unwrap_or_else(|| maxima.clone()))
-        };
+            use super::Generalization;
+            let g = self.spec.generalization;
+            // level-based: the lowest layer with a safe node, if the top is safe at all
+            if g != Generalization::Sets && maxima != bottom {
+                tested += 1;
+                if self.check(&plan, &maxima).safe {
+                    let (found, t) = self.lowest_safe_layer(&plan, &maxima);
+                    tested += t;
+                    let levels = found.unwrap_or_else(|| maxima.clone());
+                    candidates.push(self.level_candidate(&plan, &levels, Method::Levels));
+                }
+            }
+            // set-based: neighbourhoods, then the exact search or the merge
+            if g != Generalization::Levels && plan.k.is_some() {
+                let (found, t) = self.radius_search(&plan);
+                tested += t;
+                candidates.extend(found);
+                let (found, t) = if plan.rows.len() <= self.spec.max_exact_rows {
+                    self.maximal_search(&plan)
+                } else {
+                    self.merge_search(&plan)
+                };
+                tested += t;
+                candidates.extend(found);
+            }
+        }
         let dropped = plan.dropped.clone();
         let columns: Vec<String> = plan
             .selected
             .iter()
             .map(|&j| self.columns[j].name.clone())
             .collect();
-        let Some(levels) = chosen else {
+        // the most informative: the least loss, level-based first among equals
+        let best = candidates
+            .into_iter()
+            .map(|c| (self.loss(&plan, &c.cells), c))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((loss, chosen)) = best else {
             return Ok(Answer {
                 columns,
                 rows: Vec::new(),
@@ -162,39 +212,39 @@ impl Center {
                     method: Method::None,
                     levels: BTreeMap::new(),
                     generalized_cells: 0,
+                    loss: 0.0,
                     rows: 0,
                     tested,
                     dropped,
                     failures,
                     reason: Some(
-                        "no generalization of the selected quasi-identifiers makes this answer \
-                         safe together with what you have already received"
+                        "no generalization tried makes this answer safe together with what \
+                         you have already received"
                             .into(),
                     ),
                 },
                 disclosure: None,
             });
         };
-        let generalized = levels.iter().any(|&l| l > 0);
-        let (rendered, disclosure) = self.render(&plan, &levels, request, seed);
+        let (rendered, disclosure) = self.render(&plan, &chosen, request, seed);
         let verdict = Verdict {
-            outcome: if generalized {
-                Outcome::Generalized
-            } else {
+            outcome: if chosen.method == Method::None {
                 Outcome::Released
-            },
-            method: if generalized {
-                Method::Levels
             } else {
-                Method::None
+                Outcome::Generalized
             },
-            levels: plan
-                .quasi
-                .iter()
-                .zip(&levels)
-                .map(|(&j, &l)| (self.columns[j].name.clone(), l))
-                .collect(),
-            generalized_cells: self.generalized_cells(&plan, &levels),
+            method: chosen.method,
+            levels: match &chosen.levels {
+                Some(levels) => plan
+                    .quasi
+                    .iter()
+                    .zip(levels)
+                    .map(|(&j, &l)| (self.columns[j].name.clone(), l))
+                    .collect(),
+                None => BTreeMap::new(),
+            },
+            generalized_cells: self.generalized_cells(&plan, &chosen.cells),
+            loss,
             rows: plan.rows.len(),
             tested,
             dropped,
@@ -269,18 +319,22 @@ impl Center {
             .copied()
             .filter(|&j| self.columns[j].quasi.is_some())
             .collect();
-        for &j in selected
-            .iter()
-            .filter(|&&j| self.columns[j].quasi.is_none())
-        {
-            for &r in &rows {
-                let v = self.original[j][r as usize];
-                let exact = self.columns[j].bits_of([v]);
-                self.intersect(&mut base, r as usize, j, &exact);
-            }
-        }
         let conditioned: Vec<usize> = tests.iter().map(|(j, _)| *j).collect();
         let classes = self.answer_problem(&selected, &conditioned, &rows)?;
+        let k = self
+            .models
+            .iter()
+            .all(|m| matches!(m, crate::criteria::ModelSpec::KAnonymity { .. }))
+            .then(|| {
+                self.models
+                    .iter()
+                    .filter_map(|m| match m {
+                        crate::criteria::ModelSpec::KAnonymity { k } => Some(*k),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(1)
+            });
         Ok(Plan {
             selected,
             dropped,
@@ -288,6 +342,7 @@ impl Center {
             quasi,
             base,
             classes,
+            k,
         })
     }
 
@@ -365,8 +420,9 @@ impl Center {
         Ok(Some((problem, positions)))
     }
 
-    /// Tests one generalization (levels of the plan's quasi-identifiers).
+    /// Tests one level-based generalization (levels of the plan's quasi-identifiers).
     fn check(&self, plan: &Plan, levels: &[u8]) -> Check {
+        let cells = self.level_cells(plan, levels);
         if let Some((problem, positions)) = &plan.classes {
             let full: Vec<u8> = positions
                 .iter()
@@ -383,12 +439,12 @@ impl Center {
             if !acceptable {
                 return Check {
                     safe: false,
-                    exposed: self.exposed(plan, levels),
+                    exposed: self.exposed(plan, &cells, 0).unsafe_persons,
                     classes_fail: true,
                 };
             }
         }
-        let exposed = self.exposed(plan, levels);
+        let exposed = self.exposed(plan, &cells, 0).unsafe_persons;
         Check {
             safe: exposed == 0,
             exposed,
@@ -396,22 +452,97 @@ impl Center {
         }
     }
 
-    /// Persons whose confidential formulas the recipient would know after this answer
-    /// generalized to `levels`.
-    fn exposed(&self, plan: &Plan, levels: &[u8]) -> usize {
+    /// Tests set-based cells: every class of rows released alike holds `plan.k` rows, and
+    /// no person's confidential formula becomes known.
+    pub(crate) fn check_sets(&self, plan: &Plan, cells: &Cells) -> bool {
+        self.small_groups(plan, cells).is_empty()
+            && self.exposed(plan, cells, 0).unsafe_persons == 0
+    }
+
+    /// Positions (in `plan.rows`) of rows whose released public cells are shared by fewer
+    /// than `plan.k` rows.
+    pub(crate) fn small_groups(&self, plan: &Plan, cells: &Cells) -> Vec<usize> {
+        let k = plan.k.unwrap_or(1) as usize;
+        if k <= 1 {
+            return Vec::new();
+        }
+        let public: Vec<usize> = (0..plan.selected.len())
+            .filter(|&c| self.columns[plan.selected[c]].quasi.is_some())
+            .collect();
+        let mut groups: rustc_hash::FxHashMap<Vec<&[u64]>, Vec<usize>> = Default::default();
+        for (i, _) in plan.rows.iter().enumerate() {
+            let key: Vec<&[u64]> = public.iter().map(|&c| cells[c][i].as_slice()).collect();
+            groups.entry(key).or_default().push(i);
+        }
+        let mut small: Vec<usize> = groups
+            .into_values()
+            .filter(|g| g.len() < k)
+            .flatten()
+            .collect();
+        small.sort_unstable();
+        small
+    }
+
+    /// The safety of the recipient's knowledge with `cells` released, listing at most
+    /// `limit` exposed persons.
+    pub(crate) fn exposed(
+        &self,
+        plan: &Plan,
+        cells: &Cells,
+        limit: usize,
+    ) -> crate::algorithm::setbased::SetSafety {
         let mut k = plan.base.clone();
-        for (&j, &l) in plan.quasi.iter().zip(levels) {
-            let groups = self.group_bits(j, l);
-            let q = &self.problem.data.quasi[self.columns[j].quasi.expect("quasi")];
-            for &r in &plan.rows {
-                let g = q.hierarchy.code(l as usize, q.leaves[r as usize]);
-                self.intersect(&mut k, r as usize, j, &groups[g as usize]);
+        for (c, &j) in plan.selected.iter().enumerate() {
+            for (i, &r) in plan.rows.iter().enumerate() {
+                self.intersect(&mut k, r as usize, j, &cells[c][i]);
             }
         }
         let mut table = SetTable::new(&self.problem, &Default::default())
             .expect("the center's table was built the same way");
         table.replace_cells(k.cells);
-        table.safety(0).unsafe_persons
+        table.safety(limit)
+    }
+
+    /// The cells released at `levels`: groups of the hierarchies for the quasi-identifiers,
+    /// values for the other columns.
+    pub(crate) fn level_cells(&self, plan: &Plan, levels: &[u8]) -> Cells {
+        plan.selected
+            .iter()
+            .map(|&j| {
+                let col = &self.columns[j];
+                match plan.quasi.iter().position(|&x| x == j) {
+                    Some(i) => {
+                        let l = levels[i];
+                        let groups = self.group_bits(j, l);
+                        let q = &self.problem.data.quasi[col.quasi.expect("quasi")];
+                        plan.rows
+                            .iter()
+                            .map(|&r| {
+                                let g = q.hierarchy.code(l as usize, q.leaves[r as usize]);
+                                groups[g as usize].clone()
+                            })
+                            .collect()
+                    }
+                    None => self.exact_column(plan, j),
+                }
+            })
+            .collect()
+    }
+
+    /// Column `j`'s cells of the released rows, exact.
+    pub(crate) fn exact_column(&self, plan: &Plan, j: usize) -> Vec<Vec<u64>> {
+        plan.rows
+            .iter()
+            .map(|&r| self.columns[j].bits_of([self.original[j][r as usize]]))
+            .collect()
+    }
+
+    fn level_candidate(&self, plan: &Plan, levels: &[u8], method: Method) -> Candidate {
+        Candidate {
+            method,
+            cells: self.level_cells(plan, levels),
+            levels: Some(levels.to_vec()),
+        }
     }
 
     /// Per group of column `j`'s hierarchy at `level`: its leaves as bits.
@@ -440,7 +571,10 @@ impl Center {
             let best = layer
                 .par_iter()
                 .filter(|levels| self.check(plan, levels).safe)
-                .map(|levels| (self.generalized_cells(plan, levels), levels.clone()))
+                .map(|levels| {
+                    let cells = self.level_cells(plan, levels);
+                    (self.generalized_cells(plan, &cells), levels.clone())
+                })
                 .min();
             if let Some((_, levels)) = best {
                 return (Some(levels), tested);
@@ -449,70 +583,77 @@ impl Center {
         (None, tested)
     }
 
-    /// Released quasi-identifier cells whose group holds more than one value.
-    fn generalized_cells(&self, plan: &Plan, levels: &[u8]) -> usize {
-        plan.quasi
+    /// Released cells that allow more than one value.
+    pub(crate) fn generalized_cells(&self, plan: &Plan, cells: &Cells) -> usize {
+        plan.selected
             .iter()
-            .zip(levels)
-            .map(|(&j, &l)| {
-                let q = &self.problem.data.quasi[self.columns[j].quasi.expect("quasi")];
-                let h = &q.hierarchy;
-                plan.rows
-                    .iter()
-                    .filter(|&&r| {
-                        let leaf = q.leaves[r as usize];
-                        h.group_size(l as usize, h.code(l as usize, leaf)) > 1
-                    })
-                    .count()
-            })
+            .zip(cells)
+            .map(|(&j, col)| col.iter().filter(|c| self.columns[j].size(c) > 1).count())
             .sum()
+    }
+
+    /// Mean over released cells of (size − 1) / (domain − 1).
+    pub(crate) fn loss(&self, plan: &Plan, cells: &Cells) -> f64 {
+        let mut total = 0.0;
+        let mut count = 0usize;
+        for (&j, col) in plan.selected.iter().zip(cells) {
+            let d = self.columns[j].values.len();
+            for c in col {
+                count += 1;
+                if d > 1 {
+                    total += (self.columns[j].size(c) - 1) as f64 / (d - 1) as f64;
+                }
+            }
+        }
+        if count == 0 {
+            0.0
+        } else {
+            total / count as f64
+        }
     }
 
     /// The released rows in a random order drawn from `seed`, and the disclosure.
     fn render(
         &self,
         plan: &Plan,
-        levels: &[u8],
+        chosen: &Candidate,
         request: &Request,
         seed: u64,
     ) -> (Vec<Vec<String>>, Disclosure) {
-        let level_of = |j: usize| {
-            plan.quasi
-                .iter()
-                .position(|&x| x == j)
-                .map(|i| levels[i] as usize)
-        };
         let mut columns = Vec::new();
         let mut text: Vec<Vec<String>> = vec![Vec::new(); plan.rows.len()];
-        for &j in &plan.selected {
+        for (c, &j) in plan.selected.iter().enumerate() {
             let col = &self.columns[j];
+            let level = chosen.levels.as_ref().and_then(|levels| {
+                plan.quasi
+                    .iter()
+                    .position(|&x| x == j)
+                    .map(|i| levels[i] as usize)
+            });
             let mut cells: Vec<Vec<String>> = Vec::new();
-            let mut index: rustc_hash::FxHashMap<(u32, u32), u32> = Default::default();
+            let mut index: rustc_hash::FxHashMap<&[u64], u32> = Default::default();
             let mut of_row = Vec::with_capacity(plan.rows.len());
             for (i, &r) in plan.rows.iter().enumerate() {
-                let v = self.original[j][r as usize];
-                let (key, label, members) = match (level_of(j), col.quasi) {
+                let cell = chosen.cells[c][i].as_slice();
+                let label = match (level, col.quasi) {
                     (Some(l), Some(q)) => {
                         let h = &self.problem.data.quasi[q].hierarchy;
-                        let g = h.code(l, v);
-                        let members: Vec<u32> = (0..col.values.len() as u32)
-                            .filter(|&x| h.code(l, x) == g)
-                            .collect();
-                        ((l as u32, g), h.label(l, g).to_string(), members)
+                        h.label(l, h.code(l, self.original[j][r as usize]))
+                            .to_string()
                     }
-                    _ => ((u32::MAX, v), col.values[v as usize].clone(), vec![v]),
+                    _ => col.render(cell),
                 };
                 let next = cells.len() as u32;
-                let c = *index.entry(key).or_insert_with(|| {
+                let k = *index.entry(cell).or_insert_with(|| {
                     cells.push(
-                        members
+                        col.members(cell)
                             .iter()
                             .map(|&x| col.values[x as usize].clone())
                             .collect(),
                     );
                     next
                 });
-                of_row.push(c);
+                of_row.push(k);
                 text[i].push(label);
             }
             columns.push(DisclosedColumn {

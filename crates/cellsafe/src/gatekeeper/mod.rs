@@ -27,6 +27,9 @@
 mod answer;
 mod knowledge;
 mod request;
+mod sets;
+
+use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -47,15 +50,43 @@ use crate::metric::MetricSpec;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatekeeperSpec {
-    /// Most generalizations tested for one answer before the most general one is taken
-    /// (default 4096).
+    /// Most generalizations tested by each search for one answer (default 4096).
     pub max_tests: usize,
+    /// Which generalizations are sought when an answer is unsafe as asked (default both;
+    /// set-based ones need every class-based model to be k-anonymity).
+    pub generalization: Generalization,
+    /// The starting radius r0 of the neighbourhoods N_r of a numeric column, by name
+    /// (default: the smallest gap between two of its values).
+    pub radius: BTreeMap<String, f64>,
+    /// Answers of at most this many rows get the exact search for ⊒-maximal set-based
+    /// generalizations; larger ones the goal-directed merge (default 8).
+    pub max_exact_rows: usize,
+    /// Most rounds of the goal-directed merge (default 200).
+    pub max_merge_rounds: usize,
 }
 
 impl Default for GatekeeperSpec {
     fn default() -> Self {
-        GatekeeperSpec { max_tests: 4096 }
+        GatekeeperSpec {
+            max_tests: 4096,
+            generalization: Generalization::Both,
+            radius: BTreeMap::new(),
+            max_exact_rows: 8,
+            max_merge_rounds: 200,
+        }
     }
+}
+
+/// `[gatekeeper] generalization`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Generalization {
+    /// Hierarchy levels only.
+    Levels,
+    /// Set-based only (radius, then the exact search or the merge).
+    Sets,
+    /// Both; the answer losing least is released.
+    Both,
 }
 
 /// One column that may be released: a quasi-identifier (public, generalized by levels)
@@ -70,6 +101,10 @@ pub(crate) struct CenterColumn {
     index: FxHashMap<String, u32>,
     /// Every value is a plain number.
     pub(crate) numeric: bool,
+    /// Codes in value order: by number when numeric, else by text.
+    pub(crate) order: Vec<u32>,
+    /// Position of each code in `order`.
+    pub(crate) rank: Vec<u32>,
     pub(crate) words: usize,
 }
 
@@ -89,6 +124,56 @@ impl CenterColumn {
     }
     pub(crate) fn code(&self, value: &str) -> Option<u32> {
         self.index.get(value).copied()
+    }
+    /// The number of value `code` (numeric columns).
+    pub(crate) fn number(&self, code: u32) -> f64 {
+        plain_number(&self.values[code as usize]).unwrap_or(f64::NAN)
+    }
+    pub(crate) fn members(&self, cell: &[u64]) -> Vec<u32> {
+        (0..self.values.len() as u32)
+            .filter(|&v| has(cell, v as usize))
+            .collect()
+    }
+    pub(crate) fn size(&self, cell: &[u64]) -> usize {
+        cell.iter().map(|w| w.count_ones() as usize).sum()
+    }
+    /// How a released set cell is written: the value, `*` (every value), `[lo,hi]` (every
+    /// value of a numeric column from lo to hi) or `{a,b}` in value order, with `\`, `,`,
+    /// `{` and `}` escaped.
+    pub(crate) fn render(&self, cell: &[u64]) -> String {
+        let m = self.members(cell);
+        if m.len() == 1 {
+            return self.values[m[0] as usize].clone();
+        }
+        if m.len() == self.values.len() {
+            return "*".into();
+        }
+        let mut sorted = m;
+        sorted.sort_by_key(|&v| self.rank[v as usize]);
+        let contiguous = sorted
+            .windows(2)
+            .all(|w| self.rank[w[1] as usize] == self.rank[w[0] as usize] + 1);
+        if self.numeric && contiguous {
+            let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+            return format!(
+                "[{},{}]",
+                self.values[lo as usize], self.values[hi as usize]
+            );
+        }
+        let mut out = String::from("{");
+        for (i, &v) in sorted.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            for c in self.values[v as usize].chars() {
+                if matches!(c, '\\' | ',' | '{' | '}') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+        }
+        out.push('}');
+        out
     }
 }
 
@@ -139,10 +224,24 @@ impl Center {
             .iter()
             .map(|c| {
                 let quasi = problem.data.quasi.iter().position(|q| q.name == c.name);
+                let numeric = c.values.iter().all(|v| plain_number(v).is_some());
+                let mut order: Vec<u32> = (0..c.values.len() as u32).collect();
+                if numeric {
+                    let x = |v: u32| plain_number(&c.values[v as usize]).unwrap_or(0.0);
+                    order.sort_by(|&a, &b| x(a).total_cmp(&x(b)).then(a.cmp(&b)));
+                } else {
+                    order.sort_by(|&a, &b| c.values[a as usize].cmp(&c.values[b as usize]));
+                }
+                let mut rank = vec![0u32; order.len()];
+                for (i, &v) in order.iter().enumerate() {
+                    rank[v as usize] = i as u32;
+                }
                 CenterColumn {
                     name: c.name.clone(),
                     quasi: if c.public { quasi } else { None },
-                    numeric: c.values.iter().all(|v| plain_number(v).is_some()),
+                    numeric,
+                    order,
+                    rank,
                     index: c
                         .values
                         .iter()

@@ -26,5 +26,27 @@ pub fn center(config: &Config, table: Table) -> Result<Center> {
             "must be at least 1",
         ));
     }
-    Center::new(data, &config.privacy, spec)
+    for (name, &r) in &spec.radius {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(Error::config(
+                &file,
+                format!("gatekeeper.radius.{name}"),
+                "a radius must be a positive number",
+            ));
+        }
+    }
+    let radius: Vec<String> = spec.radius.keys().cloned().collect();
+    let center = Center::new(data, &config.privacy, spec)?;
+    for name in radius {
+        let public_number = center.role(&name) == Some(crate::data::Role::QuasiIdentifying)
+            && center.is_numeric(&name);
+        if !public_number {
+            return Err(Error::config(
+                &file,
+                format!("gatekeeper.radius.{name}"),
+                format!("`{name}` is not a numeric quasi-identifier"),
+            ));
+        }
+    }
+    Ok(center)
 }
