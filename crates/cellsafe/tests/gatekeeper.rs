@@ -53,16 +53,22 @@ hierarchy = "age.csv"
 role = "sensitive"
 
 [safety]
-formulas = { has_x = "disease = x" }
-default = ["has_x"]
+formulas = { has_x = "disease = x", old_x = "age >= 3 and disease = x" }
 domain = { disease = ["x", "y", "z"] }
 "#;
 
-/// A center over `rows` of (zip, age, disease), persons named p0, p1, ...
+/// A center over `rows` of (zip, age, disease), persons named p0, p1, ..., everyone
+/// holding `has_x` (disease x) confidential.
 fn center(dir: &Path, rows: &[(&str, &str, &str)], extra: &str) -> Center {
+    center_holding(dir, rows, "has_x", extra)
+}
+
+/// The same, everyone holding formula `con` confidential.
+fn center_holding(dir: &Path, rows: &[(&str, &str, &str)], con: &str, extra: &str) -> Center {
     write_hierarchy(dir, "age.csv", AGE);
     write_hierarchy(dir, "zip.csv", ZIP);
-    let config = Config::parse(&format!("{CONFIG}{extra}"), &dir.join("center.toml")).unwrap();
+    let text = CONFIG.replace("domain = {", &format!("default = [\"{con}\"]\ndomain = {{"));
+    let config = Config::parse(&format!("{text}{extra}"), &dir.join("center.toml")).unwrap();
     let header = ["name", "zip", "age", "disease"].map(String::from).to_vec();
     let values: Vec<Vec<String>> = rows
         .iter()
@@ -384,8 +390,21 @@ fn could_produce(rows: &[(&str, &str, &str)], world: &[&str], r: &Request, a: &A
     })
 }
 
-/// Persons whose disease is x in every world consistent with the released answers.
+/// Whether person `u` satisfies confidential formula `con` when the diseases are `world`.
+fn holds(con: &str, rows: &[(&str, &str, &str)], world: &[&str], u: usize) -> bool {
+    match con {
+        "has_x" => world[u] == "x",
+        "old_x" => rows[u].1.parse::<u32>().unwrap() >= 3 && world[u] == "x",
+        _ => unreachable!(),
+    }
+}
+
+/// Persons of whom `con` holds in every world consistent with the released answers.
 fn known_to_have_x(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) -> Vec<usize> {
+    known_of(rows, answers, "has_x")
+}
+
+fn known_of(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)], con: &str) -> Vec<usize> {
     let n = rows.len();
     // the recipient knows the domain (`[safety] domain`)
     let domain = DISEASES;
@@ -410,7 +429,7 @@ fn known_to_have_x(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) -
             consistent_worlds += 1;
             truth_consistent |= world == truth;
             for u in 0..n {
-                always_x[u] &= world[u] == "x";
+                always_x[u] &= holds(con, rows, &world, u);
             }
         }
     }
@@ -422,7 +441,11 @@ fn known_to_have_x(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) -
 }
 
 fn assert_oracle_safe(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) {
-    let known = known_to_have_x(rows, answers);
+    assert_oracle_safe_for(rows, answers, "has_x")
+}
+
+fn assert_oracle_safe_for(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)], con: &str) {
+    let known = known_of(rows, answers, con);
     assert!(
         known.is_empty(),
         "persons {known:?} are known to have x after {:#?}",
@@ -476,7 +499,9 @@ fn released_answers_never_let_the_recipient_know_a_confidential_formula() {
             "\n[gatekeeper]\ngeneralization = \"sets\"\nmax_exact_rows = 0\nmax_merge_rounds = 0\n\
              radius = { age = 0.5 }\n",
         ][rng.gen_range(0..4)];
-        let c = center(dir.path(), &rows, variant);
+        // the confidential formula: over the disease alone, or also over the public age
+        let con = ["has_x", "old_x"][rng.gen_range(0..2)];
+        let c = center_holding(dir.path(), &rows, con, variant);
         let mut k = c.fresh_knowledge();
         let mut answers: Vec<(Request, Answer)> = Vec::new();
         for step in 0..rng.gen_range(1..=4) {
@@ -499,7 +524,7 @@ fn released_answers_never_let_the_recipient_know_a_confidential_formula() {
                 .entry(format!("{:?}", a.verdict.method))
                 .or_insert(0) += 1;
             answers.push((r, a));
-            assert_oracle_safe(&rows, &answers);
+            assert_oracle_safe_for(&rows, &answers, con);
         }
     }
     // the test exercises every outcome, so it could catch each going wrong
@@ -515,4 +540,58 @@ fn released_answers_never_let_the_recipient_know_a_confidential_formula() {
     ] {
         assert!(outcomes.get(o).copied().unwrap_or(0) >= 5, "{outcomes:?}");
     }
+}
+
+/// A formula over a public attribute is decided by each person's own value (paper 002's
+/// ν on public attributes): two persons in zip a, both with x, are exposed under "disease
+/// x" at any age, under "aged 3 or more with x" only when they are that old.
+#[test]
+fn public_atoms_are_decided_by_the_persons_own_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = request(&["zip", "disease"], vec![]);
+    for (ages, con, outcome) in [
+        (["1", "2"], "has_x", Outcome::Generalized),
+        (["1", "2"], "old_x", Outcome::Released),
+        (["3", "4"], "old_x", Outcome::Generalized),
+    ] {
+        let rows = [
+            ("a", ages[0], "x"),
+            ("a", ages[1], "x"),
+            ("c", "1", "y"),
+            ("c", "2", "z"),
+        ];
+        let c = center_holding(dir.path(), &rows, con, "");
+        let mut k = c.fresh_knowledge();
+        let a = ask(&c, &mut k, &q, 1);
+        assert_eq!(
+            a.verdict.outcome, outcome,
+            "{ages:?} {con}: {:?}",
+            a.verdict
+        );
+        assert_oracle_safe_for(&rows, &[(q.clone(), a)], con);
+    }
+}
+
+/// Outside the gatekeeper, a formula over a quasi-identifier is refused by key: level-based
+/// safety decides formulas on records, not on persons.
+#[test]
+fn formulas_over_public_attributes_are_the_gatekeepers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    write_hierarchy(dir.path(), "age.csv", AGE);
+    write_hierarchy(dir.path(), "zip.csv", ZIP);
+    let text = format!(
+        "{}\n[[privacy]]\nmodel = \"logical-safety\"\n",
+        CONFIG.replace("domain = {", "default = [\"old_x\"]\ndomain = {")
+    );
+    let config = Config::parse(&text, &dir.path().join("job.toml")).unwrap();
+    let header = ["name", "zip", "age", "disease"].map(String::from).to_vec();
+    let values = vec![["p0", "a", "1", "x"].map(String::from).to_vec()];
+    let e = config
+        .dataset(Table::from_rows(header, &values).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("safety.formulas.old_x") && e.contains("`age`"),
+        "{e}"
+    );
 }

@@ -11,7 +11,7 @@ use crate::job::config::Config;
 /// The center `config` describes over `table`.
 pub fn center(config: &Config, table: Table) -> Result<Center> {
     let file = config.file_name();
-    let data = config.dataset(table)?;
+    let data = config.dataset_with(table, true)?;
     for (i, m) in config.privacy.iter().enumerate() {
         if !matches!(m, ModelSpec::LogicalSafety) {
             Model::bind(m, &data)

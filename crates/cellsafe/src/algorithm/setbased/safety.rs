@@ -36,6 +36,9 @@ impl SetTable<'_> {
         let first = self.problem.data.quasi.len();
         let mut bits = vec![0u64; c.profiles.words];
         for (f, nf) in c.formulas.iter().enumerate() {
+            if c.personal[f] {
+                continue; // decided per person in `safety`
+            }
             let cell = |d: usize, v: usize| has(self.cell(i, first + d), v);
             let size = |d: usize| c.vocabulary[d].values.len();
             if nf.cnf.known(&cell, &size) {
@@ -146,6 +149,7 @@ impl SetTable<'_> {
                 }
             }
         }
+        self.personal_knowledge(&person_tuples, &edges, &usable, &record_rows, &mut known_p);
         let mut exposures = Vec::new();
         let mut unsafe_persons = 0;
         for (r, &p) in person_of.iter().enumerate() {
@@ -170,6 +174,77 @@ impl SetTable<'_> {
             reduced_links,
             person_types: a.len(),
             record_types: record_rows.len(),
+        }
+    }
+
+    /// The formulas mentioning public attributes, known of each person type: an atom over
+    /// a public attribute is decided by the person's own value (paper 002: ν((u, i), (j, α))
+    /// = 1 iff ι(u)_j ∈ α), the others three-valued on each record the person may own.
+    fn personal_knowledge(
+        &self,
+        person_tuples: &[Vec<u32>],
+        edges: &[(u32, u32)],
+        usable: &[bool],
+        record_rows: &[Vec<usize>],
+        known_p: &mut [Vec<u64>],
+    ) {
+        let c = self.confidentiality();
+        let personal: Vec<usize> = (0..c.formulas.len()).filter(|&f| c.personal[f]).collect();
+        if personal.is_empty() {
+            return;
+        }
+        let first = self.problem.data.quasi.len();
+        // per public domain: its quasi-identifier, and each leaf's code in the domain
+        let public: Vec<Option<(usize, Vec<Option<u32>>)>> = c
+            .vocabulary
+            .iter()
+            .map(|d| {
+                if !d.public {
+                    return None;
+                }
+                let j = self
+                    .problem
+                    .data
+                    .quasi
+                    .iter()
+                    .position(|q| q.column == d.column)?;
+                let h = &self.problem.data.quasi[j].hierarchy;
+                let codes = (0..h.leaf_count() as u32)
+                    .map(|leaf| {
+                        let label = h.label(0, leaf);
+                        d.values.iter().position(|v| v == label).map(|x| x as u32)
+                    })
+                    .collect();
+                Some((j, codes))
+            })
+            .collect();
+        let size = |d: usize| c.vocabulary[d].values.len();
+        let mut known = vec![vec![true; personal.len()]; person_tuples.len()];
+        for (&(p, q), _) in edges.iter().zip(usable).filter(|(_, &u)| u) {
+            let t = &person_tuples[p as usize];
+            for &r in &record_rows[q as usize] {
+                for (k, &f) in personal.iter().enumerate() {
+                    if !known[p as usize][k] {
+                        continue;
+                    }
+                    let cell = |d: usize, v: usize| match &public[d] {
+                        Some((j, codes)) => codes[t[*j] as usize] == Some(v as u32),
+                        None => has(self.cell(r, first + d), v),
+                    };
+                    if !c.formulas[f].cnf.known(&cell, &size) {
+                        known[p as usize][k] = false;
+                    }
+                }
+            }
+        }
+        for (p, bits) in known_p.iter_mut().enumerate() {
+            for (k, &f) in personal.iter().enumerate() {
+                if known[p][k] {
+                    bits[f / 64] |= 1 << (f % 64);
+                } else {
+                    bits[f / 64] &= !(1 << (f % 64));
+                }
+            }
         }
     }
 }

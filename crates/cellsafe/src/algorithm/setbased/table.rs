@@ -60,7 +60,8 @@ impl<'a> SetTable<'a> {
             original.push(q.leaves.clone());
             table_columns.push(q.column);
         }
-        for d in &c.vocabulary {
+        // public domains are the quasi-identifiers' columns above
+        for d in c.vocabulary.iter().filter(|d| !d.public) {
             let numeric = numeric_order(&d.values).is_some();
             let default = if numeric {
                 Family::Intervals

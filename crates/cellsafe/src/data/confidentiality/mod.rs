@@ -70,6 +70,9 @@ pub struct Confidentiality {
     pub(crate) profiles: Profiles,
     /// Things worth a user's attention that are not errors (values no record has).
     pub(crate) warnings: Vec<String>,
+    /// Per formula: whether it mentions a public attribute (decided by each person's own
+    /// value; only the set-based safety test takes such formulas).
+    pub(crate) personal: Vec<bool>,
 }
 
 /// Rows grouped by (formulas their record satisfies, CON set of their person).
@@ -275,6 +278,15 @@ impl Confidentiality {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let personal = formulas
+            .iter()
+            .map(|f| {
+                f.formula
+                    .domains()
+                    .into_iter()
+                    .any(|d| vocabulary[d].public)
+            })
+            .collect();
         Ok(Confidentiality {
             vocabulary,
             formulas,
@@ -283,6 +295,7 @@ impl Confidentiality {
             person_column,
             profiles,
             warnings: Vec::new(),
+            personal,
         })
     }
 
@@ -313,6 +326,18 @@ impl Confidentiality {
             }
         }
         out
+    }
+
+    /// The first formula mentioning a public attribute, with that attribute: (formula id,
+    /// column name).
+    pub(crate) fn personal_formula(&self) -> Option<(String, String)> {
+        self.formulas.iter().find_map(|f| {
+            f.formula
+                .domains()
+                .into_iter()
+                .find(|&d| self.vocabulary[d].public)
+                .map(|d| (f.id.clone(), self.vocabulary[d].name.clone()))
+        })
     }
 
     /// How person (row) `r` is named in reports: by the key column, else as `line N`, the

@@ -79,10 +79,15 @@ pub(crate) fn build(
             .column_index(name)
             .ok_or_else(|| err(key, format!("`{name}` is not a column of the input")))
     };
-    // formulas may mention the columns released as they are
+    // formulas may mention the columns released as they are, then (decided by each
+    // person's own value; only the gatekeeper takes such formulas) the quasi-identifiers
     let mut vocabulary = Vec::new();
-    for (c, name) in table.header().iter().enumerate() {
-        if matches!(roles[c], Role::Sensitive | Role::Insensitive) {
+    let columns = (0..table.header().len())
+        .filter(|&c| matches!(roles[c], Role::Sensitive | Role::Insensitive))
+        .chain((0..table.header().len()).filter(|&c| roles[c] == Role::QuasiIdentifying));
+    for c in columns {
+        let name = &table.header()[c];
+        {
             let order = spec.order.get(name).map(|o| o.as_slice());
             let mut values = table.dictionary(c).values().to_vec();
             for v in spec.domain.get(name).into_iter().flatten() {
@@ -90,8 +95,9 @@ pub(crate) fn build(
                     values.push(v.clone());
                 }
             }
-            let d = Domain::new(name, c, values, order)
+            let mut d = Domain::new(name, c, values, order)
                 .map_err(|m| err(&format!("safety.order.{name}"), m))?;
+            d.public = roles[c] == Role::QuasiIdentifying;
             vocabulary.push(d);
         }
     }
@@ -99,7 +105,7 @@ pub(crate) fn build(
         if !vocabulary.iter().any(|d| &d.name == name) {
             return Err(err(
                 &format!("safety.domain.{name}"),
-                format!("`{name}` is not a confidential or insensitive column"),
+                format!("`{name}` is not a quasi-identifying, confidential or insensitive column"),
             ));
         }
     }
@@ -303,6 +309,27 @@ pub(crate) fn build(
         });
         con_of_row.push(id);
     }
+    // public domains no formula mentions are dropped: they would only split the profiles
+    let confidential = vocabulary.iter().filter(|d| !d.public).count();
+    let mut keep: Vec<Option<usize>> = (0..vocabulary.len())
+        .map(|d| (d < confidential).then_some(d))
+        .collect();
+    let mut next = confidential;
+    for (d, slot) in keep.iter_mut().enumerate().skip(confidential) {
+        if formulas.iter().any(|(_, _, f)| f.domains().contains(&d)) {
+            *slot = Some(next);
+            next += 1;
+        }
+    }
+    for (_, _, f) in &mut formulas {
+        f.remap(&keep);
+    }
+    let vocabulary: Vec<Domain> = vocabulary
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| k.is_some())
+        .map(|(d, _)| d)
+        .collect();
     let mut c = Confidentiality::new(
         table,
         vocabulary,

@@ -57,6 +57,9 @@ pub struct Domain {
     /// Whether comparison literals are read as numbers (true) or must be values (false,
     /// an explicit order).
     numeric: bool,
+    /// A public attribute (quasi-identifier): an atom over it is decided by the person's
+    /// own value, not by a record.
+    pub(crate) public: bool,
 }
 
 impl Domain {
@@ -87,6 +90,7 @@ impl Domain {
                 values,
                 rank: Some(rank),
                 numeric: false,
+                public: false,
             });
         }
         let rank: Option<Vec<f64>> = values.iter().map(|v| number::parse(v)).collect();
@@ -96,6 +100,7 @@ impl Domain {
             numeric: rank.is_some(),
             rank,
             values,
+            public: false,
         })
     }
 }
@@ -133,6 +138,22 @@ impl Formula {
             Formula::And(a, b) => a.holds(value) && b.holds(value),
             Formula::Or(a, b) => a.holds(value) || b.holds(value),
             Formula::Implies(a, b) => !a.holds(value) || b.holds(value),
+        }
+    }
+
+    /// Renumbers the domains of its atoms: domain `d` becomes `map[d]` (every mentioned
+    /// domain must have one).
+    pub(crate) fn remap(&mut self, map: &[Option<usize>]) {
+        let mut stack = vec![self];
+        while let Some(f) = stack.pop() {
+            match f {
+                Formula::Atom(a) => a.domain = map[a.domain].expect("a kept domain"),
+                Formula::Not(x) => stack.push(x),
+                Formula::And(a, b) | Formula::Or(a, b) | Formula::Implies(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+            }
         }
     }
 

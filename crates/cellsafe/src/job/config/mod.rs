@@ -423,6 +423,12 @@ impl Config {
     /// checks that the models and metric bind to it: a dataset ready to anonymize. Errors
     /// name the config key at fault.
     pub fn dataset(&self, table: Table) -> Result<Dataset> {
+        self.dataset_with(table, false)
+    }
+
+    /// [`dataset`](Self::dataset); with `personal`, confidential formulas may mention
+    /// quasi-identifiers (decided by each person's own value, as only the gatekeeper does).
+    pub(crate) fn dataset_with(&self, table: Table, personal: bool) -> Result<Dataset> {
         let file = self.file_name();
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
@@ -483,6 +489,21 @@ impl Config {
                 })
             })
             .transpose()?;
+        if let Some((id, column)) = confidentiality
+            .as_ref()
+            .filter(|_| !personal)
+            .and_then(|c| c.personal_formula())
+        {
+            return Err(Error::config(
+                &file,
+                format!("safety.formulas.{id}"),
+                format!(
+                    "the formula mentions the quasi-identifier `{column}`; formulas over public \
+                     attributes are decided by each person's own value, which only the \
+                     gatekeeper (`cellsafe serve`) does"
+                ),
+            ));
+        }
         let mut public = Vec::with_capacity(roles.len());
         for (name, role) in table.header().iter().zip(&roles) {
             let marked = self.attributes.get(name).is_some_and(|s| s.public);
