@@ -400,10 +400,6 @@ fn holds(con: &str, rows: &[(&str, &str, &str)], world: &[&str], u: usize) -> bo
 }
 
 /// Persons of whom `con` holds in every world consistent with the released answers.
-fn known_to_have_x(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) -> Vec<usize> {
-    known_of(rows, answers, "has_x")
-}
-
 fn known_of(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)], con: &str) -> Vec<usize> {
     let n = rows.len();
     // the recipient knows the domain (`[safety] domain`)
@@ -428,8 +424,8 @@ fn known_of(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)], con: &st
         if consistent {
             consistent_worlds += 1;
             truth_consistent |= world == truth;
-            for u in 0..n {
-                always_x[u] &= holds(con, rows, &world, u);
+            for (u, always) in always_x.iter_mut().enumerate() {
+                *always &= holds(con, rows, &world, u);
             }
         }
     }
