@@ -21,14 +21,81 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/service")
 }
 
-/// A copy of the example center in a fresh directory (its database is created there).
-fn center_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for f in ["center.csv", "center.toml"] {
-        std::fs::copy(example().join(f), dir.path().join(f)).unwrap();
-    }
-    dir
+/// A copy of the example center in a fresh directory, with its database there (SQLite)
+/// or in a fresh PostgreSQL database.
+struct Center {
+    dir: tempfile::TempDir,
+    backend: &'static str,
+    postgres: Option<(String, String)>,
 }
+
+impl Center {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Center {
+    fn drop(&mut self) {
+        if let Some((server, name)) = &self.postgres {
+            let _ = psql(
+                server,
+                &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            );
+        }
+    }
+}
+
+fn psql(server: &str, sql: &str) -> std::process::Output {
+    Command::new("psql")
+        .args([server, "-v", "ON_ERROR_STOP=1", "-qc", sql])
+        .output()
+        .unwrap()
+}
+
+/// The example center on every backend available: SQLite always; PostgreSQL when
+/// `CELLSAFE_TEST_POSTGRES` names a server (`.ci/postgres` starts one).
+fn centers() -> Vec<Center> {
+    let copy = || {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["center.csv", "center.toml"] {
+            std::fs::copy(example().join(f), dir.path().join(f)).unwrap();
+        }
+        dir
+    };
+    let mut out = vec![Center {
+        dir: copy(),
+        backend: "sqlite",
+        postgres: None,
+    }];
+    match std::env::var("CELLSAFE_TEST_POSTGRES") {
+        Ok(server) => {
+            let name = format!("cellsafe_cli_{}", std::process::id())
+                + &format!(
+                    "_{}",
+                    COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                );
+            let created = psql(&server, &format!("CREATE DATABASE {name}"));
+            assert!(created.status.success(), "{created:?}");
+            let dir = copy();
+            let toml = dir.path().join("center.toml");
+            let text = std::fs::read_to_string(&toml).unwrap().replace(
+                "database = \"center.db\"",
+                &format!("database_url = \"{server} dbname={name}\""),
+            );
+            std::fs::write(&toml, text).unwrap();
+            out.push(Center {
+                dir,
+                backend: "postgres",
+                postgres: Some((server, name)),
+            });
+        }
+        Err(_) => eprintln!("PostgreSQL not tested: CELLSAFE_TEST_POSTGRES is not set"),
+    }
+    out
+}
+
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 struct Server {
     child: Child,
@@ -151,8 +218,14 @@ fn unchunk(mut s: &str) -> String {
 
 #[test]
 fn every_endpoint_as_an_analyst_and_an_admin() {
-    let dir = center_dir();
-    let server = Server::start(dir.path());
+    for center in centers() {
+        eprintln!("backend: {}", center.backend);
+        every_endpoint(center.path());
+    }
+}
+
+fn every_endpoint(dir: &Path) {
+    let server = Server::start(dir);
     let (s, v) = server.call("GET", "/health", None, "");
     assert_eq!((s, v["status"].as_str()), (200, Some("ok")));
     let (s, v) = server.call("GET", "/openapi.json", None, "");
@@ -430,8 +503,14 @@ fn every_endpoint_as_an_analyst_and_an_admin() {
 /// log), and so are the admin's settings.
 #[test]
 fn knowledge_and_settings_survive_a_restart() {
-    let dir = center_dir();
-    let server = Server::start(dir.path());
+    for center in centers() {
+        eprintln!("backend: {}", center.backend);
+        restart(center.path());
+    }
+}
+
+fn restart(dir: &Path) {
+    let server = Server::start(dir);
     assert_eq!(server.query(ANA, Q1).0, 200);
     let (s, _) = server.call(
         "PUT",
@@ -441,7 +520,7 @@ fn knowledge_and_settings_survive_a_restart() {
     );
     assert_eq!(s, 200);
     drop(server);
-    let server = Server::start(dir.path());
+    let server = Server::start(dir);
     let (s, r) = server.query(ANA, Q2);
     assert_eq!((s, r["outcome"].as_str()), (403, Some("refused")), "{r}");
     let (_, set) = server.call("GET", "/admin/settings", Some(ADMIN), "");
@@ -499,8 +578,14 @@ fn burst(addr: &str, threads: usize, stop_after: usize) -> Vec<(i64, String)> {
 /// in the audit log with its query.
 #[test]
 fn the_audit_log_survives_kill_9() {
-    let dir = center_dir();
-    let mut server = Server::start(dir.path());
+    for center in centers() {
+        eprintln!("backend: {}", center.backend);
+        kill_9(center.path());
+    }
+}
+
+fn kill_9(dir: &Path) {
+    let mut server = Server::start(dir);
     let addr = server.addr.clone();
     let killer = {
         let pid = server.child.id();
@@ -520,7 +605,7 @@ fn the_audit_log_survives_kill_9() {
         "only {} answers before the kill",
         answered.len()
     );
-    let server = Server::start(dir.path());
+    let server = Server::start(dir);
     let log = server.audit();
     for (id, sql) in &answered {
         let e = log
@@ -534,8 +619,14 @@ fn the_audit_log_survives_kill_9() {
 /// SIGTERM: the service stops cleanly (exit 0), and every answer sent is logged.
 #[test]
 fn sigterm_stops_after_the_answers_in_flight() {
-    let dir = center_dir();
-    let mut server = Server::start(dir.path());
+    for center in centers() {
+        eprintln!("backend: {}", center.backend);
+        sigterm(center.path());
+    }
+}
+
+fn sigterm(dir: &Path) {
+    let mut server = Server::start(dir);
     let addr = server.addr.clone();
     let pid_child = &server.child;
     let answered = std::thread::scope(|s| {
@@ -547,7 +638,7 @@ fn sigterm_stops_after_the_answers_in_flight() {
     let status = server.child.wait().unwrap();
     assert!(status.success(), "{status}");
     assert!(!answered.is_empty());
-    let server = Server::start(dir.path());
+    let server = Server::start(dir);
     let ids: Vec<i64> = server
         .audit()
         .iter()
@@ -560,8 +651,8 @@ fn sigterm_stops_after_the_answers_in_flight() {
 
 #[test]
 fn a_bad_service_section_is_named() {
-    let dir = center_dir();
-    let path = dir.path().join("center.toml");
+    let center = &centers()[0];
+    let path = center.path().join("center.toml");
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("table = \"patients\"", "tabel = \"patients\"");

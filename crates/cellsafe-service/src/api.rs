@@ -275,7 +275,14 @@ async fn tables(
     headers: HeaderMap,
 ) -> Result<Json<Vec<TableInfo>>, Failure> {
     let user = signed_in(&app, &headers).await?;
-    let grants = app.store.grants(&user.name).map_err(Failure::internal)?;
+    let store_app = app.clone();
+    let grants = blocking(move || {
+        store_app
+            .store
+            .grants(&user.name)
+            .map_err(Failure::internal)
+    })
+    .await?;
     let live = app.live();
     let Some(granted) = grants.get(&app.table_name) else {
         return Ok(Json(Vec::new()));
@@ -312,7 +319,9 @@ async fn users(
     headers: HeaderMap,
 ) -> Result<Json<Vec<UserRow>>, Failure> {
     admin(&app, &headers).await?;
-    Ok(Json(app.store.users().map_err(Failure::internal)?))
+    Ok(Json(
+        blocking(move || app.store.users().map_err(Failure::internal)).await?,
+    ))
 }
 
 fn check_grants(app: &App, grants: &BTreeMap<String, Vec<String>>) -> Result<(), Failure> {
@@ -387,11 +396,14 @@ async fn delete_user(
     if me.name == name {
         return Err(Failure::new(400, "an admin cannot delete themselves"));
     }
-    if !app.store.delete_user(&name).map_err(Failure::internal)? {
-        return Err(Failure::new(404, format!("no user `{name}`")));
-    }
-    app.forget(&name);
-    Ok(StatusCode::NO_CONTENT)
+    blocking(move || {
+        if !app.store.delete_user(&name).map_err(Failure::internal)? {
+            return Err(Failure::new(404, format!("no user `{name}`")));
+        }
+        app.forget(&name);
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
 }
 
 /// Gives a user a new token (the old one stops working).
@@ -433,13 +445,16 @@ async fn grant(
         &app,
         &BTreeMap::from([(g.table.clone(), g.columns.clone())]),
     )?;
-    if app.store.user(&name).map_err(Failure::internal)?.is_none() {
-        return Err(Failure::new(404, format!("no user `{name}`")));
-    }
-    app.store
-        .set_grant(&name, &g.table, &g.columns)
-        .map_err(Failure::internal)?;
-    Ok(StatusCode::NO_CONTENT)
+    blocking(move || {
+        if app.store.user(&name).map_err(Failure::internal)?.is_none() {
+            return Err(Failure::new(404, format!("no user `{name}`")));
+        }
+        app.store
+            .set_grant(&name, &g.table, &g.columns)
+            .map_err(Failure::internal)?;
+        Ok(StatusCode::NO_CONTENT)
+    })
+    .await
 }
 
 /// Pages through the audit log, oldest first.
@@ -452,10 +467,13 @@ async fn audit(
 ) -> Result<Json<AuditPage>, Failure> {
     admin(&app, &headers).await?;
     let limit = page.limit.unwrap_or(100).clamp(1, 1000);
-    let entries = app
-        .store
-        .audit_page(page.after.unwrap_or(0), limit)
-        .map_err(Failure::internal)?;
+    let after = page.after.unwrap_or(0);
+    let entries = blocking(move || {
+        app.store
+            .audit_page(after, limit)
+            .map_err(Failure::internal)
+    })
+    .await?;
     let next_after = (entries.len() == limit)
         .then(|| entries.last().map(|e| e.id))
         .flatten();

@@ -74,6 +74,8 @@ pub struct App {
     pub store: Store,
     /// The table's name in queries.
     pub table_name: String,
+    /// The column ordering and naming its rows (`_row` when the service created it).
+    pub row_key: String,
     /// The table as loaded from the database.
     pub table: Table,
     /// The config file (relative paths in the center's settings resolve from it).
@@ -119,6 +121,7 @@ impl App {
     pub(crate) fn new(
         store: Store,
         table_name: String,
+        row_key: String,
         table: Table,
         config_path: PathBuf,
         center: Center,
@@ -127,6 +130,7 @@ impl App {
         App {
             store,
             table_name,
+            row_key,
             table,
             config_path,
             live: RwLock::new(Arc::new(Live {
@@ -256,7 +260,12 @@ impl App {
         let numeric = |c: &str| center.is_numeric(c);
         let rows = self
             .store
-            .matching_rows(&self.table_name, &request.conditions, &numeric)
+            .matching_rows(
+                &self.table_name,
+                &self.row_key,
+                &request.conditions,
+                &numeric,
+            )
             .map_err(Failure::internal)?;
         let expected = center
             .matching_rows(&request.conditions)

@@ -4,6 +4,9 @@
 //! [service]
 //! listen = "127.0.0.1:8080"   # address and port (port 0: any free port)
 //! database = "center.db"      # SQLite file, relative to the config (created on first start)
+//! database_url = "host=/var/run/postgresql user=cellsafe dbname=center"  # PostgreSQL instead
+//! row_key = "_row"            # the column ordering the rows (a table already in PostgreSQL
+//!                             # names a unique column of its own)
 //! table = "patients"          # the table's name in queries (default: the input file's stem)
 //! body_limit = 65536          # most bytes of a request body
 //!
@@ -31,6 +34,14 @@ pub struct ServiceSpec {
     /// The SQLite database, relative to the config file.
     #[serde(default)]
     pub database: Option<PathBuf>,
+    /// A PostgreSQL connection string (URL or `key=value` pairs): the data center lives
+    /// there instead of in SQLite.
+    #[serde(default)]
+    pub database_url: Option<String>,
+    /// The column ordering and naming the rows (default `_row`, which the service creates
+    /// when it imports the CSV).
+    #[serde(default)]
+    pub row_key: Option<String>,
     /// The table's name in queries.
     #[serde(default)]
     pub table: Option<String>,
@@ -70,6 +81,8 @@ impl Default for ServiceSpec {
         ServiceSpec {
             listen: default_listen(),
             database: None,
+            database_url: None,
+            row_key: None,
             table: None,
             body_limit: default_body_limit(),
             users: Vec::new(),

@@ -91,8 +91,12 @@ fn center_text(text: &str) -> Result<String, ServiceError> {
 
 impl Service {
     /// Reads `config_path`, opens (creating) the database, imports the CSV on first start,
-    /// loads the table, builds the center and creates the configured users.
-    pub fn open(config_path: &Path) -> Result<Service, ServiceError> {
+    /// loads the table, builds the center and creates the configured users. A PostgreSQL
+    /// connection runs on `runtime`; call this from outside async code.
+    pub fn open(
+        config_path: &Path,
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<Service, ServiceError> {
         let config = Config::from_file(config_path)?;
         let file = config.file_name();
         let spec = service_spec(&config)?;
@@ -125,12 +129,22 @@ impl Service {
                 format!("`{table_name}` is not a table name (letters, digits, `_`)"),
             ));
         }
-        let store = Store::open(&database)?;
+        let store = match &spec.database_url {
+            Some(url) => Store::connect(url, runtime.clone())?,
+            None => Store::open(&database)?,
+        };
+        let row_key = spec.row_key.clone().unwrap_or_else(|| "_row".into());
         if !store.has_table(&table_name)? {
+            if row_key != "_row" {
+                return Err(key_error(
+                    "service.row_key",
+                    format!("table `{table_name}` does not exist, so it has no column `{row_key}`"),
+                ));
+            }
             let (table, _) = config.read(&cellsafe::observer::Silent)?;
             store.import(&table_name, &table)?;
         }
-        let (header, rows) = store.load(&table_name)?;
+        let (header, rows) = store.load(&table_name, &row_key)?;
         let table = Table::from_rows(header, &rows)?;
         // the admin's settings, once changed, live in the database
         let text = match store.setting("center")? {
@@ -185,6 +199,7 @@ impl Service {
         let app = App::new(
             store,
             table_name,
+            row_key,
             table,
             config_path.to_path_buf(),
             center,
@@ -254,8 +269,6 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(|e| ServiceError::Net(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(async {
-        let service = Service::open(config_path)?;
-        service.serve(listen, ready, terminated()).await
-    })
+    let service = Service::open(config_path, runtime.handle())?;
+    runtime.block_on(service.serve(listen, ready, terminated()))
 }
