@@ -269,7 +269,12 @@ impl Center {
 
     /// Resolves columns and conditions and adds what the answer says regardless of the
     /// generalization (its conditions, its exact confidential cells) to the knowledge.
-    fn plan(&self, knowledge: &Knowledge, request: &Request, rows: &[u32]) -> Result<Plan> {
+    pub(crate) fn plan(
+        &self,
+        knowledge: &Knowledge,
+        request: &Request,
+        rows: &[u32],
+    ) -> Result<Plan> {
         let table = &self.problem.data.table;
         let mut selected = Vec::new();
         let mut dropped = Vec::new();

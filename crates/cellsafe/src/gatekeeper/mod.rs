@@ -24,7 +24,7 @@
 //! The front end (the service) owns the database, the query language, users and the audit
 //! log; this layer owns the decision.
 
-mod answer;
+pub(crate) mod answer;
 mod knowledge;
 mod request;
 mod sets;

@@ -50,3 +50,131 @@ pub fn center(config: &Config, table: Table) -> Result<Center> {
     }
     Ok(center)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::data::table::Table;
+    use crate::gatekeeper::{Condition, Request, Test};
+    use crate::job::config::Config;
+
+    /// The exact set-based search returns a generalization of least total size among the
+    /// safe ones: every generalization of the answer's cells with fewer values in all
+    /// (enumerated here in full) is unsafe.
+    #[test]
+    fn the_exact_search_finds_a_least_safe_generalization() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("age.csv"),
+            "1;low;*\n2;low;*\n3;high;*\n4;high;*\n",
+        )
+        .unwrap();
+        let text = r#"
+[input]
+path = "unused.csv"
+[attributes.name]
+role = "identifying"
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = "age.csv"
+[attributes.disease]
+role = "sensitive"
+[safety]
+formulas = { has_x = "disease = x" }
+default = ["has_x"]
+domain = { disease = ["x", "y", "z"] }
+[[privacy]]
+model = "k-anonymity"
+k = 1
+"#;
+        let config = Config::parse(text, &dir.path().join("c.toml")).unwrap();
+        let rows: Vec<Vec<String>> = [
+            ["p0", "1", "x"],
+            ["p1", "2", "x"],
+            ["p2", "3", "y"],
+            ["p3", "4", "z"],
+        ]
+        .iter()
+        .map(|r| r.iter().map(|s| s.to_string()).collect())
+        .collect();
+        let header = ["name", "age", "disease"].map(String::from).to_vec();
+        let center = super::center(&config, Table::from_rows(header, &rows).unwrap()).unwrap();
+        let request = Request {
+            columns: vec!["age".into(), "disease".into()],
+            conditions: vec![Condition {
+                column: "age".into(),
+                test: Test::Le("3".into()),
+            }],
+        };
+        let matched = center.matching_rows(&request.conditions).unwrap();
+        let plan = center
+            .plan(&center.fresh_knowledge(), &request, &matched)
+            .unwrap();
+        assert!(!center.check_sets(&plan, &center.level_cells(&plan, &[0])));
+        let (found, _) = center.maximal_search(&plan);
+        let found = found.expect("some generalization is safe");
+        let size = |cells: &Vec<Vec<Vec<u64>>>| -> u32 {
+            cells
+                .iter()
+                .flatten()
+                .flatten()
+                .map(|w| w.count_ones())
+                .sum()
+        };
+        assert!(center.check_sets(&plan, &found.cells));
+        // every cell option: age intervals of 1..4 holding the value, disease supersets
+        let age_col = &center.columns[plan.selected[0]];
+        let dis_col = &center.columns[plan.selected[1]];
+        let options = |col: &crate::gatekeeper::CenterColumn, v: u32| -> Vec<Vec<u64>> {
+            let n = col.values.len() as u32;
+            let mut out = Vec::new();
+            if col.numeric {
+                let r = col.rank[v as usize];
+                for lo in 0..=r {
+                    for hi in r..n {
+                        out.push(col.bits_of(col.order[lo as usize..=hi as usize].iter().copied()));
+                    }
+                }
+            } else {
+                for mask in 0u32..(1 << n) {
+                    if mask & (1 << v) != 0 {
+                        out.push(col.bits_of((0..n).filter(|b| mask & (1 << b) != 0)));
+                    }
+                }
+            }
+            out
+        };
+        let original = |j: usize, i: usize| center.original[j][plan.rows[i] as usize];
+        let (ja, jd) = (plan.selected[0], plan.selected[1]);
+        let per_row: Vec<Vec<(Vec<u64>, Vec<u64>)>> = (0..plan.rows.len())
+            .map(|i| {
+                let mut v = Vec::new();
+                for a in options(age_col, original(ja, i)) {
+                    for d in options(dis_col, original(jd, i)) {
+                        v.push((a.clone(), d));
+                    }
+                }
+                v
+            })
+            .collect();
+        let best = size(&found.cells);
+        let mut checked = 0;
+        for x in &per_row[0] {
+            for y in &per_row[1] {
+                for z in &per_row[2] {
+                    let cells = vec![
+                        vec![x.0.clone(), y.0.clone(), z.0.clone()],
+                        vec![x.1.clone(), y.1.clone(), z.1.clone()],
+                    ];
+                    if size(&cells) < best {
+                        checked += 1;
+                        assert!(
+                            !center.check_sets(&plan, &cells),
+                            "a smaller safe one: {cells:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 0, "{checked}");
+    }
+}
