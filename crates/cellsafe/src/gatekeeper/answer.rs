@@ -127,6 +127,15 @@ pub(crate) struct Plan {
     /// When every class-based model is k-anonymity: the largest k (1 without any);
     /// set-based answers are judged by it. None: set-based answers are not sought.
     pub(crate) k: Option<u32>,
+    /// Table rows examined by safety tests so far.
+    work: std::sync::atomic::AtomicU64,
+}
+
+impl Plan {
+    /// Whether the work budget of the answer is spent.
+    pub(crate) fn spent(&self, center: &Center) -> bool {
+        self.work.load(std::sync::atomic::Ordering::Relaxed) >= center.spec.max_work
+    }
 }
 
 impl Center {
@@ -348,6 +357,7 @@ impl Center {
             base,
             classes,
             k,
+            work: Default::default(),
         })
     }
 
@@ -496,6 +506,8 @@ impl Center {
         cells: &Cells,
         limit: usize,
     ) -> crate::algorithm::setbased::SetSafety {
+        plan.work
+            .fetch_add(self.rows() as u64, std::sync::atomic::Ordering::Relaxed);
         let mut k = plan.base.clone();
         for (c, &j) in plan.selected.iter().enumerate() {
             for (i, &r) in plan.rows.iter().enumerate() {
@@ -569,7 +581,7 @@ impl Center {
         let mut tested = 0;
         for sum in 1..top {
             let layer = layer(maxima, sum);
-            if tested + layer.len() > self.spec.max_tests {
+            if tested + layer.len() > self.spec.max_tests || plan.spent(self) {
                 return (None, tested);
             }
             tested += layer.len();

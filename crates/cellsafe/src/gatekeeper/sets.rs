@@ -36,8 +36,9 @@ impl Center {
         let exact = self.level_cells(plan, &vec![0; plan.quasi.len()]);
         let mut t = 1.0f64;
         let mut tested = 0;
+        let mut last: Option<Cells> = None;
         loop {
-            if tested >= self.spec.max_tests {
+            if tested >= self.spec.max_tests || plan.spent(self) {
                 return (None, tested);
             }
             let mut cells = exact.clone();
@@ -61,8 +62,12 @@ impl Center {
                     cells[c][i] = by_block[&(block(col.number(v)) as i64)].clone();
                 }
             }
-            tested += 1;
-            if self.check_sets(plan, &cells) {
+            // a radius below the gaps of the values changes nothing: not worth a test
+            let same = last.as_ref() == Some(&cells);
+            if !same {
+                tested += 1;
+            }
+            if !same && self.check_sets(plan, &cells) {
                 let candidate = Candidate {
                     method: Method::Radius,
                     cells,
@@ -70,9 +75,10 @@ impl Center {
                 };
                 return (Some(candidate), tested);
             }
-            if whole {
+            if whole || !t.is_finite() {
                 return (None, tested);
             }
+            last = Some(cells);
             t *= 2.0;
         }
     }
@@ -128,7 +134,7 @@ impl Center {
         heap.push(Reverse((cost(&first), first)));
         let mut tested = 0;
         while let Some(Reverse((_, flat))) = heap.pop() {
-            if tested >= self.spec.max_tests {
+            if tested >= self.spec.max_tests || plan.spent(self) {
                 return (None, tested);
             }
             let cells = unflatten(&flat);
@@ -221,7 +227,7 @@ impl Center {
             plan.rows.iter().enumerate().map(|(i, &r)| (r, i)).collect();
         let mut tested = 0;
         for _ in 0..self.spec.max_merge_rounds {
-            if tested >= self.spec.max_tests {
+            if tested >= self.spec.max_tests || plan.spent(self) {
                 break;
             }
             tested += 1;
