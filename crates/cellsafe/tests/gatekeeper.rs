@@ -591,3 +591,36 @@ fn formulas_over_public_attributes_are_the_gatekeepers_only() {
         "{e}"
     );
 }
+
+/// With no work budget beyond the answer as asked and the top of the lattice, the
+/// searches stop at once: the answer is the top generalization (safe), not a finer one.
+#[test]
+fn the_work_budget_bounds_the_searches() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        ("a", "1", "x"),
+        ("a", "3", "y"),
+        ("c", "1", "y"),
+        ("c", "3", "x"),
+        ("c", "3", "z"),
+    ];
+    let q = request(&["zip", "age", "disease"], vec![]);
+    let full = center(dir.path(), &rows, "");
+    let a = ask(&full, &mut full.fresh_knowledge(), &q, 1);
+    assert_eq!(a.verdict.outcome, Outcome::Generalized, "{:?}", a.verdict);
+    let bounded = center(dir.path(), &rows, "\n[gatekeeper]\nmax_work = 0\n");
+    let b = ask(&bounded, &mut bounded.fresh_knowledge(), &q, 1);
+    assert_eq!(b.verdict.outcome, Outcome::Generalized, "{:?}", b.verdict);
+    assert!(
+        b.verdict.tested < a.verdict.tested,
+        "{:?} {:?}",
+        a.verdict,
+        b.verdict
+    );
+    assert!(
+        b.verdict.levels.values().all(|&l| l == 2),
+        "{:?}",
+        b.verdict
+    );
+    assert!(b.verdict.loss >= a.verdict.loss);
+}
