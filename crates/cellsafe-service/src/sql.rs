@@ -338,4 +338,21 @@ mod tests {
             .unwrap_err()
             .contains("longer"));
     }
+
+    /// Long or deep queries within the size limit are refused or read, never overflow the
+    /// stack.
+    #[test]
+    fn long_and_deep_queries_are_handled() {
+        let chain = format!("SELECT a FROM t WHERE {}a = 1", "a = 1 AND ".repeat(1600));
+        assert!(chain.len() < MAX_QUERY);
+        assert!(parse(&chain).is_err());
+        let deep = format!(
+            "SELECT a FROM t WHERE {}a = 1{}",
+            "(".repeat(3000),
+            ")".repeat(3000)
+        );
+        assert!(parse(&deep).is_err());
+        let list = format!("SELECT a FROM t WHERE a IN ({}1)", "1, ".repeat(3000));
+        assert_eq!(parse(&list).unwrap().request.conditions.len(), 1);
+    }
 }
