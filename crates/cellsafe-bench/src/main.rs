@@ -20,6 +20,7 @@ mod lgb;
 mod pareto;
 mod safety;
 mod search;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,6 +101,22 @@ enum Command {
         /// Write one SVG chart per figure into this directory.
         #[arg(long)]
         svg: Option<PathBuf>,
+    },
+    /// The gatekeeper service on loopback: concurrent analysts issuing safe small queries
+    /// (latency, throughput, every answer audited) and, with --rows, one query needing
+    /// generalization over a center of that many rows, timed end to end.
+    Serve {
+        /// Concurrent analysts.
+        #[arg(long, default_value_t = 50)]
+        analysts: usize,
+        /// Queries per analyst.
+        #[arg(long, default_value_t = 20)]
+        queries: usize,
+        /// Also time a query over a seeded center of this many rows (e.g. 200000).
+        #[arg(long)]
+        rows: Option<usize>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
     Synth {
@@ -188,6 +205,12 @@ fn run(cli: Cli) -> Result<()> {
             eprintln!("wrote {rows} rows to {}", output.display());
             Ok(())
         }
+        Command::Serve {
+            analysts,
+            queries,
+            rows,
+            seed,
+        } => serve::run(analysts.max(1), queries.max(1), rows, seed),
         Command::Lgb { queries, svg } => lgb::run(queries.max(1), svg.as_deref()),
         Command::LgbExtract {
             input,

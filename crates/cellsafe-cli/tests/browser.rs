@@ -75,6 +75,23 @@ fn post_query(addr: &str, token: &str, sql: &str) -> String {
     out
 }
 
+/// The element with id `id`, once the page shows it (within 30 s).
+async fn find_soon(
+    client: &fantoccini::Client,
+    id: &str,
+) -> Result<fantoccini::elements::Element, fantoccini::error::CmdError> {
+    let started = Instant::now();
+    loop {
+        match client.find(Locator::Id(id)).await {
+            Ok(e) => return Ok(e),
+            Err(_) if started.elapsed() < Duration::from_secs(30) => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view() {
     let (Some(driver), Some(chromium)) = (
@@ -129,16 +146,17 @@ async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view
     };
     let base = format!("http://{addr}");
     let result = async {
+        // (each step waits for an element of the page it leads to: a click returns before
+        // the next page has loaded)
+        let wait = |id: &'static str| find_soon(&client, id);
         // a page needs a session
         client.goto(&format!("{base}/ui/audit")).await?;
+        wait("token").await?;
         assert!(client.current_url().await?.path().ends_with("/ui/login"));
         // sign in
-        client
-            .find(Locator::Id("token"))
-            .await?
-            .send_keys(ADMIN)
-            .await?;
+        wait("token").await?.send_keys(ADMIN).await?;
         client.find(Locator::Id("sign-in")).await?.click().await?;
+        wait("save-models").await?;
         assert!(client.current_url().await?.path().ends_with("/ui/settings"));
         // change a setting: k from 3 to 2
         let k = client.find(Locator::Id("k")).await?;
@@ -150,7 +168,7 @@ async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view
             .await?
             .click()
             .await?;
-        let note = client.find(Locator::Id("note")).await?.text().await?;
+        let note = wait("note").await?.text().await?;
         assert_eq!(note, "Saved.");
         let toml = client.find(Locator::Id("toml")).await?.text().await?;
         assert!(toml.contains("k = 2"), "{toml}");
@@ -163,7 +181,7 @@ async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view
             .await?
             .click()
             .await?;
-        let error = client.find(Locator::Id("error")).await?.text().await?;
+        let error = wait("error").await?.text().await?;
         assert!(error.contains("whole number"), "{error}");
         // the analyst queries, over the API
         let sql = "SELECT sex, diagnosis FROM patients WHERE age > 30";
@@ -171,11 +189,12 @@ async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         // and the admin sees it in the audit view
         client.goto(&format!("{base}/ui/audit")).await?;
-        let table = client.find(Locator::Id("audit")).await?.text().await?;
+        let table = wait("audit").await?.text().await?;
         assert!(table.contains(sql) && table.contains("ana"), "{table}");
         // signed out, the pages are closed again
         client.goto(&format!("{base}/ui/logout")).await?;
         client.goto(&format!("{base}/ui/settings")).await?;
+        wait("token").await?;
         assert!(client.current_url().await?.path().ends_with("/ui/login"));
         Ok::<(), fantoccini::error::CmdError>(())
     }
