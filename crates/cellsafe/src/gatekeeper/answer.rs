@@ -127,14 +127,14 @@ pub(crate) struct Plan {
     /// When every class-based model is k-anonymity: the largest k (1 without any);
     /// set-based answers are judged by it. None: set-based answers are not sought.
     pub(crate) k: Option<u32>,
-    /// Table rows examined by safety tests so far.
-    work: std::sync::atomic::AtomicU64,
 }
 
-impl Plan {
-    /// Whether the work budget of the answer is spent.
-    pub(crate) fn spent(&self, center: &Center) -> bool {
-        self.work.load(std::sync::atomic::Ordering::Relaxed) >= center.spec.max_work
+impl Center {
+    /// Whether a search that has run `tests` safety tests has spent the work budget (each
+    /// test examines every row of the table). Each search counts its own tests, so the
+    /// searches stop at the same place however they are scheduled.
+    pub(crate) fn spent(&self, tests: usize) -> bool {
+        (tests as u64).saturating_mul(self.rows() as u64) >= self.spec.max_work
     }
 }
 
@@ -177,29 +177,45 @@ impl Center {
         } else {
             use super::Generalization;
             let g = self.spec.generalization;
-            // level-based: the lowest layer with a safe node, if the top is safe at all
-            if g != Generalization::Sets && maxima != bottom {
-                tested += 1;
-                if self.check(&plan, &maxima).safe {
-                    let (found, t) = self.lowest_safe_layer(&plan, &maxima);
-                    tested += t;
-                    let levels = found.unwrap_or_else(|| maxima.clone());
-                    candidates.push(self.level_candidate(&plan, &levels, Method::Levels));
-                }
-            }
-            // set-based: neighbourhoods, then the exact search or the merge
-            if g != Generalization::Levels && plan.k.is_some() {
-                let (found, t) = self.radius_search(&plan);
-                tested += t;
-                candidates.extend(found);
-                let (found, t) = if plan.rows.len() <= self.spec.max_exact_rows {
-                    self.maximal_search(&plan)
-                } else {
-                    self.merge_search(&plan)
-                };
-                tested += t;
-                candidates.extend(found);
-            }
+            // level-based and set-based searches, side by side
+            let (levels, sets) = rayon::join(
+                || {
+                    // the lowest layer with a safe node, if the top is safe at all
+                    let mut found = Vec::new();
+                    let mut tested = 0;
+                    if g != Generalization::Sets && maxima != bottom {
+                        tested += 1;
+                        if self.check(&plan, &maxima).safe {
+                            let (lowest, t) = self.lowest_safe_layer(&plan, &maxima);
+                            tested += t;
+                            let levels = lowest.unwrap_or_else(|| maxima.clone());
+                            found.push(self.level_candidate(&plan, &levels, Method::Levels));
+                        }
+                    }
+                    (found, tested)
+                },
+                || {
+                    // neighbourhoods, then the exact search or the merge
+                    let mut found = Vec::new();
+                    let mut tested = 0;
+                    if g != Generalization::Levels && plan.k.is_some() {
+                        let (radius, t) = self.radius_search(&plan);
+                        tested += t;
+                        found.extend(radius);
+                        let (other, t) = if plan.rows.len() <= self.spec.max_exact_rows {
+                            self.maximal_search(&plan)
+                        } else {
+                            self.merge_search(&plan)
+                        };
+                        tested += t;
+                        found.extend(other);
+                    }
+                    (found, tested)
+                },
+            );
+            tested += levels.1 + sets.1;
+            candidates.extend(levels.0);
+            candidates.extend(sets.0);
         }
         let dropped = plan.dropped.clone();
         let columns: Vec<String> = plan
@@ -357,7 +373,6 @@ impl Center {
             base,
             classes,
             k,
-            work: Default::default(),
         })
     }
 
@@ -506,18 +521,15 @@ impl Center {
         cells: &Cells,
         limit: usize,
     ) -> crate::algorithm::setbased::SetSafety {
-        plan.work
-            .fetch_add(self.rows() as u64, std::sync::atomic::Ordering::Relaxed);
         let mut k = plan.base.clone();
         for (c, &j) in plan.selected.iter().enumerate() {
             for (i, &r) in plan.rows.iter().enumerate() {
                 self.intersect(&mut k, r as usize, j, &cells[c][i]);
             }
         }
-        let mut table = SetTable::new(&self.problem, &Default::default())
-            .expect("the center's table was built the same way");
-        table.replace_cells(k.cells);
-        table.safety(limit)
+        SetTable::with_cells(&self.problem, &Default::default(), k.cells)
+            .expect("the center's table was built the same way")
+            .safety(limit)
     }
 
     /// The cells released at `levels`: groups of the hierarchies for the quasi-identifiers,
@@ -581,7 +593,7 @@ impl Center {
         let mut tested = 0;
         for sum in 1..top {
             let layer = layer(maxima, sum);
-            if tested + layer.len() > self.spec.max_tests || plan.spent(self) {
+            if tested + layer.len() > self.spec.max_tests || self.spent(tested + layer.len()) {
                 return (None, tested);
             }
             tested += layer.len();

@@ -52,9 +52,9 @@ use crate::metric::MetricSpec;
 pub struct GatekeeperSpec {
     /// Most generalizations tested by each search for one answer (default 4096).
     pub max_tests: usize,
-    /// Most work for one answer, in table rows examined by safety tests (default
-    /// 50,000,000: 250 tests of a 200,000-row table); the searches stop when it is spent,
-    /// so no query can hold the service for long.
+    /// Most work for each search of one answer, in table rows examined by safety tests
+    /// (default 50,000,000: 250 tests of a 200,000-row table); a search stops before it
+    /// would spend more, so no query can hold the service for long.
     pub max_work: u64,
     /// Which generalizations are sought when an answer is unsafe as asked (default both;
     /// set-based ones need every class-based model to be k-anonymity).

@@ -38,7 +38,7 @@ impl Center {
         let mut tested = 0;
         let mut last: Option<Cells> = None;
         loop {
-            if tested >= self.spec.max_tests || plan.spent(self) {
+            if tested >= self.spec.max_tests || self.spent(tested + 1) {
                 return (None, tested);
             }
             let mut cells = exact.clone();
@@ -134,7 +134,7 @@ impl Center {
         heap.push(Reverse((cost(&first), first)));
         let mut tested = 0;
         while let Some(Reverse((_, flat))) = heap.pop() {
-            if tested >= self.spec.max_tests || plan.spent(self) {
+            if tested >= self.spec.max_tests || self.spent(tested + 1) {
                 return (None, tested);
             }
             let cells = unflatten(&flat);
@@ -227,7 +227,7 @@ impl Center {
             plan.rows.iter().enumerate().map(|(i, &r)| (r, i)).collect();
         let mut tested = 0;
         for _ in 0..self.spec.max_merge_rounds {
-            if tested >= self.spec.max_tests || plan.spent(self) {
+            if tested >= self.spec.max_tests || self.spent(tested + 1) {
                 break;
             }
             tested += 1;

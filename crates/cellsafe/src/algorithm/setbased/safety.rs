@@ -58,14 +58,21 @@ impl SetTable<'_> {
         let mut person_of = Vec::with_capacity(n);
         let mut person_tuples: Vec<Vec<u32>> = Vec::new();
         let mut a: Vec<u32> = Vec::new();
+        // keys are built in one buffer and copied only for a new type
+        let mut t: Vec<u32> = Vec::with_capacity(m1);
         for r in 0..n {
-            let t: Vec<u32> = (0..m1).map(|j| self.original[j][r]).collect();
-            let next = a.len() as u32;
-            let p = *person_index.entry(t.clone()).or_insert_with(|| {
-                a.push(0);
-                person_tuples.push(t);
-                next
-            });
+            t.clear();
+            t.extend((0..m1).map(|j| self.original[j][r]));
+            let p = match person_index.get(t.as_slice()) {
+                Some(&p) => p,
+                None => {
+                    let p = a.len() as u32;
+                    a.push(0);
+                    person_tuples.push(t.clone());
+                    person_index.insert(t.clone(), p);
+                    p
+                }
+            };
             a[p as usize] += 1;
             person_of.push(p);
         }
@@ -73,13 +80,21 @@ impl SetTable<'_> {
         let mut record_index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
         let mut record_of = Vec::with_capacity(n);
         let mut record_rows: Vec<Vec<usize>> = Vec::new();
+        let mut key: Vec<u64> = Vec::new();
         for r in 0..n {
-            let key: Vec<u64> = (0..m1).flat_map(|j| self.cell(r, j).to_vec()).collect();
-            let next = record_rows.len() as u32;
-            let q = *record_index.entry(key).or_insert_with(|| {
-                record_rows.push(Vec::new());
-                next
-            });
+            key.clear();
+            for j in 0..m1 {
+                key.extend_from_slice(self.cell(r, j));
+            }
+            let q = match record_index.get(key.as_slice()) {
+                Some(&q) => q,
+                None => {
+                    let q = record_rows.len() as u32;
+                    record_rows.push(Vec::new());
+                    record_index.insert(key.clone(), q);
+                    q
+                }
+            };
             record_rows[q as usize].push(r);
             record_of.push(q);
         }
@@ -123,17 +138,20 @@ impl SetTable<'_> {
         // knowledge: ∧ over the records of each record type, then over usable edges
         let words = c.profiles.words;
         let mut known_record: FxHashMap<Vec<u64>, Vec<u64>> = FxHashMap::default();
+        let mut key: Vec<u64> = Vec::new();
         let known_q: Vec<Vec<u64>> = record_rows
             .iter()
             .map(|rows| {
                 let mut k = vec![u64::MAX; words];
                 for &r in rows {
-                    let key: Vec<u64> = (m1..self.columns.len())
-                        .flat_map(|j| self.cell(r, j).to_vec())
-                        .collect();
-                    let kr = known_record
-                        .entry(key)
-                        .or_insert_with(|| self.known_in_record(r));
+                    key.clear();
+                    for j in m1..self.columns.len() {
+                        key.extend_from_slice(self.cell(r, j));
+                    }
+                    if !known_record.contains_key(key.as_slice()) {
+                        known_record.insert(key.clone(), self.known_in_record(r));
+                    }
+                    let kr = &known_record[key.as_slice()];
                     for w in 0..words {
                         k[w] &= kr[w];
                     }

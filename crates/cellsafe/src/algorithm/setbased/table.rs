@@ -30,6 +30,24 @@ impl<'a> SetTable<'a> {
     /// default Z_j by column name: levels for quasi-identifiers, intervals for numeric and
     /// subsets for other confidential columns.
     pub fn new(problem: &'a Problem, families: &FxHashMap<String, Family>) -> Result<Self> {
+        Self::build(problem, families, None)
+    }
+
+    /// [`new`](Self::new) with the cells given (in this table's layout: per column,
+    /// row-major words), not computed from the original.
+    pub(crate) fn with_cells(
+        problem: &'a Problem,
+        families: &FxHashMap<String, Family>,
+        cells: Vec<Vec<u64>>,
+    ) -> Result<Self> {
+        Self::build(problem, families, Some(cells))
+    }
+
+    fn build(
+        problem: &'a Problem,
+        families: &FxHashMap<String, Family>,
+        cells: Option<Vec<Vec<u64>>>,
+    ) -> Result<Self> {
         let c = problem
             .data
             .confidentiality
@@ -85,17 +103,19 @@ impl<'a> SetTable<'a> {
             original.push(problem.data.table.codes(d.column).to_vec());
             table_columns.push(d.column);
         }
-        let cells = columns
-            .iter()
-            .zip(&original)
-            .map(|(col, orig)| {
-                let mut flat = vec![0u64; n * col.words];
-                for (r, &v) in orig.iter().enumerate() {
-                    flat[r * col.words + v as usize / 64] |= 1 << (v % 64);
-                }
-                flat
-            })
-            .collect();
+        let cells = cells.unwrap_or_else(|| {
+            columns
+                .iter()
+                .zip(&original)
+                .map(|(col, orig)| {
+                    let mut flat = vec![0u64; n * col.words];
+                    for (r, &v) in orig.iter().enumerate() {
+                        flat[r * col.words + v as usize / 64] |= 1 << (v % 64);
+                    }
+                    flat
+                })
+                .collect()
+        });
         Ok(SetTable {
             problem,
             columns,
@@ -103,12 +123,6 @@ impl<'a> SetTable<'a> {
             cells,
             table_columns,
         })
-    }
-
-    /// Replaces every cell (`cells` in this table's layout: per column, row-major words).
-    pub(crate) fn replace_cells(&mut self, cells: Vec<Vec<u64>>) {
-        debug_assert_eq!(cells.len(), self.cells.len());
-        self.cells = cells;
     }
 
     /// Rows (one per person).
