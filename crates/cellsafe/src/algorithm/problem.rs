@@ -143,6 +143,8 @@ pub struct Problem {
     /// The same for pairs of quasi-identifiers, computed on demand:
     /// `(j1, level1, j2, level2)` → rows in pair groups smaller than k.
     small_pairs: Mutex<PairTables>,
+    /// The persons of set-based safety tests, by type (computed on first use).
+    pub(crate) persons: std::sync::OnceLock<std::sync::Arc<crate::algorithm::setbased::Persons>>,
 }
 
 /// Largest grid of leaf pairs [`Problem::fails_in_pairs`] counts in (cells).
@@ -253,6 +255,7 @@ impl Problem {
             small_rows,
             max_classes,
             small_pairs: Mutex::new(PairTables::default()),
+            persons: Default::default(),
             data,
             models,
             suppression_limit,

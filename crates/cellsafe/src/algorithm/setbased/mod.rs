@@ -21,6 +21,7 @@ mod safety;
 mod table;
 
 pub use column::{Family, SetColumn};
+pub(crate) use safety::Persons;
 pub use safety::SetSafety;
 pub use table::SetTable;
 

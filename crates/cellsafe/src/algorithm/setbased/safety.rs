@@ -9,6 +9,47 @@ use super::SetTable;
 use crate::criteria::matching;
 use crate::data::confidentiality::has;
 
+/// Persons by type: their exact public tuples, computed once per problem.
+#[derive(Debug)]
+pub(crate) struct Persons {
+    /// Type of each row's person.
+    of: Vec<u32>,
+    /// Public tuple (leaf per quasi-identifier) of each type.
+    tuples: Vec<Vec<u32>>,
+    /// Persons of each type.
+    counts: Vec<u32>,
+}
+
+impl Persons {
+    fn of(table: &SetTable) -> Persons {
+        let n = table.rows();
+        let m1 = table.problem.data.quasi.len();
+        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        let mut of = Vec::with_capacity(n);
+        let mut tuples: Vec<Vec<u32>> = Vec::new();
+        let mut counts: Vec<u32> = Vec::new();
+        // keys are built in one buffer and copied only for a new type
+        let mut t: Vec<u32> = Vec::with_capacity(m1);
+        for r in 0..n {
+            t.clear();
+            t.extend((0..m1).map(|j| table.original[j][r]));
+            let p = match index.get(t.as_slice()) {
+                Some(&p) => p,
+                None => {
+                    let p = counts.len() as u32;
+                    counts.push(0);
+                    tuples.push(t.clone());
+                    index.insert(t.clone(), p);
+                    p
+                }
+            };
+            counts[p as usize] += 1;
+            of.push(p);
+        }
+        Persons { of, tuples, counts }
+    }
+}
+
 /// The safety verdict on a set table.
 #[derive(Debug, Clone, Serialize)]
 pub struct SetSafety {
@@ -53,29 +94,13 @@ impl SetTable<'_> {
         let c = self.confidentiality();
         let n = self.rows();
         let m1 = self.problem.data.quasi.len();
-        // person types: exact public tuples
-        let mut person_index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-        let mut person_of = Vec::with_capacity(n);
-        let mut person_tuples: Vec<Vec<u32>> = Vec::new();
-        let mut a: Vec<u32> = Vec::new();
-        // keys are built in one buffer and copied only for a new type
-        let mut t: Vec<u32> = Vec::with_capacity(m1);
-        for r in 0..n {
-            t.clear();
-            t.extend((0..m1).map(|j| self.original[j][r]));
-            let p = match person_index.get(t.as_slice()) {
-                Some(&p) => p,
-                None => {
-                    let p = a.len() as u32;
-                    a.push(0);
-                    person_tuples.push(t.clone());
-                    person_index.insert(t.clone(), p);
-                    p
-                }
-            };
-            a[p as usize] += 1;
-            person_of.push(p);
-        }
+        // person types: exact public tuples (the same for every set table of the problem)
+        let persons = self
+            .problem
+            .persons
+            .get_or_init(|| std::sync::Arc::new(Persons::of(self)))
+            .clone();
+        let (person_of, person_tuples, a) = (&persons.of, &persons.tuples, &persons.counts);
         // record types: generalized public tuples
         let mut record_index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
         let mut record_of = Vec::with_capacity(n);
@@ -124,7 +149,7 @@ impl SetTable<'_> {
                 }
             }
         }
-        let usable = matching::usable(&a, &b, &edges).expect("the identity is a perfect matching");
+        let usable = matching::usable(a, &b, &edges).expect("the identity is a perfect matching");
         let links: u64 = edges
             .iter()
             .map(|&(p, q)| a[p as usize] as u64 * b[q as usize] as u64)
@@ -167,7 +192,7 @@ impl SetTable<'_> {
                 }
             }
         }
-        self.personal_knowledge(&person_tuples, &edges, &usable, &record_rows, &mut known_p);
+        self.personal_knowledge(person_tuples, &edges, &usable, &record_rows, &mut known_p);
         let mut exposures = Vec::new();
         let mut unsafe_persons = 0;
         for (r, &p) in person_of.iter().enumerate() {
