@@ -3,13 +3,15 @@
 //! audit view. Skips with a message when chromedriver or Chromium is not installed
 //! (`apt-get install chromium chromium-driver`; `.ci/run` installs them).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{ClientBuilder, Locator};
+
+mod common;
 
 const ADMIN: &str = "admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
 const ANA: &str = "ana.3b8e1f6a9c2d5e0f7a4b1c8d3e6f9a2b5c8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f";
@@ -41,21 +43,7 @@ fn free_port() -> u16 {
 }
 
 fn start_service(dir: &Path) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
-        .arg("serve")
-        .arg(dir.join("center.toml"))
-        .args(["--listen", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("the service started").unwrap();
-        if let Some(a) = line.strip_prefix("cellsafe: listening on http://") {
-            break a.to_string();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
+    let (child, addr) = common::serve(dir);
     (Killed(child), addr)
 }
 

@@ -2,13 +2,15 @@
 //! free port, every endpoint exercised over HTTP, accumulated knowledge across queries and
 //! restarts, authorization, the audit log's survival of `kill -9`, and SIGTERM.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use serde_json::{json, Value};
+
+mod common;
 
 const ADMIN: &str = "admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
 const ANA: &str = "ana.3b8e1f6a9c2d5e0f7a4b1c8d3e6f9a2b5c8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f";
@@ -68,8 +70,8 @@ fn centers() -> Vec<Center> {
         backend: "sqlite",
         postgres: None,
     }];
-    match std::env::var("CELLSAFE_TEST_POSTGRES") {
-        Ok(server) => {
+    match std::env::var("CELLSAFE_TEST_POSTGRES").map(|s| s.trim().to_string()) {
+        Ok(server) if !server.is_empty() => {
             let name = format!("cellsafe_cli_{}", std::process::id())
                 + &format!(
                     "_{}",
@@ -90,7 +92,7 @@ fn centers() -> Vec<Center> {
                 postgres: Some((server, name)),
             });
         }
-        Err(_) => eprintln!("PostgreSQL not tested: CELLSAFE_TEST_POSTGRES is not set"),
+        _ => eprintln!("PostgreSQL not tested: CELLSAFE_TEST_POSTGRES is not set"),
     }
     out
 }
@@ -104,25 +106,7 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
-            .arg("serve")
-            .arg(dir.join("center.toml"))
-            .args(["--listen", "127.0.0.1:0"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("the service printed its address")
-                .unwrap();
-            if let Some(a) = line.strip_prefix("cellsafe: listening on http://") {
-                break a.to_string();
-            }
-            assert!(!line.starts_with("error"), "{line}");
-        };
-        std::thread::spawn(move || lines.for_each(drop));
+        let (child, addr) = common::serve(dir);
         Server { child, addr }
     }
 

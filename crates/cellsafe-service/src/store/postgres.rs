@@ -411,7 +411,9 @@ pub(crate) struct Scratch {
 #[cfg(test)]
 impl Scratch {
     pub(crate) fn create() -> Option<Scratch> {
-        let server = std::env::var("CELLSAFE_TEST_POSTGRES").ok()?;
+        let server = std::env::var("CELLSAFE_TEST_POSTGRES")
+            .ok()
+            .filter(|s| !s.trim().is_empty())?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
