@@ -369,5 +369,35 @@ fn large(rows: usize, seed: u64) -> Result<()> {
         "  end to end {first:.3} s (fresh user), {second:.3} s (same query again, {})",
         again["outcome"]
     );
+    let (start, answer) = library(dir.path(), 3)?;
+    outln!("  library alone: center built in {start:.3} s; the same query answered in {answer:.3} s (median of 3, no HTTP or database)");
     Ok(())
+}
+
+/// The center of `dir` built in process, and the large query answered by the library for a
+/// fresh recipient: seconds to build, median seconds to answer.
+fn library(dir: &Path, runs: usize) -> Result<(f64, f64)> {
+    use cellsafe::gatekeeper::Request;
+    let t = Instant::now();
+    let config = cellsafe::job::config::Config::from_file(&dir.join("center.toml"))?;
+    let (table, _) = config.read(&cellsafe::observer::Silent)?;
+    let n = table.rows() as u32;
+    let center = cellsafe::job::gatekeeper::center(&config, table)?;
+    let start = t.elapsed().as_secs_f64();
+    let request = Request {
+        columns: ["zip", "age", "sex", "diagnosis"]
+            .map(String::from)
+            .to_vec(),
+        conditions: Vec::new(),
+    };
+    let rows: Vec<u32> = (0..n).collect();
+    let fresh = center.fresh_knowledge();
+    let mut outcome = Ok(());
+    let ms = cellsafe_bench::timing::median_ms(runs, || {
+        if let Err(e) = center.answer(&fresh, &request, &rows, 1) {
+            outcome = Err(e);
+        }
+    });
+    outcome?;
+    Ok((start, ms / 1e3))
 }

@@ -100,8 +100,55 @@ pub(crate) struct Check {
     pub(crate) classes_fail: bool,
 }
 
-/// Released cells: per selected column (in the plan's order), per released row.
-pub(crate) type Cells = Vec<Vec<Vec<u64>>>;
+/// Released cells: per selected column (in the plan's order), per released row, the
+/// values the cell allows as bits. Each column is one buffer of `words` words per row.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Cells {
+    /// Words per cell, per column.
+    words: Vec<usize>,
+    /// Per column, the rows' cells one after another.
+    data: Vec<Vec<u64>>,
+}
+
+impl Cells {
+    /// Cell `i` of column `c`.
+    pub(crate) fn get(&self, c: usize, i: usize) -> &[u64] {
+        let w = self.words[c];
+        &self.data[c][i * w..(i + 1) * w]
+    }
+
+    /// Sets cell `i` of column `c`.
+    pub(crate) fn set(&mut self, c: usize, i: usize, cell: &[u64]) {
+        let w = self.words[c];
+        self.data[c][i * w..(i + 1) * w].copy_from_slice(cell);
+    }
+
+    /// The cells of column `c`, row by row.
+    pub(crate) fn column(&self, c: usize) -> std::slice::ChunksExact<'_, u64> {
+        self.data[c].chunks_exact(self.words[c])
+    }
+
+    /// Values allowed, summed over every cell.
+    pub(crate) fn size(&self) -> u64 {
+        self.data
+            .iter()
+            .flatten()
+            .map(|w| w.count_ones() as u64)
+            .sum()
+    }
+
+    /// Cells given column by column, row by row (every cell of a column as long).
+    #[cfg(test)]
+    pub(crate) fn from_nested(nested: &[Vec<Vec<u64>>]) -> Self {
+        Cells {
+            words: nested
+                .iter()
+                .map(|col| col.first().map_or(1, |c| c.len()))
+                .collect(),
+            data: nested.iter().map(|col| col.concat()).collect(),
+        }
+    }
+}
 
 /// A safe way to release the answer.
 pub(crate) struct Candidate {
@@ -501,7 +548,7 @@ impl Center {
             .collect();
         let mut groups: rustc_hash::FxHashMap<Vec<&[u64]>, Vec<usize>> = Default::default();
         for (i, _) in plan.rows.iter().enumerate() {
-            let key: Vec<&[u64]> = public.iter().map(|&c| cells[c][i].as_slice()).collect();
+            let key: Vec<&[u64]> = public.iter().map(|&c| cells.get(c, i)).collect();
             groups.entry(key).or_default().push(i);
         }
         let mut small: Vec<usize> = groups
@@ -524,7 +571,7 @@ impl Center {
         let mut k = plan.base.clone();
         for (c, &j) in plan.selected.iter().enumerate() {
             for (i, &r) in plan.rows.iter().enumerate() {
-                self.intersect(&mut k, r as usize, j, &cells[c][i]);
+                self.intersect(&mut k, r as usize, j, cells.get(c, i));
             }
         }
         SetTable::with_cells(&self.problem, &Default::default(), k.cells)
@@ -535,35 +582,33 @@ impl Center {
     /// The cells released at `levels`: groups of the hierarchies for the quasi-identifiers,
     /// values for the other columns.
     pub(crate) fn level_cells(&self, plan: &Plan, levels: &[u8]) -> Cells {
-        plan.selected
-            .iter()
-            .map(|&j| {
-                let col = &self.columns[j];
-                match plan.quasi.iter().position(|&x| x == j) {
-                    Some(i) => {
-                        let l = levels[i];
-                        let groups = self.group_bits(j, l);
-                        let q = &self.problem.data.quasi[col.quasi.expect("quasi")];
-                        plan.rows
-                            .iter()
-                            .map(|&r| {
-                                let g = q.hierarchy.code(l as usize, q.leaves[r as usize]);
-                                groups[g as usize].clone()
-                            })
-                            .collect()
+        let mut words = Vec::with_capacity(plan.selected.len());
+        let mut data = Vec::with_capacity(plan.selected.len());
+        for &j in &plan.selected {
+            let col = &self.columns[j];
+            let w = col.words;
+            let mut flat = vec![0u64; plan.rows.len() * w];
+            match plan.quasi.iter().position(|&x| x == j) {
+                Some(i) => {
+                    let l = levels[i];
+                    let groups = self.group_bits(j, l);
+                    let q = &self.problem.data.quasi[col.quasi.expect("quasi")];
+                    for (cell, &r) in flat.chunks_exact_mut(w).zip(&plan.rows) {
+                        let g = q.hierarchy.code(l as usize, q.leaves[r as usize]);
+                        cell.copy_from_slice(&groups[g as usize]);
                     }
-                    None => self.exact_column(plan, j),
                 }
-            })
-            .collect()
-    }
-
-    /// Column `j`'s cells of the released rows, exact.
-    pub(crate) fn exact_column(&self, plan: &Plan, j: usize) -> Vec<Vec<u64>> {
-        plan.rows
-            .iter()
-            .map(|&r| self.columns[j].bits_of([self.original[j][r as usize]]))
-            .collect()
+                None => {
+                    for (cell, &r) in flat.chunks_exact_mut(w).zip(&plan.rows) {
+                        let v = self.original[j][r as usize] as usize;
+                        cell[v / 64] |= 1 << (v % 64);
+                    }
+                }
+            }
+            words.push(w);
+            data.push(flat);
+        }
+        Cells { words, data }
     }
 
     fn level_candidate(&self, plan: &Plan, levels: &[u8], method: Method) -> Candidate {
@@ -616,8 +661,13 @@ impl Center {
     pub(crate) fn generalized_cells(&self, plan: &Plan, cells: &Cells) -> usize {
         plan.selected
             .iter()
-            .zip(cells)
-            .map(|(&j, col)| col.iter().filter(|c| self.columns[j].size(c) > 1).count())
+            .enumerate()
+            .map(|(c, &j)| {
+                cells
+                    .column(c)
+                    .filter(|cell| self.columns[j].size(cell) > 1)
+                    .count()
+            })
             .sum()
     }
 
@@ -625,9 +675,9 @@ impl Center {
     pub(crate) fn loss(&self, plan: &Plan, cells: &Cells) -> f64 {
         let mut total = 0.0;
         let mut count = 0usize;
-        for (&j, col) in plan.selected.iter().zip(cells) {
+        for (c, &j) in plan.selected.iter().enumerate() {
             let d = self.columns[j].values.len();
-            for c in col {
+            for c in cells.column(c) {
                 count += 1;
                 if d > 1 {
                     total += (self.columns[j].size(c) - 1) as f64 / (d - 1) as f64;
@@ -663,7 +713,7 @@ impl Center {
             let mut index: rustc_hash::FxHashMap<&[u64], u32> = Default::default();
             let mut of_row = Vec::with_capacity(plan.rows.len());
             for (i, &r) in plan.rows.iter().enumerate() {
-                let cell = chosen.cells[c][i].as_slice();
+                let cell = chosen.cells.get(c, i);
                 let label = match (level, col.quasi) {
                     (Some(l), Some(q)) => {
                         let h = &self.problem.data.quasi[q].hierarchy;

@@ -258,7 +258,7 @@ impl Center {
                 }
             })
             .collect();
-        let original = set.original.clone();
+        let original = set.original.iter().map(|o| o.to_vec()).collect();
         drop(set);
         if spec.max_tests == 0 {
             return Err(Error::Invalid(

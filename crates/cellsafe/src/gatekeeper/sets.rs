@@ -59,7 +59,7 @@ impl Center {
                 }
                 for (i, &row) in plan.rows.iter().enumerate() {
                     let v = self.original[j][row as usize];
-                    cells[c][i] = by_block[&(block(col.number(v)) as i64)].clone();
+                    cells.set(c, i, &by_block[&(block(col.number(v)) as i64)]);
                 }
             }
             // a radius below the gaps of the values changes nothing: not worth a test
@@ -104,40 +104,15 @@ impl Center {
             return (None, 0);
         }
         let start = self.level_cells(plan, &vec![0; plan.quasi.len()]);
-        let shape: Vec<(usize, usize)> = plan
-            .selected
-            .iter()
-            .map(|&j| (plan.rows.len(), self.columns[j].words))
-            .collect();
-        let flatten =
-            |cells: &Cells| -> Vec<u64> { cells.iter().flatten().flatten().copied().collect() };
-        let unflatten = |flat: &[u64]| -> Cells {
-            let mut at = 0;
-            shape
-                .iter()
-                .map(|&(rows, w)| {
-                    (0..rows)
-                        .map(|_| {
-                            let cell = flat[at..at + w].to_vec();
-                            at += w;
-                            cell
-                        })
-                        .collect()
-                })
-                .collect()
-        };
-        let cost = |flat: &[u64]| -> u64 { flat.iter().map(|w| w.count_ones() as u64).sum() };
         let mut heap = BinaryHeap::new();
-        let mut seen: HashSet<Vec<u64>> = HashSet::new();
-        let first = flatten(&start);
-        seen.insert(first.clone());
-        heap.push(Reverse((cost(&first), first)));
+        let mut seen: HashSet<Cells> = HashSet::new();
+        seen.insert(start.clone());
+        heap.push(Reverse((start.size(), start)));
         let mut tested = 0;
-        while let Some(Reverse((_, flat))) = heap.pop() {
+        while let Some(Reverse((_, cells))) = heap.pop() {
             if tested >= self.spec.max_tests || self.spent(tested + 1) {
                 return (None, tested);
             }
-            let cells = unflatten(&flat);
             tested += 1;
             if self.check_sets(plan, &cells) {
                 let candidate = Candidate {
@@ -149,12 +124,11 @@ impl Center {
             }
             for (c, &j) in plan.selected.iter().enumerate() {
                 for i in 0..plan.rows.len() {
-                    for wider in self.coarsenings(j, &cells[c][i]) {
+                    for wider in self.coarsenings(j, cells.get(c, i)) {
                         let mut next = cells.clone();
-                        next[c][i] = wider;
-                        let key = flatten(&next);
-                        if seen.insert(key.clone()) {
-                            heap.push(Reverse((cost(&key), key)));
+                        next.set(c, i, &wider);
+                        if seen.insert(next.clone()) {
+                            heap.push(Reverse((next.size(), next)));
                         }
                     }
                 }
@@ -261,20 +235,19 @@ impl Center {
                     .flatten()
                     .filter(|&q| q < n)
                     .map(|q| order[q])
-                    .find(|&o| !touched[o] && joined.iter().any(|&c| cells[c][o] != cells[c][i]));
+                    .find(|&o| {
+                        !touched[o] && joined.iter().any(|&c| cells.get(c, o) != cells.get(c, i))
+                    });
                 let Some(o) = neighbour else { continue };
                 for &c in &joined {
-                    let union: Vec<u64> = cells[c][i]
-                        .iter()
-                        .zip(&cells[c][o])
-                        .map(|(a, b)| a | b)
-                        .collect();
+                    let (a, b) = (cells.get(c, i).to_vec(), cells.get(c, o).to_vec());
+                    let union: Vec<u64> = a.iter().zip(&b).map(|(a, b)| a | b).collect();
                     // rows already sharing one of the two cells take the union too, so
                     // classes stay whole
-                    let (a, b) = (cells[c][i].clone(), cells[c][o].clone());
-                    for cell in cells[c].iter_mut() {
-                        if *cell == a || *cell == b {
-                            *cell = union.clone();
+                    for r in 0..n {
+                        let cell = cells.get(c, r);
+                        if cell == a.as_slice() || cell == b.as_slice() {
+                            cells.set(c, r, &union);
                         }
                     }
                 }

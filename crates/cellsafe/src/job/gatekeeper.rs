@@ -54,6 +54,7 @@ pub fn center(config: &Config, table: Table) -> Result<Center> {
 #[cfg(test)]
 mod tests {
     use crate::data::table::Table;
+    use crate::gatekeeper::answer::Cells;
     use crate::gatekeeper::{Condition, Request, Test};
     use crate::job::config::Config;
 
@@ -112,14 +113,7 @@ k = 1
         assert!(!center.check_sets(&plan, &center.level_cells(&plan, &[0])));
         let (found, _) = center.maximal_search(&plan);
         let found = found.expect("some generalization is safe");
-        let size = |cells: &Vec<Vec<Vec<u64>>>| -> u32 {
-            cells
-                .iter()
-                .flatten()
-                .flatten()
-                .map(|w| w.count_ones())
-                .sum()
-        };
+        let size = |cells: &Cells| cells.size();
         assert!(center.check_sets(&plan, &found.cells));
         // every cell option: age intervals of 1..4 holding the value, disease supersets
         let age_col = &center.columns[plan.selected[0]];
@@ -161,10 +155,10 @@ k = 1
         for x in &per_row[0] {
             for y in &per_row[1] {
                 for z in &per_row[2] {
-                    let cells = vec![
+                    let cells = Cells::from_nested(&[
                         vec![x.0.clone(), y.0.clone(), z.0.clone()],
                         vec![x.1.clone(), y.1.clone(), z.1.clone()],
-                    ];
+                    ]);
                     if size(&cells) < best {
                         checked += 1;
                         assert!(

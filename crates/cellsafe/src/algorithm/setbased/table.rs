@@ -18,7 +18,7 @@ pub struct SetTable<'a> {
     /// The set columns: quasi-identifiers first, then the columns formulas mention.
     pub columns: Vec<SetColumn>,
     /// Original value of each row per column.
-    pub original: Vec<Vec<u32>>,
+    pub original: Vec<&'a [u32]>,
     /// `cells[j][row * words_j ..]`.
     pub(super) cells: Vec<Vec<u64>>,
     /// Table column of each set column.
@@ -75,7 +75,7 @@ impl<'a> SetTable<'a> {
                 })
                 .collect();
             columns.push(col);
-            original.push(q.leaves.clone());
+            original.push(q.leaves.as_slice());
             table_columns.push(q.column);
         }
         // public domains are the quasi-identifiers' columns above
@@ -100,7 +100,7 @@ impl<'a> SetTable<'a> {
                 family,
                 Vec::new(),
             )?);
-            original.push(problem.data.table.codes(d.column).to_vec());
+            original.push(problem.data.table.codes(d.column));
             table_columns.push(d.column);
         }
         let cells = cells.unwrap_or_else(|| {
