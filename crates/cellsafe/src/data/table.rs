@@ -181,6 +181,38 @@ impl Table {
         })
     }
 
+    /// The table of `rows` (in that order) and `columns` of this one, built in memory: the
+    /// same as [`from_rows`](Self::from_rows) on their values, without going through text.
+    pub(crate) fn select(&self, rows: &[u32], columns: &[usize]) -> Table {
+        let mut codes = Vec::with_capacity(columns.len());
+        let mut dictionaries = Vec::with_capacity(columns.len());
+        for &c in columns {
+            let old = &self.dictionaries[c];
+            let mut recode = vec![u32::MAX; old.len()];
+            let mut dictionary = Dictionary::default();
+            let column: Vec<u32> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    let v = self.columns[c][r as usize];
+                    if recode[v as usize] == u32::MAX {
+                        recode[v as usize] = dictionary.intern(old.value(v), i as u64 + 2);
+                    }
+                    recode[v as usize]
+                })
+                .collect();
+            codes.push(column);
+            dictionaries.push(dictionary);
+        }
+        Table {
+            source: PathBuf::from("<memory>"),
+            header: columns.iter().map(|&c| self.header[c].clone()).collect(),
+            columns: codes,
+            dictionaries,
+            lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
+        }
+    }
+
     /// The file the table was read from (`<memory>` for tables built in memory).
     pub(crate) fn source(&self) -> &Path {
         &self.source
@@ -473,6 +505,46 @@ mod tests {
         assert_eq!(t.rows(), 2);
         assert_eq!(t.value(0, 1), "x;y");
         assert_eq!(t.value(1, 1), "z");
+    }
+
+    /// `select` builds the same table as `from_rows` on the selected values: codes,
+    /// dictionaries in order of first occurrence, lines.
+    #[test]
+    fn select_equals_from_rows_on_random_tables() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            let (n, m) = (rng.gen_range(0..12), rng.gen_range(1..5));
+            let header: Vec<String> = (0..m).map(|c| format!("c{c}")).collect();
+            let rows: Vec<Vec<String>> = (0..n)
+                .map(|_| (0..m).map(|_| rng.gen_range(0..4).to_string()).collect())
+                .collect();
+            let t = Table::from_rows(header.clone(), &rows).unwrap();
+            let picked: Vec<u32> = (0..n as u32).filter(|_| rng.gen_bool(0.6)).collect();
+            let columns: Vec<usize> = (0..m).filter(|_| rng.gen_bool(0.7)).collect();
+            let got = t.select(&picked, &columns);
+            let values: Vec<Vec<String>> = picked
+                .iter()
+                .map(|&r| {
+                    columns
+                        .iter()
+                        .map(|&c| rows[r as usize][c].clone())
+                        .collect()
+                })
+                .collect();
+            let want = Table::from_rows(
+                columns.iter().map(|&c| header[c].clone()).collect(),
+                &values,
+            )
+            .unwrap();
+            assert_eq!(got.header(), want.header());
+            assert_eq!(got.columns, want.columns);
+            assert_eq!(got.lines, want.lines);
+            for (g, w) in got.dictionaries.iter().zip(&want.dictionaries) {
+                assert_eq!(g.values, w.values);
+                assert_eq!(g.first_line, w.first_line);
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,6 @@ use super::request::Request;
 use super::Center;
 use crate::algorithm::problem::Problem;
 use crate::algorithm::setbased::SetTable;
-use crate::data::table::Table;
 use crate::data::Role;
 use crate::error::{QueryError, Result};
 use crate::framework::dataset::Dataset;
@@ -206,7 +205,7 @@ impl Center {
             })
             .collect();
         let bottom = vec![0u8; maxima.len()];
-        let first = self.check(&plan, &bottom);
+        let first = self.check(&plan, &bottom, true);
         let mut failures = Vec::new();
         if first.exposed > 0 {
             failures.push(format!(
@@ -232,7 +231,7 @@ impl Center {
                     let mut tested = 0;
                     if g != Generalization::Sets && maxima != bottom {
                         tested += 1;
-                        if self.check(&plan, &maxima).safe {
+                        if self.check(&plan, &maxima, false).safe {
                             let (lowest, t) = self.lowest_safe_layer(&plan, &maxima);
                             tested += t;
                             let levels = lowest.unwrap_or_else(|| maxima.clone());
@@ -242,19 +241,22 @@ impl Center {
                     (found, tested)
                 },
                 || {
-                    // neighbourhoods, then the exact search or the merge
+                    // neighbourhoods, and the exact search or the merge, side by side
                     let mut found = Vec::new();
                     let mut tested = 0;
                     if g != Generalization::Levels && plan.k.is_some() {
-                        let (radius, t) = self.radius_search(&plan);
-                        tested += t;
+                        let ((radius, t), (other, u)) = rayon::join(
+                            || self.radius_search(&plan),
+                            || {
+                                if plan.rows.len() <= self.spec.max_exact_rows {
+                                    self.maximal_search(&plan)
+                                } else {
+                                    self.merge_search(&plan)
+                                }
+                            },
+                        );
+                        tested += t + u;
                         found.extend(radius);
-                        let (other, t) = if plan.rows.len() <= self.spec.max_exact_rows {
-                            self.maximal_search(&plan)
-                        } else {
-                            self.merge_search(&plan)
-                        };
-                        tested += t;
                         found.extend(other);
                     }
                     (found, tested)
@@ -440,16 +442,8 @@ impl Center {
         let keep: Vec<usize> = (0..table.header().len())
             .filter(|&c| data.roles[c] != Role::Identifying)
             .collect();
-        let header: Vec<String> = keep.iter().map(|&c| table.header()[c].clone()).collect();
-        let values: Vec<Vec<String>> = rows
-            .iter()
-            .map(|&r| {
-                keep.iter()
-                    .map(|&c| table.value(r as usize, c).to_string())
-                    .collect()
-            })
-            .collect();
-        let sub = Table::from_rows(header.clone(), &values)?;
+        let sub = table.select(rows, &keep);
+        let header = sub.header().to_vec();
         let released = |name: &str| {
             self.set_column(name)
                 .is_some_and(|j| selected.contains(&j) || conditioned.contains(&j))
@@ -498,8 +492,9 @@ impl Center {
     }
 
     /// Tests one level-based generalization (levels of the plan's quasi-identifiers).
-    fn check(&self, plan: &Plan, levels: &[u8]) -> Check {
-        let cells = self.level_cells(plan, levels);
+    /// Logical safety is tested only when the class-based models pass, unless `count`
+    /// asks for the exposed persons anyway.
+    fn check(&self, plan: &Plan, levels: &[u8], count: bool) -> Check {
         if let Some((problem, positions)) = &plan.classes {
             let full: Vec<u8> = positions
                 .iter()
@@ -514,13 +509,20 @@ impl Center {
                 .map(|e| e.acceptable)
                 .unwrap_or(false);
             if !acceptable {
+                let exposed = if count {
+                    let cells = self.level_cells(plan, levels);
+                    self.exposed(plan, &cells, 0).unsafe_persons
+                } else {
+                    0
+                };
                 return Check {
                     safe: false,
-                    exposed: self.exposed(plan, &cells, 0).unsafe_persons,
+                    exposed,
                     classes_fail: true,
                 };
             }
         }
+        let cells = self.level_cells(plan, levels);
         let exposed = self.exposed(plan, &cells, 0).unsafe_persons;
         Check {
             safe: exposed == 0,
@@ -546,18 +548,30 @@ impl Center {
         let public: Vec<usize> = (0..plan.selected.len())
             .filter(|&c| self.columns[plan.selected[c]].quasi.is_some())
             .collect();
-        let mut groups: rustc_hash::FxHashMap<Vec<&[u64]>, Vec<usize>> = Default::default();
-        for (i, _) in plan.rows.iter().enumerate() {
-            let key: Vec<&[u64]> = public.iter().map(|&c| cells.get(c, i)).collect();
-            groups.entry(key).or_default().push(i);
+        // each row's class: the index of its public cells among the distinct ones
+        let mut index: rustc_hash::FxHashMap<Vec<u64>, u32> = Default::default();
+        let mut class = Vec::with_capacity(plan.rows.len());
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut key = Vec::new();
+        for i in 0..plan.rows.len() {
+            key.clear();
+            for &c in &public {
+                key.extend_from_slice(cells.get(c, i));
+            }
+            let g = match index.get(key.as_slice()) {
+                Some(&g) => g,
+                None => {
+                    index.insert(key.clone(), sizes.len() as u32);
+                    sizes.push(0);
+                    sizes.len() as u32 - 1
+                }
+            };
+            sizes[g as usize] += 1;
+            class.push(g);
         }
-        let mut small: Vec<usize> = groups
-            .into_values()
-            .filter(|g| g.len() < k)
-            .flatten()
-            .collect();
-        small.sort_unstable();
-        small
+        (0..plan.rows.len())
+            .filter(|&i| sizes[class[i] as usize] < k)
+            .collect()
     }
 
     /// The safety of the recipient's knowledge with `cells` released, listing at most
@@ -644,7 +658,7 @@ impl Center {
             tested += layer.len();
             let best = layer
                 .par_iter()
-                .filter(|levels| self.check(plan, levels).safe)
+                .filter(|levels| self.check(plan, levels, false).safe)
                 .map(|levels| {
                     let cells = self.level_cells(plan, levels);
                     (self.generalized_cells(plan, &cells), levels.clone())

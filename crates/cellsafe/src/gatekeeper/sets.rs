@@ -184,7 +184,7 @@ impl Center {
         };
         // released rows in the order of their public values
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| {
+        order.sort_by_cached_key(|&i| {
             public
                 .iter()
                 .map(|&c| {
