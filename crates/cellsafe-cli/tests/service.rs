@@ -653,3 +653,43 @@ fn a_bad_service_section_is_named() {
         "{err}"
     );
 }
+
+/// Wrong tokens in a row lock a user name for a while: even the right token waits, unless
+/// it was checked before the lock; other users are not affected.
+#[test]
+fn wrong_tokens_lock_a_name_for_a_while() {
+    let center = centers().remove(0);
+    let toml = center.path().join("center.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace(
+        "table = \"patients\"",
+        "table = \"patients\"\nfailed_logins = 2\nlockout_seconds = 2",
+    );
+    std::fs::write(&toml, text).unwrap();
+    let server = Server::start(center.path());
+    let sql = "SELECT sex FROM patients";
+    // the admin's token is checked (and remembered) before the lock
+    assert_eq!(server.query(ADMIN, sql).0, 200);
+    let wrong_admin = "admin.0000";
+    let wrong_ana = "ana.0000";
+    for _ in 0..2 {
+        assert_eq!(server.query(wrong_ana, sql).0, 401);
+        assert_eq!(server.query(wrong_admin, sql).0, 401);
+    }
+    let (s, v) = server.query(ANA, sql);
+    assert_eq!(s, 429, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("too many wrong tokens"),
+        "{v}"
+    );
+    assert_eq!(server.query(wrong_ana, sql).0, 429, "no check while locked");
+    assert_eq!(
+        server.query(ADMIN, sql).0,
+        200,
+        "a token checked before the lock still passes"
+    );
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(server.query(ANA, sql).0, 200, "the lock has passed");
+}

@@ -2,7 +2,8 @@
 //!
 //! Every error is JSON `{"error": MESSAGE, "status": CODE}` (a refusal adds `"outcome":
 //! "refused"`, an audited request its `"audit_id"`). Bodies above `[service] body_limit`
-//! get 413, malformed JSON 400, a missing or wrong token 401, a role or grant exceeded 403.
+//! get 413, malformed JSON 400, a missing or wrong token 401, a role or grant exceeded 403,
+//! a token of a user name locked after too many wrong tokens 429.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -227,6 +228,7 @@ async fn openapi() -> Response {
         (status = 401, description = "Missing or wrong token", body = ErrorBody),
         (status = 403, description = "Refused as unsafe, or beyond the user's grant", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 429, description = "Too many wrong tokens for this user name: locked for a while", body = ErrorBody),
     ),
     security(("token" = []))
 )]

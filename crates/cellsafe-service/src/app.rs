@@ -11,7 +11,7 @@ use cellsafe::job::config::Config;
 use cellsafe::{Error, Table};
 use rand::RngCore;
 
-use crate::auth::{self, Role, Verified};
+use crate::auth::{self, Role, Throttle, Verified};
 use crate::sql;
 use crate::store::{Entry, Store};
 
@@ -84,6 +84,8 @@ pub struct App {
     held: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Held>>>>,
     /// Tokens checked already.
     pub verified: Verified,
+    /// Wrong tokens per user name.
+    pub throttle: Throttle,
 }
 
 /// A released answer, as sent.
@@ -140,6 +142,7 @@ impl App {
             })),
             held: Mutex::new(HashMap::new()),
             verified: Verified::default(),
+            throttle: Throttle::new(5, std::time::Duration::from_secs(60)),
         }
     }
 
@@ -181,10 +184,24 @@ impl App {
         let Some((role, hash)) = found else {
             return Err(unauthorized("invalid token"));
         };
+        // a token checked before passes even while its name is locked, so that a guesser
+        // cannot lock its holder out
         if self.verified.get(token).as_deref() != Some(name) {
+            let now = std::time::Instant::now();
+            if let Some(wait) = self.throttle.locked(name, now) {
+                return Err(Failure::new(
+                    429,
+                    format!(
+                        "too many wrong tokens for `{name}`: try again in {} s",
+                        wait.as_secs() + 1
+                    ),
+                ));
+            }
             if !auth::verify(secret, &hash) {
+                self.throttle.failed(name, now);
                 return Err(unauthorized("invalid token"));
             }
+            self.throttle.succeeded(name);
             self.verified.insert(token, name);
         }
         Ok(User {

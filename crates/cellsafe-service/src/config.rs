@@ -9,6 +9,8 @@
 //!                             # names a unique column of its own)
 //! table = "patients"          # the table's name in queries (default: the input file's stem)
 //! body_limit = 65536          # most bytes of a request body
+//! failed_logins = 5           # wrong tokens in a row that lock a user name (0: never)
+//! lockout_seconds = 60        # how long, from the last wrong token
 //!
 //! [[service.users]]           # created on first start when absent
 //! name = "admin"
@@ -48,6 +50,12 @@ pub struct ServiceSpec {
     /// Most bytes of a request body.
     #[serde(default = "default_body_limit")]
     pub body_limit: usize,
+    /// Wrong tokens in a row after which a user name is locked (0: never).
+    #[serde(default = "default_failed_logins")]
+    pub failed_logins: u32,
+    /// How long a locked name stays locked, from its last wrong token.
+    #[serde(default = "default_lockout_seconds")]
+    pub lockout_seconds: u64,
     /// Users created on first start.
     #[serde(default)]
     pub users: Vec<UserSpec>,
@@ -76,6 +84,14 @@ fn default_body_limit() -> usize {
     64 * 1024
 }
 
+fn default_failed_logins() -> u32 {
+    5
+}
+
+fn default_lockout_seconds() -> u64 {
+    60
+}
+
 impl Default for ServiceSpec {
     fn default() -> Self {
         ServiceSpec {
@@ -85,6 +101,8 @@ impl Default for ServiceSpec {
             row_key: None,
             table: None,
             body_limit: default_body_limit(),
+            failed_logins: default_failed_logins(),
+            lockout_seconds: default_lockout_seconds(),
             users: Vec::new(),
         }
     }

@@ -196,7 +196,7 @@ impl Service {
                 }
             }
         }
-        let app = App::new(
+        let mut app = App::new(
             store,
             table_name,
             row_key,
@@ -204,6 +204,10 @@ impl Service {
             config_path.to_path_buf(),
             center,
             text,
+        );
+        app.throttle = auth::Throttle::new(
+            spec.failed_logins,
+            std::time::Duration::from_secs(spec.lockout_seconds),
         );
         Ok(Service {
             app: Arc::new(app),
