@@ -693,3 +693,37 @@ fn wrong_tokens_lock_a_name_for_a_while() {
     std::thread::sleep(Duration::from_millis(2100));
     assert_eq!(server.query(ANA, sql).0, 200, "the lock has passed");
 }
+
+/// `decide = "public"` set through the admin API: the differencing pair is refused because
+/// one patient is aged 40 (fewer than k), which the analyst can count without any
+/// diagnosis; a condition on the diagnosis is a 400.
+#[test]
+fn public_decisions_through_the_admin_api() {
+    let center = centers().remove(0);
+    let server = Server::start(center.path());
+    let (s, v) = server.call(
+        "PUT",
+        "/admin/settings",
+        Some(ADMIN),
+        &json!({"gatekeeper": {"decide": "public"}}).to_string(),
+    );
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(server.query(ANA, Q1).0, 200);
+    let (s, r) = server.query(ANA, Q2);
+    assert_eq!((s, r["outcome"].as_str()), (403, Some("refused")), "{r}");
+    let last = server.audit().pop().unwrap();
+    assert!(
+        last.to_string()
+            .contains("k-anonymity of everything received"),
+        "{last}"
+    );
+    let (s, r) = server.query(ANA, "SELECT age FROM patients WHERE diagnosis = 'HIV'");
+    assert_eq!(s, 400, "{r}");
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("not quasi-identifying"),
+        "{r}"
+    );
+}

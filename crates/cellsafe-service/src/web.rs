@@ -72,6 +72,8 @@ struct SettingsPage {
     k: String,
     generalization: String,
     generalization_options: Vec<String>,
+    decide: String,
+    decide_options: Vec<String>,
     max_tests: String,
     toml: String,
 }
@@ -210,6 +212,8 @@ const ROLES: [&str; 4] = [
     "insensitive",
 ];
 const GENERALIZATIONS: [&str; 3] = ["both", "levels", "sets"];
+/// `[gatekeeper] decide`: on the data (paper 002), or on public information only.
+const DECIDES: [&str; 2] = ["data", "public"];
 
 /// The settings page for the center's current config, with a message.
 fn settings_page(app: &App, error: String, note: String, status: StatusCode) -> Response {
@@ -266,6 +270,11 @@ fn settings_page(app: &App, error: String, note: String, status: StatusCode) -> 
         .and_then(|g| g.as_str())
         .unwrap_or("both")
         .to_string();
+    let decide = gatekeeper
+        .and_then(|g| g.get("decide"))
+        .and_then(|g| g.as_str())
+        .unwrap_or("data")
+        .to_string();
     let max_tests = gatekeeper
         .and_then(|g| g.get("max_tests"))
         .map(|m| m.to_string())
@@ -282,6 +291,8 @@ fn settings_page(app: &App, error: String, note: String, status: StatusCode) -> 
             k,
             generalization,
             generalization_options: GENERALIZATIONS.iter().map(|g| g.to_string()).collect(),
+            decide,
+            decide_options: DECIDES.iter().map(|g| g.to_string()).collect(),
             max_tests,
             toml: live.text.clone(),
         },
@@ -397,6 +408,7 @@ async fn save_safety(
 struct ModelsForm {
     k: String,
     generalization: String,
+    decide: String,
     max_tests: String,
 }
 
@@ -430,6 +442,9 @@ async fn save_models(
         if !GENERALIZATIONS.contains(&form.generalization.as_str()) {
             return Err(format!("`{}` is not a generalization", form.generalization));
         }
+        if !DECIDES.contains(&form.decide.as_str()) {
+            return Err(format!("`{}` is not what decisions may use", form.decide));
+        }
         let max_tests: i64 = form
             .max_tests
             .trim()
@@ -443,6 +458,7 @@ async fn save_models(
             toml::Value::String(form.generalization),
         );
         gatekeeper.insert("max_tests".into(), toml::Value::Integer(max_tests));
+        gatekeeper.insert("decide".into(), toml::Value::String(form.decide));
         Ok(())
     })
     .await

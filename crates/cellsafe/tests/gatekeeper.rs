@@ -624,3 +624,205 @@ fn the_work_budget_bounds_the_searches() {
     );
     assert!(b.verdict.loss >= a.verdict.loss);
 }
+
+// ---------------------------------------------------------------------------------------
+// Decisions from public information only (`decide = "public"`).
+
+const PUBLIC: &str =
+    "\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n\n[gatekeeper]\ndecide = \"public\"\n";
+
+/// A random condition on a public column.
+fn random_public_condition(rng: &mut ChaCha8Rng) -> Condition {
+    loop {
+        let c = random_condition(rng);
+        if c.column != "disease" {
+            return c;
+        }
+    }
+}
+
+/// The independent counter: reads the answers as received (rows, levels) with the public
+/// table, gives each person the signature of which answers hold them and the public labels
+/// they showed there, and returns the sizes of the signature classes of persons in some
+/// answer. It also checks that each answer's public cells are those of the persons its
+/// conditions select.
+fn signature_classes(rows: &[(&str, &str, &str)], answers: &[(Request, Answer)]) -> Vec<usize> {
+    let mut signature: Vec<Vec<(usize, Vec<String>)>> = vec![Vec::new(); rows.len()];
+    for (i, (r, a)) in answers.iter().enumerate() {
+        if a.verdict.outcome == Outcome::Refused {
+            continue;
+        }
+        let public: Vec<(usize, &str)> = a
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| *c != "disease")
+            .map(|(p, c)| (p, c.as_str()))
+            .collect();
+        let level = |c: &str| a.verdict.levels.get(c).copied().unwrap_or(0);
+        let mut expected = Vec::new();
+        for (u, row) in rows.iter().enumerate() {
+            // conditions on public columns: the recipient computes who passes
+            if !passes(rows, &vec!["?"; rows.len()], u, r) {
+                continue;
+            }
+            let labels: Vec<String> = public
+                .iter()
+                .map(|&(_, c)| match c {
+                    "zip" => label(ZIP, row.0, level(c)),
+                    _ => label(AGE, row.1, level(c)),
+                })
+                .collect();
+            expected.push(labels.clone());
+            signature[u].push((i, labels));
+        }
+        let mut shown: Vec<Vec<String>> = a
+            .rows
+            .iter()
+            .map(|row| public.iter().map(|&(p, _)| row[p].clone()).collect())
+            .collect();
+        expected.sort();
+        shown.sort();
+        assert_eq!(shown, expected, "the answer's public cells: {r:?}");
+    }
+    let mut classes: BTreeMap<&Vec<(usize, Vec<String>)>, usize> = BTreeMap::new();
+    for s in signature.iter().filter(|s| !s.is_empty()) {
+        *classes.entry(s).or_default() += 1;
+    }
+    classes.into_values().collect()
+}
+
+/// With `decide = "public"`, on random tables and query sequences: the decisions are the
+/// same whatever the diseases are (two worlds differing only in them), and everything a
+/// recipient receives is 2-anonymous by the independent counter.
+#[test]
+fn public_decisions_ignore_confidential_values_and_keep_everything_received_k_anonymous() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut outcomes = BTreeMap::new();
+    for _ in 0..300 {
+        let n = rng.gen_range(3..=9);
+        let public: Vec<(&str, &str)> = (0..n)
+            .map(|_| (ZIP[rng.gen_range(0..3)].0, AGE[rng.gen_range(0..4)].0))
+            .collect();
+        let world = |rng: &mut ChaCha8Rng| -> Vec<(&str, &str, &str)> {
+            public
+                .iter()
+                .map(|&(z, a)| (z, a, DISEASES[rng.gen_range(0..3)]))
+                .collect()
+        };
+        let (rows1, rows2) = (world(&mut rng), world(&mut rng));
+        let c1 = center(dir.path(), &rows1, PUBLIC);
+        let c2 = center(dir.path(), &rows2, PUBLIC);
+        let (mut k1, mut k2) = (c1.fresh_knowledge(), c2.fresh_knowledge());
+        let (mut answers1, mut answers2) = (Vec::new(), Vec::new());
+        for step in 0..rng.gen_range(1..=4) {
+            let mut columns: Vec<&str> = ["zip", "age", "disease"]
+                .into_iter()
+                .filter(|_| rng.gen_bool(0.6))
+                .collect();
+            if columns.is_empty() {
+                columns.push("disease");
+            }
+            let conditions = (0..rng.gen_range(0..=2))
+                .map(|_| random_public_condition(&mut rng))
+                .collect();
+            let r = request(&columns, conditions);
+            let a1 = ask(&c1, &mut k1, &r, step);
+            let a2 = ask(&c2, &mut k2, &r, step);
+            let (v1, v2) = (&a1.verdict, &a2.verdict);
+            assert_eq!(
+                (v1.outcome, v1.method, &v1.levels, v1.rows, v1.tested),
+                (v2.outcome, v2.method, &v2.levels, v2.rows, v2.tested),
+                "{r:?} on {rows1:?} and {rows2:?}"
+            );
+            *outcomes.entry(format!("{:?}", v1.outcome)).or_insert(0) += 1;
+            answers1.push((r.clone(), a1));
+            answers2.push((r, a2));
+            for (rows, answers) in [(&rows1, &answers1), (&rows2, &answers2)] {
+                let sizes = signature_classes(rows, answers);
+                assert!(
+                    sizes.iter().all(|&s| s >= 2),
+                    "classes {sizes:?} after {answers:?} on {rows:?}"
+                );
+            }
+        }
+    }
+    eprintln!("{outcomes:?}");
+    for o in ["Released", "Generalized", "Refused"] {
+        assert!(outcomes.get(o).copied().unwrap_or(0) >= 10, "{outcomes:?}");
+    }
+}
+
+/// The differencing pair under public decisions: refused when the rows it isolates are
+/// fewer than k, whatever their diseases; released when they are k or more.
+#[test]
+fn public_decisions_refuse_differencing_by_row_counts_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let q1 = request(&["disease"], vec![cond("age", Test::Ge("3".into()))]);
+    let q2 = request(&["disease"], vec![cond("age", Test::Gt("3".into()))]);
+    for disease in DISEASES {
+        let one = [
+            ("a", "1", "y"),
+            ("b", "1", "z"),
+            ("c", "3", disease),
+            ("a", "4", "y"),
+            ("b", "4", "z"),
+        ];
+        let c = center(dir.path(), &one, PUBLIC);
+        let mut k = c.fresh_knowledge();
+        assert_eq!(ask(&c, &mut k, &q1, 1).verdict.outcome, Outcome::Released);
+        let a = ask(&c, &mut k, &q2, 2);
+        assert_eq!(a.verdict.outcome, Outcome::Refused, "{disease}");
+        assert!(a.verdict.failures[0].contains("k-anonymity of everything received"));
+        let two = [
+            ("a", "1", "y"),
+            ("b", "1", "z"),
+            ("c", "3", disease),
+            ("a", "3", "x"),
+            ("a", "4", "y"),
+            ("b", "4", "z"),
+        ];
+        let c = center(dir.path(), &two, PUBLIC);
+        let mut k = c.fresh_knowledge();
+        assert_eq!(ask(&c, &mut k, &q1, 1).verdict.outcome, Outcome::Released);
+        assert_eq!(ask(&c, &mut k, &q2, 2).verdict.outcome, Outcome::Released);
+    }
+}
+
+/// Public decisions take conditions on public columns only, and k-anonymity as the only
+/// class-based model; both errors name what is wrong.
+#[test]
+fn public_decisions_refuse_what_depends_on_confidential_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [("a", "1", "y"), ("b", "2", "z"), ("c", "3", "x")];
+    let c = center(dir.path(), &rows, PUBLIC);
+    let r = request(&["age"], vec![cond("disease", Test::Eq("x".into()))]);
+    let err = c.validate(&r).unwrap_err().to_string();
+    assert!(err.contains("`disease` is not quasi-identifying"), "{err}");
+    let err = c
+        .answer(&c.fresh_knowledge(), &r, &[2], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("decide = \"public\""), "{err}");
+    write_hierarchy(dir.path(), "age.csv", AGE);
+    write_hierarchy(dir.path(), "zip.csv", ZIP);
+    let table = Table::from_rows(
+        ["name", "zip", "age", "disease"].map(String::from).to_vec(),
+        &[vec!["p".into(), "a".into(), "1".into(), "x".into()]],
+    )
+    .unwrap();
+    for (extra, key) in [
+        (
+            "\n[[privacy]]\nmodel = \"distinct-l-diversity\"\nattribute = \"disease\"\nl = 2\n\n[gatekeeper]\ndecide = \"public\"\n",
+            "privacy[0]",
+        ),
+        ("\n[gatekeeper]\ndecide = \"public\"\n", "gatekeeper.decide"),
+    ] {
+        let config = Config::parse(&format!("{CONFIG}{extra}"), &dir.path().join("c.toml")).unwrap();
+        let err = cellsafe::job::gatekeeper::center(&config, table.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(key) && err.contains("public"), "{err}");
+    }
+}

@@ -355,6 +355,12 @@ pub enum QueryError {
     /// A condition tests an identifying column: the answer would tell who each row is.
     #[error("column `{0}` is identifying: a query may not select rows by it")]
     Identifying(String),
+    /// With decisions from public information only, a condition tests a column that is
+    /// not public: the rows it selects would depend on values the recipient does not hold.
+    #[error(
+        "column `{0}` is not quasi-identifying: with `decide = \"public\"`, conditions may test only quasi-identifying columns"
+    )]
+    NotPublic(String),
     /// An ordering comparison on a column whose values are not all numbers.
     #[error("column `{0}` is not numeric: only `=`, `<>`, `IN` and `NOT IN` can test it")]
     NotOrdered(String),

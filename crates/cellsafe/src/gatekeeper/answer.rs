@@ -204,68 +204,18 @@ impl Center {
                 (self.problem.data.quasi[q].hierarchy.levels() - 1) as u8
             })
             .collect();
-        let bottom = vec![0u8; maxima.len()];
-        let first = self.check(&plan, &bottom, true);
         let mut failures = Vec::new();
-        if first.exposed > 0 {
-            failures.push(format!(
-                "logical safety: {} person(s) would have a confidential formula known",
-                first.exposed
-            ));
-        }
-        if first.classes_fail {
-            failures.push(format!("class-based models: {}", self.model_names()));
-        }
-        let mut tested = 1;
-        let mut candidates: Vec<Candidate> = Vec::new();
-        if first.safe {
-            candidates.push(self.level_candidate(&plan, &bottom, Method::None));
+        let (candidates, tested) = if self.spec.decide == super::Decide::Public {
+            let (found, tested, below) = self.public_search(&plan, &maxima);
+            if below > 0 {
+                failures.push(format!(
+                    "k-anonymity of everything received: {below} person(s) in classes below k"
+                ));
+            }
+            (Vec::from_iter(found), tested)
         } else {
-            use super::Generalization;
-            let g = self.spec.generalization;
-            // level-based and set-based searches, side by side
-            let (levels, sets) = rayon::join(
-                || {
-                    // the lowest layer with a safe node, if the top is safe at all
-                    let mut found = Vec::new();
-                    let mut tested = 0;
-                    if g != Generalization::Sets && maxima != bottom {
-                        tested += 1;
-                        if self.check(&plan, &maxima, false).safe {
-                            let (lowest, t) = self.lowest_safe_layer(&plan, &maxima);
-                            tested += t;
-                            let levels = lowest.unwrap_or_else(|| maxima.clone());
-                            found.push(self.level_candidate(&plan, &levels, Method::Levels));
-                        }
-                    }
-                    (found, tested)
-                },
-                || {
-                    // neighbourhoods, and the exact search or the merge, side by side
-                    let mut found = Vec::new();
-                    let mut tested = 0;
-                    if g != Generalization::Levels && plan.k.is_some() {
-                        let ((radius, t), (other, u)) = rayon::join(
-                            || self.radius_search(&plan),
-                            || {
-                                if plan.rows.len() <= self.spec.max_exact_rows {
-                                    self.maximal_search(&plan)
-                                } else {
-                                    self.merge_search(&plan)
-                                }
-                            },
-                        );
-                        tested += t + u;
-                        found.extend(radius);
-                        found.extend(other);
-                    }
-                    (found, tested)
-                },
-            );
-            tested += levels.1 + sets.1;
-            candidates.extend(levels.0);
-            candidates.extend(sets.0);
-        }
+            self.data_search(&plan, &maxima, &mut failures)
+        };
         let dropped = plan.dropped.clone();
         let columns: Vec<String> = plan
             .selected
@@ -331,6 +281,79 @@ impl Center {
             verdict,
             disclosure: Some(disclosure),
         })
+    }
+
+    /// Paper 002's decision: the answer as asked if it passes, else the level-based and
+    /// set-based searches side by side; the candidates, the generalizations tested, and
+    /// what the answer as asked failed (added to `failures`).
+    fn data_search(
+        &self,
+        plan: &Plan,
+        maxima: &[u8],
+        failures: &mut Vec<String>,
+    ) -> (Vec<Candidate>, usize) {
+        let bottom = vec![0u8; maxima.len()];
+        let mut candidates = Vec::new();
+        let first = self.check(plan, &bottom, true);
+        if first.exposed > 0 {
+            failures.push(format!(
+                "logical safety: {} person(s) would have a confidential formula known",
+                first.exposed
+            ));
+        }
+        if first.classes_fail {
+            failures.push(format!("class-based models: {}", self.model_names()));
+        }
+        let mut tested = 1;
+        if first.safe {
+            candidates.push(self.level_candidate(plan, &bottom, Method::None));
+        } else {
+            use super::Generalization;
+            let g = self.spec.generalization;
+            // level-based and set-based searches, side by side
+            let (levels, sets) = rayon::join(
+                || {
+                    // the lowest layer with a safe node, if the top is safe at all
+                    let mut found = Vec::new();
+                    let mut tested = 0;
+                    if g != Generalization::Sets && maxima != bottom {
+                        tested += 1;
+                        if self.check(plan, maxima, false).safe {
+                            let (lowest, t) = self.lowest_safe_layer(plan, maxima);
+                            tested += t;
+                            let levels = lowest.unwrap_or_else(|| maxima.to_vec());
+                            found.push(self.level_candidate(plan, &levels, Method::Levels));
+                        }
+                    }
+                    (found, tested)
+                },
+                || {
+                    // neighbourhoods, and the exact search or the merge, side by side
+                    let mut found = Vec::new();
+                    let mut tested = 0;
+                    if g != Generalization::Levels && plan.k.is_some() {
+                        let ((radius, t), (other, u)) = rayon::join(
+                            || self.radius_search(plan),
+                            || {
+                                if plan.rows.len() <= self.spec.max_exact_rows {
+                                    self.maximal_search(plan)
+                                } else {
+                                    self.merge_search(plan)
+                                }
+                            },
+                        );
+                        tested += t + u;
+                        found.extend(radius);
+                        found.extend(other);
+                    }
+                    (found, tested)
+                },
+            );
+            tested += levels.1 + sets.1;
+            candidates.extend(levels.0);
+            candidates.extend(sets.0);
+        }
+        (candidates, tested)
     }
 
     fn model_names(&self) -> String {
@@ -625,7 +648,7 @@ impl Center {
         Cells { words, data }
     }
 
-    fn level_candidate(&self, plan: &Plan, levels: &[u8], method: Method) -> Candidate {
+    pub(crate) fn level_candidate(&self, plan: &Plan, levels: &[u8], method: Method) -> Candidate {
         Candidate {
             method,
             cells: self.level_cells(plan, levels),
@@ -648,6 +671,17 @@ impl Center {
     /// The safe generalization of the lowest layer above the bottom that has one (fewest
     /// generalized cells, then the smallest levels), and the generalizations tested.
     fn lowest_safe_layer(&self, plan: &Plan, maxima: &[u8]) -> (Option<Vec<u8>>, usize) {
+        self.lowest_layer(plan, maxima, |levels| self.check(plan, levels, false).safe)
+    }
+
+    /// The node passing `safe` in the lowest layer above the bottom that has one (fewest
+    /// generalized cells, then the smallest levels), and the generalizations tested.
+    pub(crate) fn lowest_layer(
+        &self,
+        plan: &Plan,
+        maxima: &[u8],
+        safe: impl Fn(&[u8]) -> bool + Sync,
+    ) -> (Option<Vec<u8>>, usize) {
         let top: usize = maxima.iter().map(|&m| m as usize).sum();
         let mut tested = 0;
         for sum in 1..top {
@@ -658,7 +692,7 @@ impl Center {
             tested += layer.len();
             let best = layer
                 .par_iter()
-                .filter(|levels| self.check(plan, levels, false).safe)
+                .filter(|levels| safe(levels))
                 .map(|levels| {
                     let cells = self.level_cells(plan, levels);
                     (self.generalized_cells(plan, &cells), levels.clone())

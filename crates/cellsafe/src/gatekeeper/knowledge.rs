@@ -26,6 +26,9 @@ use crate::data::confidentiality::has;
 pub struct Knowledge {
     /// `cells[j][row * words_j ..]`: bit `v` set when value `v` is still possible.
     pub(crate) cells: Vec<Vec<u64>>,
+    /// Per row, its person's signature class: persons in the same class appeared in the
+    /// same answers showing the same public cells (0: in no answer yet).
+    pub(crate) signature: Vec<u32>,
 }
 
 /// One released answer, as stored: what it showed and what its conditions implied.
@@ -90,6 +93,7 @@ impl Center {
                     flat
                 })
                 .collect(),
+            signature: vec![0; n],
         }
     }
 
@@ -127,6 +131,29 @@ impl Center {
             })
             .collect();
         self.narrow_by_conditions(k, &tests, &released);
+        // signatures: the public cells shown, by each column's index of distinct cells
+        let public: Vec<&DisclosedColumn> = d
+            .columns
+            .iter()
+            .filter(|dc| {
+                self.set_column(&dc.name)
+                    .is_some_and(|j| self.columns[j].quasi.is_some())
+            })
+            .collect();
+        let shown: Vec<(u32, Vec<u32>)> = d
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|&(_, &r)| (r as usize) < n)
+            .map(|(i, &r)| {
+                let cells = public
+                    .iter()
+                    .map(|dc| dc.of_row.get(i).copied().unwrap_or(u32::MAX))
+                    .collect();
+                (r, cells)
+            })
+            .collect();
+        k.signature = super::public::refine(&k.signature, &shown);
         for dc in &d.columns {
             let Some(j) = self.set_column(&dc.name) else {
                 continue;

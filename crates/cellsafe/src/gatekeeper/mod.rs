@@ -23,9 +23,28 @@
 //!
 //! The front end (the service) owns the database, the query language, users and the audit
 //! log; this layer owns the decision.
+//!
+//! # Public
+//!
+//! Paper 002's decisions are computed from the confidential values, so a decision can
+//! speak: a refusal of the second of two differencing queries says that the rows they
+//! differ by hold a confidential value. With `decide = "public"` ([`Decide::Public`]) the
+//! decision uses only what the recipient holds or can compute: the public values, the
+//! query (its conditions may then test only quasi-identifying columns, so that the
+//! recipient can compute every answer's rows), and the recipient's earlier answers. The
+//! test is k-anonymity of everything received together: persons are told apart by their
+//! *signature* (in which answers they appear, and the public cells each showed), and every
+//! person who appears in some answer must share their signature with at least k − 1
+//! others, k the largest of the k-anonymity models (the only class-based model allowed
+//! in this mode). Rows of different answers may then be linked at will: a row can only
+//! belong to a person of its signature. The lowest lattice layer with such a node is
+//! released (fewest generalized cells first), else the answer is refused; swapping
+//! confidential values between persons changes no decision. What it gives up is attribute
+//! protection: a class of k persons who all have the same diagnosis shows it.
 
 pub(crate) mod answer;
 mod knowledge;
+mod public;
 mod request;
 mod sets;
 
@@ -67,6 +86,23 @@ pub struct GatekeeperSpec {
     pub max_exact_rows: usize,
     /// Most rounds of the goal-directed merge (default 200).
     pub max_merge_rounds: usize,
+    /// What decisions may depend on (default: the data, as paper 002).
+    pub decide: Decide,
+}
+
+/// `[gatekeeper] decide`: what the gatekeeper's decisions may depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decide {
+    /// Paper 002's gatekeeper: release, generalization and refusal are decided on the
+    /// data, confidential values included, so a decision itself can tell the recipient
+    /// something about them (see the module docs).
+    #[default]
+    Data,
+    /// Decisions from public information only (the public values, the query, and the
+    /// recipient's earlier answers): k-anonymity of everything the recipient received,
+    /// decided the same whatever the confidential values are. See [`public`](self#public).
+    Public,
 }
 
 impl Default for GatekeeperSpec {
@@ -78,6 +114,7 @@ impl Default for GatekeeperSpec {
             radius: BTreeMap::new(),
             max_exact_rows: 8,
             max_merge_rounds: 200,
+            decide: Decide::Data,
         }
     }
 }
@@ -219,6 +256,23 @@ impl Center {
             .filter(|m| !matches!(m, ModelSpec::LogicalSafety))
             .cloned()
             .collect();
+        if spec.decide == Decide::Public {
+            if let Some(m) = models
+                .iter()
+                .find(|m| !matches!(m, ModelSpec::KAnonymity { .. }))
+            {
+                return Err(Error::Invalid(format!(
+                    "decisions from public information allow only k-anonymity: {} depends on \
+                     the confidential values",
+                    m.name()
+                )));
+            }
+            if models.is_empty() {
+                return Err(Error::Invalid(
+                    "decisions from public information need a k-anonymity model".into(),
+                ));
+            }
+        }
         for m in &models {
             crate::criteria::Model::bind(m, &data)?;
         }
@@ -352,6 +406,9 @@ impl Center {
                     return Err(crate::error::QueryError::Identifying(c.column.clone()).into());
                 };
                 let col = &self.columns[j];
+                if self.spec.decide == Decide::Public && col.quasi.is_none() {
+                    return Err(crate::error::QueryError::NotPublic(c.column.clone()).into());
+                }
                 Ok((j, col.bits_where(&c.passes(&col.values, col.numeric)?)))
             })
             .collect()

@@ -35,6 +35,28 @@ pub fn center(config: &Config, table: Table) -> Result<Center> {
             ));
         }
     }
+    if spec.decide == crate::gatekeeper::Decide::Public {
+        for (i, m) in config.privacy.iter().enumerate() {
+            if !matches!(m, ModelSpec::KAnonymity { .. }) {
+                return Err(Error::config(
+                    &file,
+                    format!("privacy[{i}]"),
+                    format!(
+                        "{} depends on the confidential values; with gatekeeper.decide = \
+                         \"public\" only k-anonymity may be used",
+                        m.name()
+                    ),
+                ));
+            }
+        }
+        if config.privacy.is_empty() {
+            return Err(Error::config(
+                &file,
+                "gatekeeper.decide",
+                "\"public\" needs a k-anonymity model in [[privacy]]",
+            ));
+        }
+    }
     let radius: Vec<String> = spec.radius.keys().cloned().collect();
     let center = Center::new(data, &config.privacy, spec)?;
     for name in radius {
