@@ -467,6 +467,20 @@ fn random_condition(rng: &mut ChaCha8Rng) -> Condition {
     }
 }
 
+/// A random request: some of the columns (at least one), up to two conditions drawn by
+/// `condition`.
+fn random_request(rng: &mut ChaCha8Rng, condition: fn(&mut ChaCha8Rng) -> Condition) -> Request {
+    let mut columns: Vec<&str> = ["zip", "age", "disease"]
+        .into_iter()
+        .filter(|_| rng.gen_bool(0.6))
+        .collect();
+    if columns.is_empty() {
+        columns.push("disease");
+    }
+    let conditions = (0..rng.gen_range(0..=2)).map(|_| condition(rng)).collect();
+    request(&columns, conditions)
+}
+
 /// Soundness against the oracle: after every answer the gatekeeper releases, on random
 /// small tables and random query sequences, no person's confidential formula holds in every
 /// table the recipient could still believe in.
@@ -501,17 +515,7 @@ fn released_answers_never_let_the_recipient_know_a_confidential_formula() {
         let mut k = c.fresh_knowledge();
         let mut answers: Vec<(Request, Answer)> = Vec::new();
         for step in 0..rng.gen_range(1..=4) {
-            let mut columns: Vec<&str> = ["zip", "age", "disease"]
-                .into_iter()
-                .filter(|_| rng.gen_bool(0.6))
-                .collect();
-            if columns.is_empty() {
-                columns.push("disease");
-            }
-            let conditions = (0..rng.gen_range(0..=2))
-                .map(|_| random_condition(&mut rng))
-                .collect();
-            let r = request(&columns, conditions);
+            let r = random_request(&mut rng, random_condition);
             let a = ask(&c, &mut k, &r, step);
             *outcomes
                 .entry(format!("{:?}", a.verdict.outcome))
@@ -717,17 +721,7 @@ fn public_decisions_ignore_confidential_values_and_keep_everything_received_k_an
         let (mut k1, mut k2) = (c1.fresh_knowledge(), c2.fresh_knowledge());
         let (mut answers1, mut answers2) = (Vec::new(), Vec::new());
         for step in 0..rng.gen_range(1..=4) {
-            let mut columns: Vec<&str> = ["zip", "age", "disease"]
-                .into_iter()
-                .filter(|_| rng.gen_bool(0.6))
-                .collect();
-            if columns.is_empty() {
-                columns.push("disease");
-            }
-            let conditions = (0..rng.gen_range(0..=2))
-                .map(|_| random_public_condition(&mut rng))
-                .collect();
-            let r = request(&columns, conditions);
+            let r = random_request(&mut rng, random_public_condition);
             let a1 = ask(&c1, &mut k1, &r, step);
             let a2 = ask(&c2, &mut k2, &r, step);
             let (v1, v2) = (&a1.verdict, &a2.verdict);
