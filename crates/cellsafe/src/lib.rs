@@ -7,6 +7,7 @@
 //! - [`hierarchy`]: generalization hierarchies and their builders;
 //! - [`framework`]: the lattice of transformations, a table with its roles resolved, and
 //!   equivalence classes rolled up from node to node;
+//! - [`risk`]: re-identification risks read from the sizes of the classes;
 //! - [`criteria`]: the privacy models, each deciding which classes are safe;
 //! - [`metric`]: utility and loss measures of a transformation;
 //! - [`algorithm`]: the problem (data, models, metric) and the searches that solve it;
@@ -35,6 +36,7 @@ pub mod job;
 pub mod metric;
 pub mod observer;
 pub mod release;
+pub mod risk;
 
 /// The README, so that its Rust example is compiled and run as a doctest.
 #[cfg(doctest)]

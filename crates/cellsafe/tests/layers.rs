@@ -10,6 +10,7 @@ const LAYERS: &[&[&str]] = &[
     &["data"],
     &["hierarchy"],
     &["framework"],
+    &["risk"],
     &["criteria"],
     &["metric"],
     &["algorithm"],
