@@ -147,6 +147,22 @@ enum Command {
         #[arg(long)]
         report: Option<PathBuf>,
     },
+    /// Re-identification risks of the config's table, as it is or under one transformation
+    /// (its classes failing the config's models suppressed): prosecutor, journalist and
+    /// marketer risks, sample uniques and class sizes, as a JSON report.
+    Risk {
+        config: PathBuf,
+        /// One 0-based level per quasi-identifier, in header order (default: the table as
+        /// it is, nothing suppressed).
+        #[arg(long, value_delimiter = ',')]
+        levels: Option<Vec<u8>>,
+        /// Records whose risk is above this count as at risk (in [0, 1]).
+        #[arg(long, default_value_t = 0.2)]
+        threshold: f64,
+        /// JSON report (default: printed to stdout).
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
     /// Find a representative set of Pareto-optimal transformations for several objectives
     /// at once (paper 003's PBG-EA over the config's [pareto] objectives).
     Pareto {
@@ -346,6 +362,31 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             limit,
             report,
         } => safety(&config, levels, limit, report, observer),
+        Command::Risk {
+            config,
+            levels,
+            threshold,
+            report,
+        } => {
+            let config = Config::from_file(&config)?;
+            check_report(&config, &report)?;
+            let problem = config.problem_observed(observer)?;
+            let risk = job::risk::risk(&problem, levels.as_deref(), threshold)?;
+            match &report {
+                Some(path) => job::write_json(path, &risk)?,
+                None => outln!("{}", serde_json::to_string_pretty(&risk)?),
+            }
+            eprintln!(
+                "{} classes, {} records ({} suppressed); prosecutor risk: highest {:.4}, average {:.4}; {:.2}% sample uniques",
+                risk.classes,
+                risk.records,
+                risk.suppressed,
+                risk.prosecutor.highest,
+                risk.prosecutor.average,
+                100.0 * risk.sample_uniques
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Pareto {
             config,
             exhaustive,

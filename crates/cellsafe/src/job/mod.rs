@@ -22,6 +22,7 @@ pub mod lgb;
 pub mod pareto;
 pub mod pareto_page;
 pub mod report;
+pub mod risk;
 pub mod synth;
 
 use std::path::{Path, PathBuf};

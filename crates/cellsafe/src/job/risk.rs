@@ -1,0 +1,116 @@
+//! `cellsafe risk`: the re-identification risks of a config's table, as it is or under one
+//! transformation, and the JSON report.
+
+use serde::Serialize;
+
+use crate::algorithm::problem::Problem;
+use crate::error::{Error, Result};
+use crate::risk::sample::{self, RiskSummary};
+use crate::risk::Histogram;
+
+/// What `cellsafe risk` reports; every risk is a fraction in [0, 1].
+#[derive(Debug, Clone, Serialize)]
+pub struct RiskReport {
+    /// The quasi-identifiers, in header order.
+    pub quasi_identifiers: Vec<String>,
+    /// Their levels (all 0: the table as it is).
+    pub levels: Vec<u8>,
+    /// Rows of the table.
+    pub records: u64,
+    /// Rows suppressed by the transformation (their classes fail the config's models);
+    /// they are in no class and count in no risk, as in ARX.
+    pub suppressed: u64,
+    /// Equivalence classes of the rows not suppressed.
+    pub classes: u64,
+    /// Class sizes: how many classes have each size, by increasing size.
+    pub histogram: Vec<SizeCount>,
+    /// The threshold of `records_at_risk`.
+    pub threshold: f64,
+    /// An attacker who knows their target is in the table.
+    pub prosecutor: RiskSummary,
+    /// An attacker who links against the population (the table itself, as long as no
+    /// research subset is drawn from it).
+    pub journalist: RiskSummary,
+    /// An attacker who links every record.
+    pub marketer: Marketer,
+    /// Share of the records alone in their class.
+    pub sample_uniques: f64,
+    /// The records' prosecutor risks: the share of records at each risk, by increasing risk.
+    pub record_risks: Vec<RecordRisk>,
+}
+
+/// One line of the class-size histogram.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SizeCount {
+    /// Records in a class.
+    pub size: u64,
+    /// Classes of that size.
+    pub classes: u64,
+}
+
+/// The marketer's risk.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Marketer {
+    /// The share of records they re-identify on average.
+    pub average: f64,
+}
+
+/// The share of records at one risk.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RecordRisk {
+    /// 1 / (the records' class size).
+    pub risk: f64,
+    /// Share of the records with that risk.
+    pub records: f64,
+}
+
+/// The risks of `problem`'s table at `levels` (None: as it is, nothing suppressed; else
+/// the classes failing the problem's models are suppressed, as a release at that node
+/// would). `threshold` must lie in [0, 1].
+pub fn risk(problem: &Problem, levels: Option<&[u8]>, threshold: f64) -> Result<RiskReport> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(Error::Invalid(format!(
+            "the risk threshold must lie in [0, 1], not {threshold}"
+        )));
+    }
+    let bottom = problem.lattice.bottom();
+    let at = levels.unwrap_or(&bottom);
+    problem.check_levels(at)?;
+    let classes = problem.classes(at);
+    let suppressed = match levels {
+        Some(_) => problem.suppressed(&classes),
+        None => vec![false; classes.len()],
+    };
+    let sizes: Vec<u64> = classes
+        .counts
+        .iter()
+        .zip(&suppressed)
+        .map(|(&c, &s)| if s { 0 } else { c as u64 })
+        .collect();
+    let records = problem.data.rows() as u64;
+    let histogram = Histogram::from_sizes(sizes.iter().copied());
+    let risks = sample::risks(&sizes, None, threshold);
+    Ok(RiskReport {
+        quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
+        levels: at.to_vec(),
+        records,
+        suppressed: records - histogram.records,
+        classes: histogram.classes,
+        histogram: histogram
+            .sizes
+            .iter()
+            .map(|&(size, classes)| SizeCount { size, classes })
+            .collect(),
+        threshold,
+        prosecutor: risks.prosecutor,
+        journalist: risks.journalist,
+        marketer: Marketer {
+            average: risks.marketer,
+        },
+        sample_uniques: histogram.sample_uniqueness(),
+        record_risks: sample::record_risks(&sizes)
+            .into_iter()
+            .map(|(risk, records)| RecordRisk { risk, records })
+            .collect(),
+    })
+}

@@ -1,0 +1,152 @@
+//! Parity with ARX's risk analysis on the bundled Adult data. `tests/arx/risk.jsonl` holds
+//! what ARX printed (through `tests/arx/RiskDriver.java`, run by `tests/arx/risk.sh`) for
+//! the original table and transformations of it; cellsafe must give the same numbers to
+//! 1e-9. When a JDK and ARX's jar are at hand (`CELLSAFE_ARX_JAR`, else the arx-bench
+//! kit's `../shared/arx-bench/arx.jar` beside the checkout), the driver is run again and
+//! must print what the file holds, so the file is ARX's output and not a copy typed in.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use cellsafe::criteria::ModelSpec;
+use cellsafe::metric::MetricKind;
+use serde_json::Value;
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/arx")
+}
+
+fn expected() -> Vec<Value> {
+    std::fs::read_to_string(here().join("risk.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn sample_risks_equal_arx() {
+    let cases = expected();
+    assert_eq!(cases.len(), 17);
+    for case in &cases {
+        let k = case["k"].as_u64().unwrap() as u32;
+        let limit = case["suppression"].as_f64().unwrap();
+        let threshold = case["threshold"].as_f64().unwrap();
+        let problem = common::adult(
+            false,
+            vec![ModelSpec::KAnonymity { k }],
+            limit,
+            MetricKind::Loss,
+            None,
+        );
+        let levels: Option<Vec<u8>> = case["levels"]
+            .as_array()
+            .map(|l| l.iter().map(|x| x.as_u64().unwrap() as u8).collect());
+        let got = cellsafe::job::risk::risk(&problem, levels.as_deref(), threshold).unwrap();
+        let what = format!("k={k} limit={limit} levels={levels:?}");
+        assert_eq!(
+            got.records - got.suppressed,
+            case["records"].as_f64().unwrap() as u64,
+            "{what}"
+        );
+        assert_eq!(
+            got.classes,
+            case["classes"].as_f64().unwrap() as u64,
+            "{what}"
+        );
+        let histogram: Vec<u64> = got
+            .histogram
+            .iter()
+            .flat_map(|h| [h.size, h.classes])
+            .collect();
+        let arx: Vec<u64> = case["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        assert_eq!(histogram, arx, "{what}");
+        for (name, ours) in [
+            ("prosecutor", got.prosecutor),
+            ("journalist", got.journalist),
+        ] {
+            let theirs = &case[name];
+            for (field, value) in [
+                ("lowest", ours.lowest),
+                ("highest", ours.highest),
+                ("average", ours.average),
+                ("records_at_risk", ours.records_at_risk),
+            ] {
+                let arx = theirs[field].as_f64().unwrap();
+                assert!(
+                    close(value, arx),
+                    "{what}: {name}.{field} {value} vs ARX {arx}"
+                );
+            }
+        }
+        let arx = case["marketer"].as_f64().unwrap();
+        assert!(
+            close(got.marketer.average, arx),
+            "{what}: marketer {} vs {arx}",
+            got.marketer.average
+        );
+        let arx = case["sample_uniques"].as_f64().unwrap();
+        assert!(
+            close(got.sample_uniques, arx),
+            "{what}: sample uniques {} vs {arx}",
+            got.sample_uniques
+        );
+    }
+}
+
+/// ARX's jar: `CELLSAFE_ARX_JAR`, else the arx-bench kit beside the checkout.
+fn arx_jar() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CELLSAFE_ARX_JAR") {
+        return Some(PathBuf::from(p));
+    }
+    let kit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/arx-bench/arx.jar");
+    kit.exists().then_some(kit)
+}
+
+fn has(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_expected_values_are_what_arx_prints() {
+    let Some(jar) = arx_jar() else {
+        eprintln!("skipped: ARX's jar not found (set CELLSAFE_ARX_JAR)");
+        return;
+    };
+    if !has("java") || !has("javac") {
+        eprintln!("skipped: no JDK (java and javac)");
+        return;
+    }
+    let out = std::process::Command::new(here().join("risk.sh"))
+        .arg(&jar)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        printed,
+        expected(),
+        "tests/arx/risk.jsonl is not what ARX prints now"
+    );
+}
