@@ -159,6 +159,13 @@ enum Command {
         /// Records whose risk is above this count as at risk (in [0, 1]).
         #[arg(long, default_value_t = 0.2)]
         threshold: f64,
+        /// Records in the population the table was drawn from: adds the population
+        /// uniques estimated by Zayatz's, Pitman's and the SNB models and Dankar's rule.
+        #[arg(long, conflicts_with = "sampling_fraction")]
+        population_size: Option<u64>,
+        /// The table's share of that population, in (0, 1] (instead of its size).
+        #[arg(long)]
+        sampling_fraction: Option<f64>,
         /// JSON report (default: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
@@ -366,12 +373,18 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             config,
             levels,
             threshold,
+            population_size,
+            sampling_fraction,
             report,
         } => {
+            use job::risk::Population;
+            let population = population_size
+                .map(Population::Size)
+                .or(sampling_fraction.map(Population::Fraction));
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
             let problem = config.problem_observed(observer)?;
-            let risk = job::risk::risk(&problem, levels.as_deref(), threshold)?;
+            let risk = job::risk::risk(&problem, levels.as_deref(), threshold, population)?;
             match &report {
                 Some(path) => job::write_json(path, &risk)?,
                 None => outln!("{}", serde_json::to_string_pretty(&risk)?),

@@ -29,9 +29,71 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
+/// ARX's population estimates of `case` (fractions of the population) against ours: the
+/// numbers of population uniques they stand for agree to 1e-6 relative (the accuracy of
+/// ARX's solver), or to a millionth of a person when below one (ill-conditioned fits land
+/// on different specks of 0).
+fn assert_population(case: &Value, p: &cellsafe::risk::population::PopulationUniques, what: &str) {
+    let population = p.population as f64;
+    for (name, ours) in [
+        ("zayatz", p.zayatz),
+        ("pitman", p.pitman),
+        ("snb", p.snb),
+        ("dankar", p.dankar),
+    ] {
+        let arx = case[name].as_f64().unwrap();
+        assert!(
+            (ours - arx).abs() * population <= 1e-6 * (arx.abs() * population).max(1.0),
+            "{what}: {name} {ours} vs ARX {arx}"
+        );
+    }
+    let model = serde_json::to_value(p.dankar_model).unwrap();
+    let arx = case["dankar_model"].as_str().unwrap().to_lowercase();
+    assert_eq!(model.as_str().unwrap(), arx, "{what}");
+}
+
+/// The class-size histograms alone (seeded random ones, sampling fractions from 1 % to
+/// 100 %): every model's estimate, SNB's successful fits included.
+#[test]
+fn population_uniques_equal_arx_on_random_histograms() {
+    let cases: Vec<Value> = expected()
+        .into_iter()
+        .filter(|c| c.get("k").is_none())
+        .collect();
+    assert_eq!(cases.len(), 30);
+    let mut fitted = [0; 3];
+    for case in &cases {
+        let flat: Vec<u64> = case["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let sizes = flat
+            .chunks(2)
+            .flat_map(|sc| std::iter::repeat_n(sc[0], sc[1] as usize));
+        let h = cellsafe::risk::Histogram::from_sizes(sizes);
+        let population = case["population_size"].as_u64().unwrap();
+        let p = cellsafe::risk::population::uniques(&h, population);
+        assert_population(
+            case,
+            &p,
+            &format!("histogram {flat:?}, population {population}"),
+        );
+        for (i, x) in [p.zayatz, p.pitman, p.snb].into_iter().enumerate() {
+            fitted[i] += (x > 0.0) as usize;
+        }
+    }
+    // every model is exercised where it finds an estimate
+    assert!(fitted.iter().all(|&f| f >= 3), "{fitted:?}");
+}
+
 #[test]
 fn sample_risks_equal_arx() {
-    let cases = expected();
+    let cases: Vec<Value> = expected()
+        .into_iter()
+        .filter(|c| c.get("k").is_some())
+        .collect();
     assert_eq!(cases.len(), 17);
     for case in &cases {
         let k = case["k"].as_u64().unwrap() as u32;
@@ -47,7 +109,14 @@ fn sample_risks_equal_arx() {
         let levels: Option<Vec<u8>> = case["levels"]
             .as_array()
             .map(|l| l.iter().map(|x| x.as_u64().unwrap() as u8).collect());
-        let got = cellsafe::job::risk::risk(&problem, levels.as_deref(), threshold).unwrap();
+        let population = case["population_size"].as_u64().unwrap();
+        let got = cellsafe::job::risk::risk(
+            &problem,
+            levels.as_deref(),
+            threshold,
+            Some(cellsafe::job::risk::Population::Size(population)),
+        )
+        .unwrap();
         let what = format!("k={k} limit={limit} levels={levels:?}");
         assert_eq!(
             got.records - got.suppressed,
@@ -101,6 +170,7 @@ fn sample_risks_equal_arx() {
             "{what}: sample uniques {} vs {arx}",
             got.sample_uniques
         );
+        assert_population(case, &got.population_uniques.unwrap(), &what);
     }
 }
 

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::algorithm::problem::Problem;
 use crate::error::{Error, Result};
+use crate::risk::population::{self, PopulationUniques};
 use crate::risk::sample::{self, RiskSummary};
 use crate::risk::Histogram;
 
@@ -37,6 +38,18 @@ pub struct RiskReport {
     pub sample_uniques: f64,
     /// The records' prosecutor risks: the share of records at each risk, by increasing risk.
     pub record_risks: Vec<RecordRisk>,
+    /// Population uniques by each model, when a population size was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub population_uniques: Option<PopulationUniques>,
+}
+
+/// The population the table was sampled from, for the population-based estimates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Population {
+    /// Its size in records (at least the table's rows).
+    Size(u64),
+    /// The table's share of it, in (0, 1]: the size is rows / fraction, rounded (as ARX).
+    Fraction(f64),
 }
 
 /// One line of the class-size histogram.
@@ -66,13 +79,37 @@ pub struct RecordRisk {
 
 /// The risks of `problem`'s table at `levels` (None: as it is, nothing suppressed; else
 /// the classes failing the problem's models are suppressed, as a release at that node
-/// would). `threshold` must lie in [0, 1].
-pub fn risk(problem: &Problem, levels: Option<&[u8]>, threshold: f64) -> Result<RiskReport> {
+/// would). `threshold` must lie in [0, 1]; with `population`, the population-based
+/// estimates are added.
+pub fn risk(
+    problem: &Problem,
+    levels: Option<&[u8]>,
+    threshold: f64,
+    population: Option<Population>,
+) -> Result<RiskReport> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(Error::Invalid(format!(
             "the risk threshold must lie in [0, 1], not {threshold}"
         )));
     }
+    let rows = problem.data.rows() as u64;
+    let population = match population {
+        None => None,
+        Some(Population::Size(n)) if n >= rows && n > 0 => Some(n),
+        Some(Population::Size(n)) => {
+            return Err(Error::Invalid(format!(
+                "the population ({n} records) must hold at least the table's {rows} rows"
+            )))
+        }
+        Some(Population::Fraction(f)) if f > 0.0 && f <= 1.0 => {
+            Some(((rows as f64 / f).round() as u64).max(rows))
+        }
+        Some(Population::Fraction(f)) => {
+            return Err(Error::Invalid(format!(
+                "the sampling fraction must lie in (0, 1], not {f}"
+            )))
+        }
+    };
     let bottom = problem.lattice.bottom();
     let at = levels.unwrap_or(&bottom);
     problem.check_levels(at)?;
@@ -112,5 +149,6 @@ pub fn risk(problem: &Problem, levels: Option<&[u8]>, threshold: f64) -> Result<
             .into_iter()
             .map(|(risk, records)| RecordRisk { risk, records })
             .collect(),
+        population_uniques: population.map(|n| population::uniques(&histogram, n)),
     })
 }

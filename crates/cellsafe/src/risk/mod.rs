@@ -11,7 +11,9 @@
 //!   computed from the sample itself (and, for the journalist, a population table's
 //!   classes when the sample is a research subset of it).
 
+pub mod population;
 pub mod sample;
+mod special;
 
 use serde::Serialize;
 

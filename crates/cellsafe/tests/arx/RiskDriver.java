@@ -55,6 +55,16 @@ public final class RiskDriver {
             case "--suppression": suppression = Double.parseDouble(v); break;
             case "--threshold": threshold = Double.parseDouble(v); break;
             case "--population": population = Long.parseLong(v); break;
+            case "--histogram": {
+                // class sizes only: SIZE:COUNT,... (population estimates of that histogram)
+                com.carrotsearch.hppc.IntIntOpenHashMap map = new com.carrotsearch.hppc.IntIntOpenHashMap();
+                for (String e : v.split(",")) {
+                    String[] sc = e.split(":");
+                    map.put(Integer.parseInt(sc[0]), Integer.parseInt(sc[1]));
+                }
+                histogram(new org.deidentifier.arx.risk.RiskModelHistogram(map));
+                return;
+            }
             case "--levels": {
                 String[] parts = v.split(",");
                 int[] levels = new int[parts.length];
@@ -118,6 +128,21 @@ public final class RiskDriver {
         b.append(",\"journalist\":").append(summary(s.getJournalistRisk()));
         b.append(",\"marketer\":").append(num(s.getMarketerRisk().getSuccessRate()));
         b.append(",\"sample_uniques\":").append(num(risk.getSampleBasedUniquenessRisk().getFractionOfUniqueRecords()));
+        b.append(",\"population_size\":").append(population);
+        b.append(",\"zayatz\":").append(num(p.getFractionOfUniqueTuplesZayatz()));
+        b.append(",\"pitman\":").append(num(p.getFractionOfUniqueTuplesPitman()));
+        b.append(",\"snb\":").append(num(p.getFractionOfUniqueTuplesSNB()));
+        b.append(",\"dankar\":").append(num(p.getFractionOfUniqueTuplesDankar()));
+        b.append(",\"dankar_model\":\"").append(p.getPopulationUniquenessModel()).append("\"");
+        b.append("}");
+        System.out.println(b);
+    }
+
+    static void histogram(org.deidentifier.arx.risk.RiskModelHistogram h) {
+        RiskModelPopulationUniqueness p = new RiskModelPopulationUniqueness(
+            ARXPopulationModel.create(population), h, ARXSolverConfiguration.create());
+        StringBuilder b = new StringBuilder("{");
+        b.append("\"histogram\":").append(str(h.getHistogram()));
         b.append(",\"population_size\":").append(population);
         b.append(",\"zayatz\":").append(num(p.getFractionOfUniqueTuplesZayatz()));
         b.append(",\"pitman\":").append(num(p.getFractionOfUniqueTuplesPitman()));
