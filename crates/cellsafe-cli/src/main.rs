@@ -166,6 +166,10 @@ enum Command {
         /// The table's share of that population, in (0, 1] (instead of its size).
         #[arg(long)]
         sampling_fraction: Option<f64>,
+        /// Also write a self-contained HTML page: the headline risks, class sizes and
+        /// record risks, the table as it is beside the transformation of `--levels`.
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// JSON report (default: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
@@ -375,6 +379,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             threshold,
             population_size,
             sampling_fraction,
+            html,
             report,
         } => {
             use job::risk::Population;
@@ -383,8 +388,20 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
                 .or(sampling_fraction.map(Population::Fraction));
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
+            check_report(&config, &html)?;
             let problem = config.problem_observed(observer)?;
             let risk = job::risk::risk(&problem, levels.as_deref(), threshold, population)?;
+            if let Some(path) = &html {
+                let before = match levels {
+                    Some(_) => Some(job::risk::risk(&problem, None, threshold, population)?),
+                    None => None,
+                };
+                let page = match &before {
+                    Some(b) => job::risk_page::html(b, Some(&risk)),
+                    None => job::risk_page::html(&risk, None),
+                };
+                cellsafe::release::write_atomic(path, |w| w.write_all(page.as_bytes()))?;
+            }
             match &report {
                 Some(path) => job::write_json(path, &risk)?,
                 None => outln!("{}", serde_json::to_string_pretty(&risk)?),

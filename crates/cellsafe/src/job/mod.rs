@@ -23,6 +23,7 @@ pub mod pareto;
 pub mod pareto_page;
 pub mod report;
 pub mod risk;
+pub mod risk_page;
 pub mod synth;
 
 use std::path::{Path, PathBuf};
