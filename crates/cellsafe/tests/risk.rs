@@ -1,0 +1,160 @@
+//! `cellsafe risk`'s numbers against an independent counter: the Adult CSV and hierarchy
+//! files read with plain string splitting, each row's generalized tuple built from the
+//! hierarchy's text at the node's levels, classes counted in a map, and every risk computed
+//! record by record. And monotonicity: without suppression, generalizing never raises the
+//! prosecutor's risks, the marketer's or the share of sample uniques.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use cellsafe::criteria::ModelSpec;
+use cellsafe::metric::MetricKind;
+use rand::{Rng, SeedableRng};
+
+const QI: [&str; 8] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "salary-class",
+];
+
+/// Per QI: value → its labels by level, and the highest level.
+fn hierarchies(dir: &Path) -> Vec<(HashMap<String, Vec<String>>, u8)> {
+    QI.iter()
+        .map(|q| {
+            let text =
+                std::fs::read_to_string(dir.join(format!("adult_hierarchy_{q}.csv"))).unwrap();
+            let mut map = HashMap::new();
+            let mut top = 0;
+            for line in text.lines().filter(|l| !l.is_empty()) {
+                let cells: Vec<String> = line.split(';').map(String::from).collect();
+                top = cells.len() as u8 - 1;
+                map.insert(cells[0].clone(), cells);
+            }
+            (map, top)
+        })
+        .collect()
+}
+
+/// Class sizes of the rows at `levels`, counted from the files.
+fn class_sizes(levels: &[u8]) -> Vec<u64> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/adult");
+    let h = hierarchies(&dir);
+    let text = std::fs::read_to_string(dir.join("adult.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+    let columns: Vec<usize> = QI
+        .iter()
+        .map(|q| header.iter().position(|h| h == q).unwrap())
+        .collect();
+    let mut classes: HashMap<Vec<String>, u64> = HashMap::new();
+    for line in lines.filter(|l| !l.is_empty()) {
+        let cells: Vec<&str> = line.split(';').collect();
+        let key = columns
+            .iter()
+            .zip(&h)
+            .zip(levels)
+            .map(|((&c, (map, _)), &l)| map[cells[c]][l as usize].clone())
+            .collect();
+        *classes.entry(key).or_default() += 1;
+    }
+    classes.into_values().collect()
+}
+
+fn problem() -> cellsafe::algorithm::problem::Problem {
+    common::adult(
+        false,
+        vec![ModelSpec::KAnonymity { k: 1 }],
+        0.0,
+        MetricKind::Loss,
+        None,
+    )
+}
+
+fn random_node(rng: &mut impl Rng) -> Vec<u8> {
+    let max = [1u8, 4, 1, 2, 3, 2, 2, 1];
+    max.iter().map(|&m| rng.gen_range(0..=m)).collect()
+}
+
+#[test]
+fn risks_equal_an_independent_count_of_the_files() {
+    let problem = problem();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    for round in 0..12 {
+        let levels = if round == 0 {
+            vec![0; 8]
+        } else {
+            random_node(&mut rng)
+        };
+        let sizes = class_sizes(&levels);
+        let t = [0.05, 0.2, 0.5][round % 3];
+        let got = cellsafe::job::risk::risk(&problem, Some(&levels), t, None).unwrap();
+        let n: u64 = sizes.iter().sum();
+        assert_eq!(got.records, n);
+        assert_eq!(got.suppressed, 0);
+        assert_eq!(got.classes, sizes.len() as u64, "{levels:?}");
+        // record by record
+        let per_record: Vec<f64> = sizes
+            .iter()
+            .flat_map(|&s| std::iter::repeat_n(1.0 / s as f64, s as usize))
+            .collect();
+        let average = per_record.iter().sum::<f64>() / n as f64;
+        let highest = per_record.iter().copied().fold(0.0, f64::max);
+        let lowest = per_record.iter().copied().fold(1.0, f64::min);
+        let at_risk = per_record.iter().filter(|&&r| r > t).count() as f64 / n as f64;
+        let uniques = per_record.iter().filter(|&&r| r == 1.0).count() as f64 / n as f64;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let p = got.prosecutor;
+        assert!(close(p.average, average), "{levels:?}");
+        assert!(
+            close(p.highest, highest) && close(p.lowest, lowest),
+            "{levels:?}"
+        );
+        assert!(close(p.records_at_risk, at_risk), "{levels:?}");
+        assert!(close(got.sample_uniques, uniques), "{levels:?}");
+        assert!(close(got.marketer.average, average));
+        let mut histogram: HashMap<u64, u64> = HashMap::new();
+        for &s in &sizes {
+            *histogram.entry(s).or_default() += 1;
+        }
+        for h in &got.histogram {
+            assert_eq!(histogram.get(&h.size), Some(&h.classes), "{levels:?}");
+        }
+        assert_eq!(got.histogram.len(), histogram.len());
+    }
+}
+
+#[test]
+fn generalizing_never_raises_the_risks() {
+    let problem = problem();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+    let max = [1u8, 4, 1, 2, 3, 2, 2, 1];
+    for _ in 0..40 {
+        let a = random_node(&mut rng);
+        // a generalization of a: each level raised by a random amount
+        let b: Vec<u8> = a
+            .iter()
+            .zip(max)
+            .map(|(&l, m)| rng.gen_range(l..=m))
+            .collect();
+        let ra = cellsafe::job::risk::risk(&problem, Some(&a), 0.2, None).unwrap();
+        let rb = cellsafe::job::risk::risk(&problem, Some(&b), 0.2, None).unwrap();
+        let what = format!("{a:?} ⊑ {b:?}");
+        assert!(rb.classes <= ra.classes, "{what}");
+        assert!(rb.prosecutor.average <= ra.prosecutor.average, "{what}");
+        assert!(rb.prosecutor.highest <= ra.prosecutor.highest, "{what}");
+        assert!(rb.prosecutor.lowest <= ra.prosecutor.lowest, "{what}");
+        assert!(
+            rb.prosecutor.records_at_risk <= ra.prosecutor.records_at_risk,
+            "{what}"
+        );
+        assert!(rb.marketer.average <= ra.marketer.average, "{what}");
+        assert!(rb.sample_uniques <= ra.sample_uniques, "{what}");
+    }
+}
