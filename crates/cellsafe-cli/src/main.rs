@@ -390,10 +390,14 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             check_report(&config, &report)?;
             check_report(&config, &html)?;
             let problem = config.problem_observed(observer)?;
-            let risk = job::risk::risk(&problem, levels.as_deref(), threshold, population)?;
+            let written = config.suppressed_rows();
+            let risk =
+                job::risk::risk(&problem, levels.as_deref(), threshold, population, written)?;
             if let Some(path) = &html {
                 let before = match levels {
-                    Some(_) => Some(job::risk::risk(&problem, None, threshold, population)?),
+                    Some(_) => Some(job::risk::risk(
+                        &problem, None, threshold, population, written,
+                    )?),
                     None => None,
                 };
                 let page = match &before {

@@ -115,6 +115,8 @@ fn sample_risks_equal_arx() {
             levels.as_deref(),
             threshold,
             Some(cellsafe::job::risk::Population::Size(population)),
+            // ARX counts suppressed rows in no class, as if they were not written
+            cellsafe::release::SuppressedRows::Drop,
         )
         .unwrap();
         let what = format!("k={k} limit={limit} levels={levels:?}");

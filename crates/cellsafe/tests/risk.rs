@@ -11,6 +11,7 @@ use std::path::Path;
 
 use cellsafe::criteria::ModelSpec;
 use cellsafe::metric::MetricKind;
+use cellsafe::release::SuppressedRows::Star;
 use rand::{Rng, SeedableRng};
 
 const QI: [&str; 8] = [
@@ -94,7 +95,7 @@ fn risks_equal_an_independent_count_of_the_files() {
         };
         let sizes = class_sizes(&levels);
         let t = [0.05, 0.2, 0.5][round % 3];
-        let got = cellsafe::job::risk::risk(&problem, Some(&levels), t, None).unwrap();
+        let got = cellsafe::job::risk::risk(&problem, Some(&levels), t, None, Star).unwrap();
         let n: u64 = sizes.iter().sum();
         assert_eq!(got.records, n);
         assert_eq!(got.suppressed, 0);
@@ -143,8 +144,8 @@ fn generalizing_never_raises_the_risks() {
             .zip(max)
             .map(|(&l, m)| rng.gen_range(l..=m))
             .collect();
-        let ra = cellsafe::job::risk::risk(&problem, Some(&a), 0.2, None).unwrap();
-        let rb = cellsafe::job::risk::risk(&problem, Some(&b), 0.2, None).unwrap();
+        let ra = cellsafe::job::risk::risk(&problem, Some(&a), 0.2, None, Star).unwrap();
+        let rb = cellsafe::job::risk::risk(&problem, Some(&b), 0.2, None, Star).unwrap();
         let what = format!("{a:?} ⊑ {b:?}");
         assert!(rb.classes <= ra.classes, "{what}");
         assert!(rb.prosecutor.average <= ra.prosecutor.average, "{what}");
@@ -157,4 +158,47 @@ fn generalizing_never_raises_the_risks() {
         assert!(rb.marketer.average <= ra.marketer.average, "{what}");
         assert!(rb.sample_uniques <= ra.sample_uniques, "{what}");
     }
+}
+
+/// Suppressed rows as written: with `*` for every quasi-identifier they are one class a
+/// recipient sees (a prosecutor whose target is in no visible class knows it is one of
+/// them); left out, they are in no class (ARX's accounting).
+#[test]
+fn suppressed_rows_written_as_stars_are_one_class() {
+    let problem = common::adult(
+        false,
+        vec![ModelSpec::KAnonymity { k: 5 }],
+        0.05,
+        MetricKind::Loss,
+        None,
+    );
+    let levels = [0, 2, 0, 1, 2, 1, 1, 0];
+    let star = cellsafe::job::risk::risk(&problem, Some(&levels), 0.2, None, Star).unwrap();
+    let drop = cellsafe::job::risk::risk(
+        &problem,
+        Some(&levels),
+        0.2,
+        None,
+        cellsafe::release::SuppressedRows::Drop,
+    )
+    .unwrap();
+    assert_eq!(star.suppressed, 1158);
+    assert_eq!(drop.suppressed, 1158);
+    assert_eq!(
+        (star.suppressed_rows, drop.suppressed_rows),
+        ("one class", "left out")
+    );
+    assert_eq!(star.classes, drop.classes + 1);
+    assert!(star
+        .histogram
+        .iter()
+        .any(|h| h.size == 1158 && h.classes == 1));
+    let (n, m) = (star.records as f64, (star.records - star.suppressed) as f64);
+    assert!((star.prosecutor.average - (drop.classes as f64 + 1.0) / n).abs() < 1e-15);
+    assert!((drop.prosecutor.average - drop.classes as f64 / m).abs() < 1e-15);
+    // at the top every label is `*`: the suppressed rows join the one class
+    let top = [1, 4, 1, 2, 3, 2, 2, 1];
+    let r = cellsafe::job::risk::risk(&problem, Some(&top), 0.2, None, Star).unwrap();
+    assert_eq!(r.classes, 1);
+    assert_eq!(r.histogram[0].size, r.records);
 }

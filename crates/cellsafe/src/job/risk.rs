@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::algorithm::problem::Problem;
 use crate::error::{Error, Result};
+use crate::release::SuppressedRows;
 use crate::risk::population::{self, PopulationUniques};
 use crate::risk::sample::{self, RiskSummary};
 use crate::risk::Histogram;
@@ -18,9 +19,13 @@ pub struct RiskReport {
     pub levels: Vec<u8>,
     /// Rows of the table.
     pub records: u64,
-    /// Rows suppressed by the transformation (their classes fail the config's models);
-    /// they are in no class and count in no risk, as in ARX.
+    /// Rows suppressed by the transformation (their classes fail the config's models).
     pub suppressed: u64,
+    /// How the suppressed rows count: `"one class"` when they are written with `*` for
+    /// every quasi-identifier (a recipient sees them as one class, joined with a class
+    /// whose every quasi-identifier reads `*`), `"left out"` when they are not written
+    /// (ARX's risk analysis counts them this way whatever is written).
+    pub suppressed_rows: &'static str,
     /// Equivalence classes of the rows not suppressed.
     pub classes: u64,
     /// Class sizes: how many classes have each size, by increasing size.
@@ -77,15 +82,17 @@ pub struct RecordRisk {
     pub records: f64,
 }
 
-/// The risks of `problem`'s table at `levels` (None: as it is, nothing suppressed; else
-/// the classes failing the problem's models are suppressed, as a release at that node
-/// would). `threshold` must lie in [0, 1]; with `population`, the population-based
+/// The risks of `problem`'s table at `levels` as a release writes it (None: as it is,
+/// nothing suppressed; else the classes failing the problem's models are suppressed, as a
+/// release at that node would, and `written` says whether the suppressed rows are in the
+/// file). `threshold` must lie in [0, 1]; with `population`, the population-based
 /// estimates are added.
 pub fn risk(
     problem: &Problem,
     levels: Option<&[u8]>,
     threshold: f64,
     population: Option<Population>,
+    written: SuppressedRows,
 ) -> Result<RiskReport> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(Error::Invalid(format!(
@@ -118,12 +125,31 @@ pub fn risk(
         Some(_) => problem.suppressed(&classes),
         None => vec![false; classes.len()],
     };
-    let sizes: Vec<u64> = classes
+    let mut sizes: Vec<u64> = classes
         .counts
         .iter()
         .zip(&suppressed)
         .map(|(&c, &s)| if s { 0 } else { c as u64 })
         .collect();
+    let starred: u64 = classes
+        .counts
+        .iter()
+        .zip(&suppressed)
+        .filter(|(_, &s)| s)
+        .map(|(&c, _)| c as u64)
+        .sum();
+    if written == SuppressedRows::Star && starred > 0 {
+        // the suppressed rows read `*` for every quasi-identifier: one class, the same as
+        // a class whose every label is `*`
+        let all_stars = problem.data.quasi.iter().zip(at).all(|(q, &l)| {
+            (0..q.hierarchy.cardinality(l as usize) as u32)
+                .all(|g| q.hierarchy.label(l as usize, g) == "*")
+        });
+        match sizes.iter_mut().find(|s| all_stars && **s > 0) {
+            Some(s) => *s += starred,
+            None => sizes.push(starred),
+        }
+    }
     let records = problem.data.rows() as u64;
     let histogram = Histogram::from_sizes(sizes.iter().copied());
     let risks = sample::risks(&sizes, None, threshold);
@@ -131,7 +157,11 @@ pub fn risk(
         quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
         levels: at.to_vec(),
         records,
-        suppressed: records - histogram.records,
+        suppressed: starred,
+        suppressed_rows: match written {
+            SuppressedRows::Star => "one class",
+            SuppressedRows::Drop => "left out",
+        },
         classes: histogram.classes,
         histogram: histogram
             .sizes

@@ -124,6 +124,11 @@ impl Config {
         Ok(config)
     }
 
+    /// What a release shows of a suppressed row (`[output] suppression`).
+    pub fn suppressed_rows(&self) -> crate::release::SuppressedRows {
+        self.output.suppression
+    }
+
     /// The path of the config file, as given (for messages).
     pub fn file_name(&self) -> String {
         self.file.display().to_string()
