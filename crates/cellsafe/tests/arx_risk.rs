@@ -222,3 +222,76 @@ fn the_expected_values_are_what_arx_prints() {
         "tests/arx/risk.jsonl is not what ARX prints now"
     );
 }
+
+/// The risk-based privacy models in the optimal search: ARX's optimum (levels, score,
+/// suppressed rows) on Adult under average risk, sample uniqueness and population
+/// uniqueness, as `tests/arx/ModelDriver.java` printed it (`tests/arx/models.jsonl`).
+#[test]
+fn risk_based_models_find_arx_optimum() {
+    use cellsafe::criteria::Estimator;
+    let text = std::fs::read_to_string(here().join("models.jsonl")).unwrap();
+    let cases: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cases.len(), 9);
+    for case in &cases {
+        let spec = case["model"].as_str().unwrap();
+        let (kind, rest) = spec.split_once('=').unwrap();
+        let parts: Vec<&str> = rest.split(':').collect();
+        let threshold: f64 = parts[0].parse().unwrap();
+        let mut models = Vec::new();
+        let k = case["k"].as_u64().unwrap() as u32;
+        if k > 0 {
+            models.push(ModelSpec::KAnonymity { k });
+        }
+        models.push(match kind {
+            "avg" => ModelSpec::AverageRisk { threshold },
+            "uniq" => ModelSpec::SampleUniqueness { threshold },
+            _ => ModelSpec::PopulationUniqueness {
+                threshold,
+                estimator: match parts[1] {
+                    "dankar" => Estimator::Dankar,
+                    "zayatz" => Estimator::Zayatz,
+                    "pitman" => Estimator::Pitman,
+                    _ => Estimator::Snb,
+                },
+                population_size: Some(parts[2].parse().unwrap()),
+                sampling_fraction: None,
+            },
+        });
+        let metric = match case["metric"].as_str().unwrap() {
+            "dm" => MetricKind::Discernibility,
+            _ => MetricKind::Loss,
+        };
+        let limit = case["suppression"].as_f64().unwrap();
+        let problem = common::adult(false, models, limit, metric, None);
+        let best = cellsafe::algorithm::optimal(&problem, &cellsafe::observer::Silent)
+            .unwrap()
+            .best
+            .expect("a solution");
+        let arx: Vec<u8> = case["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u8)
+            .collect();
+        let score: f64 = case["score"].as_str().unwrap().parse().unwrap();
+        let what = format!("{spec} k={k} limit={limit} {metric:?}");
+        assert_eq!(
+            best.levels, arx,
+            "{what}: score {} vs ARX {score}",
+            best.score.value
+        );
+        assert!(
+            (best.score.value - score).abs() <= 1e-9 * score.abs().max(1.0),
+            "{what}: score {} vs ARX {score}",
+            best.score.value
+        );
+        assert_eq!(
+            best.suppressed_rows,
+            case["suppressed_rows"].as_u64().unwrap(),
+            "{what}"
+        );
+    }
+}

@@ -31,6 +31,7 @@ mod optimal;
 pub mod pareto;
 pub mod problem;
 pub mod safety;
+mod sample_based;
 pub mod setbased;
 pub mod tagging;
 

@@ -420,9 +420,18 @@ impl Problem {
         self.max_classes
     }
 
-    /// Which classes are suppressed (see [`SuppressionRule`]).
-    pub(crate) fn suppressed(&self, classes: &Classes) -> Vec<bool> {
-        self.suppression(classes).suppressed
+    /// Which classes of node `levels` are suppressed (see [`SuppressionRule`]), the
+    /// risk-based models enforced after the class-based ones.
+    pub(crate) fn suppressed(&self, levels: &[u8], classes: &Classes) -> Vec<bool> {
+        let Suppression {
+            mut suppressed,
+            holds,
+            ..
+        } = self.suppression(classes);
+        if holds {
+            self.enforce_sample_based(levels, classes, &mut suppressed);
+        }
+        suppressed
     }
 
     /// Chooses the classes to suppress by the problem's rule and checks what is released.
@@ -509,10 +518,19 @@ impl Problem {
         score_unacceptable: bool,
     ) -> (Evaluation, Vec<bool>) {
         let Suppression {
-            suppressed,
-            rows: suppressed_rows,
-            holds,
+            mut suppressed,
+            rows: mut suppressed_rows,
+            mut holds,
         } = self.suppression_until(classes, !score_unacceptable);
+        let mut flagged_rows = suppressed_rows;
+        if holds {
+            // the risk-based models, on what the class-based ones release (ARX's order)
+            if let Some(rows) = self.enforce_sample_based(levels, classes, &mut suppressed) {
+                suppressed_rows = rows;
+                holds = rows <= self.max_suppressed;
+                flagged_rows = self::suppressed_rows(classes, &suppressed);
+            }
+        }
         let suppressed_classes = suppressed.iter().filter(|&&s| s).count();
         let score = if !holds && !score_unacceptable {
             Score::scalar(f64::INFINITY)
@@ -522,7 +540,7 @@ impl Problem {
                 levels,
                 classes,
                 &suppressed,
-                suppressed_rows,
+                flagged_rows,
                 &self.hierarchies(),
             )
         };

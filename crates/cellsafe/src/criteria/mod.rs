@@ -18,6 +18,7 @@ mod k_anonymity;
 mod l_diversity;
 mod logical;
 pub mod matching;
+mod risk_based;
 mod spec;
 mod t_closeness;
 
@@ -28,7 +29,8 @@ use std::sync::Arc;
 use crate::framework::dataset::{Dataset, SensitiveAttribute};
 
 pub(crate) use crate::error::{CriteriaError, CriteriaErrorKind};
-pub use spec::{Distance, ModelSpec};
+pub use risk_based::RiskBased;
+pub use spec::{Distance, Estimator, ModelSpec};
 
 /// ARX's monotonicity flags of a model: whether "satisfied" is kept when classes merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +129,12 @@ pub trait Criterion: Send + Sync + Debug {
 
     /// How a report words the classes that fail the model.
     fn failure_terms(&self) -> FailureTerms;
+
+    /// For the risk-based models, which judge the distribution of class sizes rather than
+    /// each class (their [`Criterion::holds`] is always true): the bound to enforce.
+    fn sample_based(&self) -> Option<&risk_based::RiskBased> {
+        None
+    }
 }
 
 /// A model bound to a dataset: its configuration and its [`Criterion`], whose methods it

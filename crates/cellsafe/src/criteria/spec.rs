@@ -10,9 +10,11 @@ use super::delta_disclosure::DeltaDisclosure;
 use super::k_anonymity::KAnonymity;
 use super::l_diversity::{DistinctLDiversity, EntropyLDiversity, RecursiveClDiversity};
 use super::logical::{ConfidentialValues, LogicalSafety};
+use super::risk_based::{Risk, RiskBased};
 use super::t_closeness::{self, TCloseness};
 use super::{reference, CriteriaError, CriteriaErrorKind, Criterion, Span};
 use crate::framework::dataset::{Dataset, SensitiveAttribute};
+use crate::risk::population;
 
 /// The ground distance of t-closeness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,6 +101,49 @@ pub enum ModelSpec {
     /// per-person CON sets of the `[safety]` section: a class is unsafe when some formula
     /// holds of every member and some member holds it confidential.
     LogicalSafety,
+    /// ARX's `AverageReidentificationRisk`: the prosecutor's average risk of what is
+    /// released, 1 / (average class size), is at most `threshold`.
+    AverageRisk {
+        /// In [0, 1].
+        threshold: f64,
+    },
+    /// ARX's `SampleUniqueness`: at most a `threshold` share of the released records is
+    /// alone in its class.
+    SampleUniqueness {
+        /// In [0, 1].
+        threshold: f64,
+    },
+    /// ARX's `PopulationUniqueness`: at most a `threshold` share of the population is
+    /// estimated unique (by `estimator`, Dankar's rule by default), the table being drawn
+    /// from a population of `population_size` records, or `sampling_fraction` of it.
+    PopulationUniqueness {
+        /// In [0, 1].
+        threshold: f64,
+        /// The model estimating the population uniques.
+        #[serde(default)]
+        estimator: Estimator,
+        /// Records in the population (at least the table's rows).
+        #[serde(default)]
+        population_size: Option<u64>,
+        /// The table's share of the population, in (0, 1].
+        #[serde(default)]
+        sampling_fraction: Option<f64>,
+    },
+}
+
+/// The population-uniqueness model of [`ModelSpec::PopulationUniqueness`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Estimator {
+    /// Dankar et al.'s decision rule.
+    #[default]
+    Dankar,
+    /// Zayatz's model.
+    Zayatz,
+    /// Pitman's model.
+    Pitman,
+    /// The slide negative binomial model.
+    Snb,
 }
 
 impl ModelSpec {
@@ -113,7 +158,10 @@ impl ModelSpec {
             | ModelSpec::DeltaDisclosure { attribute, .. }
             | ModelSpec::BetaLikeness { attribute, .. }
             | ModelSpec::Confidential { attribute, .. } => Some(attribute),
-            ModelSpec::LogicalSafety => None,
+            ModelSpec::LogicalSafety
+            | ModelSpec::AverageRisk { .. }
+            | ModelSpec::SampleUniqueness { .. }
+            | ModelSpec::PopulationUniqueness { .. } => None,
         }
     }
 
@@ -144,6 +192,15 @@ impl ModelSpec {
                 format!("confidential({attribute} in {{{}}})", values.join(", "))
             }
             ModelSpec::LogicalSafety => "logical-safety".into(),
+            ModelSpec::AverageRisk { threshold } => format!("({threshold})-average-risk"),
+            ModelSpec::SampleUniqueness { threshold } => {
+                format!("({threshold})-sample-uniqueness")
+            }
+            ModelSpec::PopulationUniqueness {
+                threshold,
+                estimator,
+                ..
+            } => format!("({threshold})-population-uniqueness({estimator:?})"),
             ModelSpec::BetaLikeness {
                 attribute,
                 beta,
@@ -187,6 +244,38 @@ impl ModelSpec {
             ModelSpec::BetaLikeness { beta, .. } => {
                 finite(*beta, "beta", *beta > 0.0, "a positive number")
             }
+            ModelSpec::AverageRisk { threshold } | ModelSpec::SampleUniqueness { threshold } => {
+                finite(
+                    *threshold,
+                    "threshold",
+                    (0.0..=1.0).contains(threshold),
+                    "a number in [0, 1]",
+                )
+            }
+            ModelSpec::PopulationUniqueness {
+                threshold,
+                population_size,
+                sampling_fraction,
+                ..
+            } => finite(
+                *threshold,
+                "threshold",
+                (0.0..=1.0).contains(threshold),
+                "a number in [0, 1]",
+            )
+            .and_then(|()| match (population_size, sampling_fraction) {
+                (Some(_), None) => Ok(()),
+                (None, Some(f)) => finite(
+                    *f,
+                    "sampling_fraction",
+                    *f > 0.0 && *f <= 1.0,
+                    "a number in (0, 1]",
+                ),
+                _ => Err((
+                    "population_size",
+                    "give the population's size or the sampling_fraction (one of them)".into(),
+                )),
+            }),
             _ => Ok(()),
         };
         checked.map_err(|(parameter, message)| {
@@ -269,6 +358,43 @@ impl ModelSpec {
             ModelSpec::LogicalSafety => Arc::new(
                 LogicalSafety::new(data).ok_or_else(|| self.error(CriteriaErrorKind::NoSafety))?,
             ),
+            ModelSpec::AverageRisk { threshold } => Arc::new(RiskBased {
+                risk: Risk::Average,
+                threshold: *threshold,
+            }),
+            ModelSpec::SampleUniqueness { threshold } => Arc::new(RiskBased {
+                risk: Risk::SampleUniques,
+                threshold: *threshold,
+            }),
+            ModelSpec::PopulationUniqueness {
+                threshold,
+                estimator,
+                population_size,
+                sampling_fraction,
+            } => {
+                let rows = data.rows() as u64;
+                let size = match (population_size, sampling_fraction) {
+                    (Some(n), _) => *n,
+                    (None, Some(f)) => ((rows as f64 / f).round() as u64).max(rows),
+                    (None, None) => rows,
+                };
+                if size < rows {
+                    return Err(self.error(CriteriaErrorKind::Parameter {
+                        parameter: "population_size",
+                        message: format!("must be at least the table's {rows} rows, got {size}"),
+                    }));
+                }
+                let estimator = match estimator {
+                    Estimator::Dankar => population::Model::Dankar,
+                    Estimator::Zayatz => population::Model::Zayatz,
+                    Estimator::Pitman => population::Model::Pitman,
+                    Estimator::Snb => population::Model::Snb,
+                };
+                Arc::new(RiskBased {
+                    risk: Risk::PopulationUniques(estimator, size),
+                    threshold: *threshold,
+                })
+            }
         })
     }
 

@@ -235,7 +235,7 @@ fn extra_metric(
     };
     let metric = Metric::bind(&spec, &problem.data).ok()?;
     let classes = problem.classes(levels);
-    let suppressed = problem.suppressed(&classes);
+    let suppressed = problem.suppressed(levels, &classes);
     let ns = classes
         .counts
         .iter()
@@ -345,6 +345,32 @@ fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -> Ve
     };
     let mut out = Vec::new();
     for model in &problem.models {
+        if model.sample_based().is_some() {
+            // judged on all released classes together: it fails when the suppression it
+            // needs passes the limit
+            let n = evaluation.suppressed_rows;
+            let over_limit = n > problem.max_suppressed;
+            if over_limit {
+                let fraction = n as f64 / rows;
+                out.push(Failure {
+                    model: model.spec.name(),
+                    classes: evaluation.suppressed_classes,
+                    rows: n,
+                    fraction,
+                    over_limit,
+                    worst: None,
+                    parameter: model.parameter(),
+                    message: format!(
+                        "{}: holding it needs more suppressed rows than the limit allows \
+                         ({} when the search for them stopped, {})",
+                        model.spec.name(),
+                        plural(n as usize, "row"),
+                        against_limit(fraction, limit, over_limit)
+                    ),
+                });
+            }
+            continue;
+        }
         let failing: Vec<usize> = (0..classes.len())
             .filter(|&c| !model.holds(classes.counts[c], classes.histogram(c)))
             .collect();

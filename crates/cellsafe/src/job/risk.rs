@@ -122,7 +122,7 @@ pub fn risk(
     problem.check_levels(at)?;
     let classes = problem.classes(at);
     let suppressed = match levels {
-        Some(_) => problem.suppressed(&classes),
+        Some(_) => problem.suppressed(at, &classes),
         None => vec![false; classes.len()],
     };
     let mut sizes: Vec<u64> = classes

@@ -70,6 +70,16 @@ pub(super) fn shares(h: &Hierarchy) -> Vec<Vec<f64>> {
 }
 
 impl Measure for Loss {
+    fn class_loss(&self, basis: &Basis, levels: &[u8], codes: &[u32], count: u32) -> Option<Score> {
+        let values: Vec<f64> = levels
+            .iter()
+            .zip(codes)
+            .enumerate()
+            .map(|(j, (&l, &g))| count as f64 * self.share[j][l as usize][g as usize])
+            .collect();
+        Some(basis.aggregate(&values))
+    }
+
     fn score(&self, basis: &Basis, node: &Node<'_>) -> Score {
         if node.suppressed_rows == 0 {
             // from the per-level tables: equal to the bound to the bit, so that the

@@ -285,6 +285,19 @@ trait Measure: Send + Sync + Debug {
     fn class_bound(&self, _basis: &Basis, _classes: &Classes) -> Option<Score> {
         None
     }
+
+    /// The information loss of one class of `count` rows whose generalized values are
+    /// `codes` at `levels`, when the metric has one per class that differs from its size
+    /// (ARX's `getInformationLoss(transformation, entry)`; the default: none).
+    fn class_loss(
+        &self,
+        _basis: &Basis,
+        _levels: &[u8],
+        _codes: &[u32],
+        _count: u32,
+    ) -> Option<Score> {
+        None
+    }
 }
 
 /// A metric bound to a dataset, with per-attribute, per-level tables precomputed.
@@ -297,6 +310,11 @@ pub(crate) struct Metric {
 }
 
 impl Metric {
+    /// The information loss of one class (see `Measure::class_loss`).
+    pub(crate) fn class_loss(&self, levels: &[u8], codes: &[u32], count: u32) -> Option<Score> {
+        self.measure.class_loss(&self.basis, levels, codes, count)
+    }
+
     /// Binds `spec` to `data`. Fails when the factor or a weight is out of its domain, a
     /// weight names no quasi-identifier, or sf-ql lacks a `[safety]` section.
     pub(crate) fn bind(spec: &MetricSpec, data: &Dataset) -> Result<Metric, MetricError> {

@@ -122,7 +122,7 @@ impl<'a> Released<'a> {
         problem.check_levels(levels)?;
         let hierarchies = problem.hierarchies();
         let classes = problem.classes(levels);
-        let suppressed = problem.suppressed(&classes);
+        let suppressed = problem.suppressed(levels, &classes);
         let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
         Ok(Released {
             problem,

@@ -93,6 +93,47 @@ pub fn uniques(histogram: &Histogram, population: u64) -> PopulationUniques {
     out
 }
 
+/// The share of a population of `population` records estimated unique by `model`, as
+/// ARX's `RiskModelPopulationUniqueness` gives it to a privacy model: 0 when the model
+/// finds no fit. For Dankar's rule without `zayatz_fallback`, a sample of at most 10 % on
+/// which Pitman finds no fit gives ARX's unset estimate, −1 record.
+pub fn share(h: &Histogram, population: u64, model: Model, zayatz_fallback: bool) -> f64 {
+    if h.classes_of_size(1) == 0 || population == 0 || h.records == 0 {
+        return 0.0;
+    }
+    let p = population as f64;
+    let fraction = h.records as f64 / p;
+    let valid = |x: f64| !x.is_nan() && x != 0.0;
+    let uniques = match model {
+        Model::Zayatz => zayatz(h, population),
+        Model::Pitman => pitman(h, p),
+        Model::Snb => snb(h, fraction),
+        Model::Dankar if fraction <= 0.1 => {
+            let pitman = pitman(h, p);
+            if valid(pitman) {
+                pitman
+            } else if zayatz_fallback {
+                zayatz(h, population)
+            } else {
+                -1.0
+            }
+        }
+        Model::Dankar => {
+            let (snb, zayatz) = (snb(h, fraction), zayatz(h, population));
+            if valid(snb) && zayatz >= snb {
+                snb
+            } else {
+                zayatz
+            }
+        }
+    };
+    if valid(uniques) {
+        uniques / p
+    } else {
+        0.0
+    }
+}
+
 /// P(X = 1) for X hypergeometric: `draws` draws without replacement from `population`
 /// items of which `successes` are successes.
 fn hypergeometric_one(population: u64, successes: u64, draws: u64) -> f64 {

@@ -133,9 +133,18 @@ impl Recoded {
 }
 
 /// Refuses models that a group cannot be checked against on its own rows: logical safety
-/// reads the persons' formulas and the suppressed pool, which local recoding does not have.
+/// reads the persons' formulas and the suppressed pool, which local recoding does not have;
+/// the risk-based models judge the whole release's class sizes.
 pub(crate) fn check_models(problem: &Problem) -> Result<()> {
     for model in &problem.models {
+        if model.sample_based().is_some() {
+            return Err(ProblemError::Local(format!(
+                "{} judges the sizes of all released classes together, which local recoding \
+                 does not enforce (use a level-based search)",
+                model.spec.name()
+            ))
+            .into());
+        }
         if matches!(
             model.spec,
             ModelSpec::LogicalSafety | ModelSpec::Confidential { .. }

@@ -162,6 +162,16 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
         .collect();
     let mut unchecked = Vec::new();
     for model in expected.models {
+        if let Some(ok) = risk_holds(model, &groups, expected.original.rows()) {
+            if !ok {
+                violate(format!(
+                    "{} fails for the {} released groups",
+                    model.name(),
+                    groups.len()
+                ));
+            }
+            continue;
+        }
         if let ModelSpec::LogicalSafety = model {
             match expected.safety {
                 Some(c) => {
@@ -407,6 +417,57 @@ fn every_completion(
     Some(true)
 }
 
+/// For the risk-based models, whether the released groups (as written; like ARX, a group
+/// whose every quasi-identifier reads `*` counts as suppressed) satisfy the model, from
+/// their sizes; None for the other models.
+fn risk_holds(
+    model: &ModelSpec,
+    groups: &FxHashMap<Vec<&str>, Vec<usize>>,
+    rows: usize,
+) -> Option<bool> {
+    let sizes: Vec<u64> = groups
+        .iter()
+        .filter(|(key, _)| !key.iter().all(|c| *c == "*"))
+        .map(|(_, r)| r.len() as u64)
+        .collect();
+    let records: u64 = sizes.iter().sum();
+    let uniques = sizes.iter().filter(|&&s| s == 1).count() as f64;
+    let unique_share = if records == 0 {
+        0.0
+    } else {
+        uniques / records as f64
+    };
+    Some(match model {
+        ModelSpec::AverageRisk { threshold } => {
+            records == 0 || sizes.len() as f64 / records as f64 <= *threshold + 1e-12
+        }
+        ModelSpec::SampleUniqueness { threshold } => unique_share <= *threshold + 1e-12,
+        ModelSpec::PopulationUniqueness {
+            threshold,
+            estimator,
+            population_size,
+            sampling_fraction,
+        } => {
+            if records == 0 {
+                return Some(true);
+            }
+            let size = population_size.unwrap_or_else(|| {
+                ((rows as f64 / sampling_fraction.unwrap_or(1.0)).round() as u64).max(rows as u64)
+            });
+            let model = match estimator {
+                crate::criteria::Estimator::Dankar => crate::risk::population::Model::Dankar,
+                crate::criteria::Estimator::Zayatz => crate::risk::population::Model::Zayatz,
+                crate::criteria::Estimator::Pitman => crate::risk::population::Model::Pitman,
+                crate::criteria::Estimator::Snb => crate::risk::population::Model::Snb,
+            };
+            let h = crate::risk::Histogram::from_sizes(sizes);
+            let u = crate::risk::population::share(&h, size, model, false);
+            (u > 0.0 && u <= *threshold + 1e-12) || (u == 0.0 && unique_share == 0.0)
+        }
+        _ => return None,
+    })
+}
+
 /// The distribution of column `name` over the whole original table, in natural order.
 pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     let c = original
@@ -497,5 +558,9 @@ pub fn group_holds<S: std::hash::BuildHasher>(
         }
         // checked per person by `audit`, which knows who holds what
         ModelSpec::LogicalSafety => true,
+        // checked on the whole release by `audit`
+        ModelSpec::AverageRisk { .. }
+        | ModelSpec::SampleUniqueness { .. }
+        | ModelSpec::PopulationUniqueness { .. } => true,
     }
 }
