@@ -607,7 +607,14 @@ mod tests {
         let start = readme.find("```toml\n").expect("a toml block") + 8;
         let end = start + readme[start..].find("```").expect("closed block");
         let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();
-        assert_eq!(config.privacy.len(), 7);
+        assert_eq!(config.privacy.len(), 10);
+        assert!(matches!(
+            config.privacy[9],
+            crate::criteria::ModelSpec::PopulationUniqueness {
+                sampling_fraction: Some(f),
+                ..
+            } if f == 0.1
+        ));
         assert_eq!(config.attributes.len(), 10);
         assert!(config.attributes["region"].public);
         assert_eq!(config.output.suppression, SuppressedRows::Star);
