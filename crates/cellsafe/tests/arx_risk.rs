@@ -1,5 +1,5 @@
 //! Parity with ARX's risk analysis on the bundled Adult data. `tests/arx/risk.jsonl` holds
-//! what ARX printed (through `tests/arx/RiskDriver.java`, run by `tests/arx/risk.sh`) for
+//! what ARX printed (through `tests/arx/RiskDriver.java`, run by `tests/arx/arx.sh risk`) for
 //! the original table and transformations of it; cellsafe must give the same numbers to
 //! 1e-9. When a JDK and ARX's jar are at hand (`CELLSAFE_ARX_JAR`, else the arx-bench
 //! kit's `../shared/arx-bench/arx.jar` beside the checkout), the driver is run again and
@@ -192,6 +192,7 @@ fn has(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Every file of ARX's values (`risk`, `models`, `dpresence`) is what the drivers print.
 #[test]
 fn the_expected_values_are_what_arx_prints() {
     let Some(jar) = arx_jar() else {
@@ -202,25 +203,29 @@ fn the_expected_values_are_what_arx_prints() {
         eprintln!("skipped: no JDK (java and javac)");
         return;
     }
-    let out = std::process::Command::new(here().join("risk.sh"))
-        .arg(&jar)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(
-        printed,
-        expected(),
-        "tests/arx/risk.jsonl is not what ARX prints now"
-    );
+    for mode in ["risk", "models", "dpresence"] {
+        let out = std::process::Command::new(here().join("arx.sh"))
+            .arg(mode)
+            .arg(&jar)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let parse = |text: &str| -> Vec<Value> {
+            text.lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let kept = std::fs::read_to_string(here().join(format!("{mode}.jsonl"))).unwrap();
+        assert_eq!(
+            parse(&String::from_utf8(out.stdout).unwrap()),
+            parse(&kept),
+            "tests/arx/{mode}.jsonl is not what ARX prints now"
+        );
+    }
 }
 
 /// The risk-based privacy models in the optimal search: ARX's optimum (levels, score,

@@ -2,7 +2,7 @@
  * DPresenceDriver: ARX's optimal anonymization of the bundled Adult data under
  * delta-presence with a research subset (DPresence(dmin, dmax, DataSubset)), printed as one
  * JSON object per case: the optimum's levels, score and suppressed rows. The expected
- * values of cellsafe's delta-presence (tests/arx/dpresence.jsonl, made by dpresence.sh).
+ * values of cellsafe's delta-presence (tests/arx/dpresence.jsonl, made by arx.sh dpresence).
  *
  *   java -cp arx.jar:OUT DPresenceDriver --data adult.csv --delimiter ';' --qi sex,age,...
  *        --subset ROWS_FILE --suppression 0.05 --metric aecs|entropy|entropy-mono
@@ -10,7 +10,6 @@
  */
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,10 +20,7 @@ import org.deidentifier.arx.ARXAnonymizer;
 import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXLattice.ARXNode;
 import org.deidentifier.arx.ARXResult;
-import org.deidentifier.arx.AttributeType;
-import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataDefinition;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataSubset;
 import org.deidentifier.arx.criteria.DPresence;
@@ -51,19 +47,7 @@ public final class DPresenceDriver {
             default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        Data d = Data.create(data, StandardCharsets.UTF_8, delimiter);
-        File file = new File(data);
-        String stem = file.getName().replaceAll("\\.csv$", "");
-        DataDefinition def = d.getDefinition();
-        for (int c = 0; c < d.getHandle().getNumColumns(); c++) {
-            String name = d.getHandle().getAttributeName(c);
-            if (!qis.contains(name)) {
-                def.setAttributeType(name, AttributeType.INSENSITIVE_ATTRIBUTE);
-                continue;
-            }
-            File h = new File(file.getAbsoluteFile().getParentFile(), stem + "_hierarchy_" + name + ".csv");
-            def.setAttributeType(name, Hierarchy.create(h.getPath(), StandardCharsets.UTF_8, ';'));
-        }
+        Data d = Tables.load(data, delimiter, qis, null);
         Set<Integer> rows = new HashSet<>();
         for (String line : Files.readAllLines(new File(subsetFile).toPath())) {
             line = line.trim();
@@ -88,9 +72,7 @@ public final class DPresenceDriver {
             return;
         }
         int[] levels = opt.getTransformation();
-        StringBuilder l = new StringBuilder("[");
-        for (int i = 0; i < levels.length; i++) l.append(i > 0 ? "," : "").append(levels[i]);
-        b.append(",\"levels\":").append(l.append(']'));
+        b.append(",\"levels\":").append(Tables.array(levels));
         b.append(",\"score\":\"").append(opt.getHighestScore().toString()).append("\"");
         DataHandle out = result.getOutput();
         int suppressed = 0, released = 0;

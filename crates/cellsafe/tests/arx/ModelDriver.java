@@ -2,14 +2,12 @@
  * ModelDriver: ARX's optimal anonymization of a table under its risk-based privacy models
  * (average re-identification risk, sample uniqueness, population uniqueness), printed as
  * one JSON object per case: the optimum's levels, score and suppressed rows. The expected
- * values of cellsafe's risk-based models (tests/arx/models.jsonl, made by models.sh).
+ * values of cellsafe's risk-based models (tests/arx/models.jsonl, made by arx.sh models).
  *
  *   java -cp arx.jar:OUT ModelDriver --data adult.csv --delimiter ';' --qi sex,age,...
  *        --suppression 0.05 --metric loss|dm [--k K] --model avg=0.05|uniq=0.01|pop=0.01:dankar:301620
  */
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,10 +17,7 @@ import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXLattice.ARXNode;
 import org.deidentifier.arx.ARXPopulationModel;
 import org.deidentifier.arx.ARXResult;
-import org.deidentifier.arx.AttributeType;
-import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataDefinition;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.AverageReidentificationRisk;
 import org.deidentifier.arx.criteria.KAnonymity;
@@ -53,19 +48,7 @@ public final class ModelDriver {
             default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        Data d = Data.create(data, StandardCharsets.UTF_8, delimiter);
-        File file = new File(data);
-        String stem = file.getName().replaceAll("\\.csv$", "");
-        DataDefinition def = d.getDefinition();
-        for (int c = 0; c < d.getHandle().getNumColumns(); c++) {
-            String name = d.getHandle().getAttributeName(c);
-            if (!qis.contains(name)) {
-                def.setAttributeType(name, AttributeType.INSENSITIVE_ATTRIBUTE);
-                continue;
-            }
-            File h = new File(file.getAbsoluteFile().getParentFile(), stem + "_hierarchy_" + name + ".csv");
-            def.setAttributeType(name, Hierarchy.create(h.getPath(), StandardCharsets.UTF_8, ';'));
-        }
+        Data d = Tables.load(data, delimiter, qis, null);
         ARXConfiguration config = ARXConfiguration.create();
         config.setSuppressionLimit(suppression);
         config.setQualityModel(metric.equals("dm") ? Metric.createDiscernabilityMetric(false)
@@ -97,9 +80,7 @@ public final class ModelDriver {
             return;
         }
         int[] levels = opt.getTransformation();
-        StringBuilder l = new StringBuilder("[");
-        for (int i = 0; i < levels.length; i++) l.append(i > 0 ? "," : "").append(levels[i]);
-        b.append(",\"levels\":").append(l.append(']'));
+        b.append(",\"levels\":").append(Tables.array(levels));
         b.append(",\"score\":\"").append(opt.getHighestScore().toString()).append("\"");
         DataHandle out = result.getOutput();
         int suppressed = 0;

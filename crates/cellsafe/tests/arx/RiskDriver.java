@@ -3,7 +3,7 @@
  * transformations of it, one JSON object per line, for cellsafe's parity test
  * (tests/arx_risk.rs). Needs ARX on the class path (e.g. the arx-bench kit's arx.jar).
  *
- *   javac -cp arx.jar -d OUT RiskDriver.java
+ *   javac -cp arx.jar -d OUT RiskDriver.java Tables.java
  *   java -cp arx.jar:OUT RiskDriver --data adult.csv --delimiter ';' --qi sex,age,...
  *        --k 5 --suppression 0.05 --threshold 0.2 --population 301620 [--levels 0,1,...]...
  *
@@ -12,8 +12,6 @@
  * (k-anonymity and the suppression limit decide which classes are suppressed).
  */
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,10 +21,7 @@ import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXPopulationModel;
 import org.deidentifier.arx.ARXResult;
 import org.deidentifier.arx.ARXSolverConfiguration;
-import org.deidentifier.arx.AttributeType;
-import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataDefinition;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.risk.RiskEstimateBuilder;
@@ -89,25 +84,7 @@ public final class RiskDriver {
     }
 
     static Data load(int[] levels) throws Exception {
-        Data d = Data.create(data, StandardCharsets.UTF_8, delimiter);
-        File file = new File(data);
-        String stem = file.getName().replaceAll("\\.csv$", "");
-        DataDefinition def = d.getDefinition();
-        for (int c = 0; c < d.getHandle().getNumColumns(); c++) {
-            String name = d.getHandle().getAttributeName(c);
-            int q = qis.indexOf(name);
-            if (q < 0) {
-                def.setAttributeType(name, AttributeType.INSENSITIVE_ATTRIBUTE);
-                continue;
-            }
-            File h = new File(file.getAbsoluteFile().getParentFile(), stem + "_hierarchy_" + name + ".csv");
-            def.setAttributeType(name, Hierarchy.create(h.getPath(), StandardCharsets.UTF_8, ';'));
-            if (levels != null) {
-                def.setMinimumGeneralization(name, levels[q]);
-                def.setMaximumGeneralization(name, levels[q]);
-            }
-        }
-        return d;
+        return Tables.load(data, delimiter, qis, levels);
     }
 
     static void print(int[] levels, DataHandle handle) {
@@ -164,11 +141,6 @@ public final class RiskDriver {
     }
 
     static String str(int[] v) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < v.length; i++) {
-            if (i > 0) b.append(',');
-            b.append(v[i]);
-        }
-        return b.append(']').toString();
+        return Tables.array(v);
     }
 }
