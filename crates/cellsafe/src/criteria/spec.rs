@@ -146,6 +146,18 @@ pub enum Estimator {
     Snb,
 }
 
+impl Estimator {
+    /// The estimator of the risk analysis.
+    pub(crate) fn model(self) -> population::Model {
+        match self {
+            Estimator::Dankar => population::Model::Dankar,
+            Estimator::Zayatz => population::Model::Zayatz,
+            Estimator::Pitman => population::Model::Pitman,
+            Estimator::Snb => population::Model::Snb,
+        }
+    }
+}
+
 impl ModelSpec {
     /// The sensitive attribute the model reads, if it reads one.
     pub(crate) fn attribute(&self) -> Option<&str> {
@@ -384,14 +396,8 @@ impl ModelSpec {
                         message: format!("must be at least the table's {rows} rows, got {size}"),
                     }));
                 }
-                let estimator = match estimator {
-                    Estimator::Dankar => population::Model::Dankar,
-                    Estimator::Zayatz => population::Model::Zayatz,
-                    Estimator::Pitman => population::Model::Pitman,
-                    Estimator::Snb => population::Model::Snb,
-                };
                 Arc::new(RiskBased {
-                    risk: Risk::PopulationUniques(estimator, size),
+                    risk: Risk::PopulationUniques(estimator.model(), size),
                     threshold: *threshold,
                 })
             }

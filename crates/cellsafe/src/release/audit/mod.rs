@@ -454,14 +454,8 @@ fn risk_holds(
             let size = population_size.unwrap_or_else(|| {
                 ((rows as f64 / sampling_fraction.unwrap_or(1.0)).round() as u64).max(rows as u64)
             });
-            let model = match estimator {
-                crate::criteria::Estimator::Dankar => crate::risk::population::Model::Dankar,
-                crate::criteria::Estimator::Zayatz => crate::risk::population::Model::Zayatz,
-                crate::criteria::Estimator::Pitman => crate::risk::population::Model::Pitman,
-                crate::criteria::Estimator::Snb => crate::risk::population::Model::Snb,
-            };
             let h = crate::risk::Histogram::from_sizes(sizes);
-            let u = crate::risk::population::share(&h, size, model, false);
+            let u = crate::risk::population::share(&h, size, estimator.model(), false);
             (u > 0.0 && u <= *threshold + 1e-12) || (u == 0.0 && unique_share == 0.0)
         }
         _ => return None,
