@@ -239,7 +239,7 @@ fn risk_based_models_find_arx_optimum() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(cases.len(), 9);
+    assert_eq!(cases.len(), 11);
     for case in &cases {
         let spec = case["model"].as_str().unwrap();
         let (kind, rest) = spec.split_once('=').unwrap();
@@ -251,7 +251,11 @@ fn risk_based_models_find_arx_optimum() {
             models.push(ModelSpec::KAnonymity { k });
         }
         models.push(match kind {
-            "avg" => ModelSpec::AverageRisk { threshold },
+            "avg" => ModelSpec::AverageRisk {
+                threshold,
+                highest_risk: parts.get(1).map(|h| h.parse().unwrap()),
+                records_at_risk: parts.get(2).map(|r| r.parse().unwrap()),
+            },
             "uniq" => ModelSpec::SampleUniqueness { threshold },
             _ => ModelSpec::PopulationUniqueness {
                 threshold,

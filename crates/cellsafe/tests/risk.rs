@@ -228,6 +228,10 @@ fn risk_based_models_from_the_config() {
     }
     for (bad, key) in [
         ("[[privacy]]\nmodel = \"average-risk\"\nthreshold = 2.0\n", "threshold"),
+        (
+            "[[privacy]]\nmodel = \"average-risk\"\nthreshold = 0.05\nhighest_risk = 0.2\n",
+            "records_at_risk",
+        ),
         ("[[privacy]]\nmodel = \"population-uniqueness\"\nthreshold = 0.01\n", "population_size"),
         (
             "[[privacy]]\nmodel = \"population-uniqueness\"\nthreshold = 0.01\npopulation_size = 10\n",

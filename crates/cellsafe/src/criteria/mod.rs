@@ -30,6 +30,7 @@ use crate::framework::dataset::{Dataset, SensitiveAttribute};
 
 pub(crate) use crate::error::{CriteriaError, CriteriaErrorKind};
 pub use risk_based::RiskBased;
+pub(crate) use spec::size_threshold;
 pub use spec::{Distance, Estimator, ModelSpec};
 
 /// ARX's monotonicity flags of a model: whether "satisfied" is kept when classes merge.

@@ -11,8 +11,9 @@ use crate::risk::Histogram;
 /// Which risk the model bounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Risk {
-    /// 1 / (average class size), the prosecutor's average risk.
-    Average,
+    /// 1 / (average class size), the prosecutor's average risk; with (s, r), also at most
+    /// a share r of the records in classes smaller than s.
+    Average(Option<(u64, f64)>),
     /// The share of records alone in their class.
     SampleUniques,
     /// The share of the population estimated unique, by the estimator, for a population
@@ -32,7 +33,26 @@ impl RiskBased {
     /// decides it.
     pub fn fulfilled(&self, h: &Histogram) -> bool {
         match self.risk {
-            Risk::Average => h.records == 0 || 1.0 / h.average_class_size() <= self.threshold,
+            Risk::Average(bound) => {
+                if h.records == 0 {
+                    return true;
+                }
+                let average = 1.0 / h.average_class_size() <= self.threshold;
+                match bound {
+                    Some((smallest, records_at_risk)) if average => {
+                        // ARX adds the shares size by size
+                        let n = h.records as f64;
+                        let at_risk: f64 = h
+                            .sizes
+                            .iter()
+                            .filter(|&&(s, _)| s < smallest)
+                            .map(|&(s, c)| (c * s) as f64 / n)
+                            .sum();
+                        at_risk <= records_at_risk
+                    }
+                    _ => average,
+                }
+            }
             Risk::SampleUniques => h.sample_uniqueness() <= self.threshold,
             Risk::PopulationUniques(estimator, size) => {
                 if h.records == 0 {
@@ -54,7 +74,7 @@ impl Criterion for RiskBased {
 
     fn monotonicity(&self) -> Monotonicity {
         match self.risk {
-            Risk::Average | Risk::SampleUniques => Monotonicity::ALWAYS,
+            Risk::Average(_) | Risk::SampleUniques => Monotonicity::ALWAYS,
             Risk::PopulationUniques(Estimator::Zayatz, _) => Monotonicity::WITHOUT_SUPPRESSION,
             Risk::PopulationUniques(..) => Monotonicity::NEVER,
         }
@@ -86,5 +106,21 @@ impl Criterion for RiskBased {
             op: ">",
             failing: "suppressed to lower the risk",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::criteria::size_threshold;
+
+    /// ARX's rounding: ⌊1/r⌋, plus one unless 1/⌊1/r⌋ is within 1 % of r.
+    #[test]
+    fn size_thresholds_as_arx_rounds_them() {
+        assert_eq!(size_threshold(0.2), 5);
+        assert_eq!(size_threshold(0.34), 3);
+        assert_eq!(size_threshold(0.333), 3);
+        assert_eq!(size_threshold(0.5), 2);
+        assert_eq!(size_threshold(1.0), 1);
+        assert_eq!(size_threshold(0.0), i32::MAX as u64);
     }
 }

@@ -106,6 +106,14 @@ pub enum ModelSpec {
     AverageRisk {
         /// In [0, 1].
         threshold: f64,
+        /// With `records_at_risk`: at most that share of the released records may have a
+        /// risk above this one, in (0, 1] (a class size below ⌈1/highest_risk⌉, as ARX
+        /// rounds it).
+        #[serde(default)]
+        highest_risk: Option<f64>,
+        /// In [0, 1]; given with `highest_risk`.
+        #[serde(default)]
+        records_at_risk: Option<f64>,
     },
     /// ARX's `SampleUniqueness`: at most a `threshold` share of the released records is
     /// alone in its class.
@@ -204,7 +212,12 @@ impl ModelSpec {
                 format!("confidential({attribute} in {{{}}})", values.join(", "))
             }
             ModelSpec::LogicalSafety => "logical-safety".into(),
-            ModelSpec::AverageRisk { threshold } => format!("({threshold})-average-risk"),
+            ModelSpec::AverageRisk {
+                threshold,
+                highest_risk: Some(h),
+                records_at_risk: Some(r),
+            } => format!("({threshold}, {h}, {r})-average-risk"),
+            ModelSpec::AverageRisk { threshold, .. } => format!("({threshold})-average-risk"),
             ModelSpec::SampleUniqueness { threshold } => {
                 format!("({threshold})-sample-uniqueness")
             }
@@ -256,14 +269,43 @@ impl ModelSpec {
             ModelSpec::BetaLikeness { beta, .. } => {
                 finite(*beta, "beta", *beta > 0.0, "a positive number")
             }
-            ModelSpec::AverageRisk { threshold } | ModelSpec::SampleUniqueness { threshold } => {
-                finite(
-                    *threshold,
-                    "threshold",
-                    (0.0..=1.0).contains(threshold),
-                    "a number in [0, 1]",
+            ModelSpec::AverageRisk {
+                threshold,
+                highest_risk,
+                records_at_risk,
+            } => finite(
+                *threshold,
+                "threshold",
+                (0.0..=1.0).contains(threshold),
+                "a number in [0, 1]",
+            )
+            .and_then(|()| match (highest_risk, records_at_risk) {
+                (None, None) => Ok(()),
+                (Some(h), Some(r)) => finite(
+                    *h,
+                    "highest_risk",
+                    *h > 0.0 && *h <= 1.0,
+                    "a number in (0, 1]",
                 )
-            }
+                .and_then(|()| {
+                    finite(
+                        *r,
+                        "records_at_risk",
+                        (0.0..=1.0).contains(r),
+                        "a number in [0, 1]",
+                    )
+                }),
+                _ => Err((
+                    "highest_risk",
+                    "give highest_risk and records_at_risk together".into(),
+                )),
+            }),
+            ModelSpec::SampleUniqueness { threshold } => finite(
+                *threshold,
+                "threshold",
+                (0.0..=1.0).contains(threshold),
+                "a number in [0, 1]",
+            ),
             ModelSpec::PopulationUniqueness {
                 threshold,
                 population_size,
@@ -370,8 +412,16 @@ impl ModelSpec {
             ModelSpec::LogicalSafety => Arc::new(
                 LogicalSafety::new(data).ok_or_else(|| self.error(CriteriaErrorKind::NoSafety))?,
             ),
-            ModelSpec::AverageRisk { threshold } => Arc::new(RiskBased {
-                risk: Risk::Average,
+            ModelSpec::AverageRisk {
+                threshold,
+                highest_risk,
+                records_at_risk,
+            } => Arc::new(RiskBased {
+                risk: Risk::Average(
+                    highest_risk
+                        .zip(*records_at_risk)
+                        .map(|(h, r)| (size_threshold(h), r)),
+                ),
                 threshold: *threshold,
             }),
             ModelSpec::SampleUniqueness { threshold } => Arc::new(RiskBased {
@@ -411,6 +461,20 @@ impl ModelSpec {
             kind,
         }
     }
+}
+
+/// ARX's class size below which a record's risk exceeds `risk` (`ParameterTranslation.
+/// getSizeThreshold`): ⌊1/risk⌋, plus one unless 1/⌊1/risk⌋ is within 1 % of `risk`.
+pub(crate) fn size_threshold(risk: f64) -> u64 {
+    if risk == 0.0 {
+        return i32::MAX as u64;
+    }
+    let size = 1.0 / risk;
+    let mut floor = size.floor();
+    if 1.0 / floor - 1.0 / size >= 0.01 * risk {
+        floor += 1.0;
+    }
+    floor as u64
 }
 
 fn span(a: &SensitiveAttribute) -> Span {

@@ -5,7 +5,8 @@
  * values of cellsafe's risk-based models (tests/arx/models.jsonl, made by arx.sh models).
  *
  *   java -cp arx.jar:OUT ModelDriver --data adult.csv --delimiter ';' --qi sex,age,...
- *        --suppression 0.05 --metric loss|dm [--k K] --model avg=0.05|uniq=0.01|pop=0.01:dankar:301620
+ *        --suppression 0.05 --metric loss|dm [--k K]
+ *        --model avg=0.05|avg=0.05:0.2:0.01|uniq=0.01|pop=0.01:dankar:301620
  */
 
 import java.util.ArrayList;
@@ -58,7 +59,12 @@ public final class ModelDriver {
         String[] p = m[1].split(":");
         double t = Double.parseDouble(p[0]);
         switch (m[0]) {
-        case "avg": config.addPrivacyModel(new AverageReidentificationRisk(t)); break;
+        case "avg":
+            // avg=T or avg=T:HIGHEST:RECORDS_AT_RISK
+            config.addPrivacyModel(p.length == 3
+                ? new AverageReidentificationRisk(t, Double.parseDouble(p[1]), Double.parseDouble(p[2]))
+                : new AverageReidentificationRisk(t));
+            break;
         case "uniq": config.addPrivacyModel(new SampleUniqueness(t)); break;
         case "pop":
             config.addPrivacyModel(new PopulationUniqueness(t,

@@ -438,8 +438,21 @@ fn risk_holds(
         uniques / records as f64
     };
     Some(match model {
-        ModelSpec::AverageRisk { threshold } => {
-            records == 0 || sizes.len() as f64 / records as f64 <= *threshold + 1e-12
+        ModelSpec::AverageRisk {
+            threshold,
+            highest_risk,
+            records_at_risk,
+        } => {
+            let average = sizes.len() as f64 / records.max(1) as f64 <= *threshold + 1e-12;
+            let bounded = match (highest_risk, records_at_risk) {
+                (Some(h), Some(r)) => {
+                    let smallest = crate::criteria::size_threshold(*h);
+                    let at_risk: u64 = sizes.iter().filter(|&&s| s < smallest).sum();
+                    at_risk as f64 / records.max(1) as f64 <= r + 1e-12
+                }
+                _ => true,
+            };
+            records == 0 || (average && bounded)
         }
         ModelSpec::SampleUniqueness { threshold } => unique_share <= *threshold + 1e-12,
         ModelSpec::PopulationUniqueness {
