@@ -290,3 +290,41 @@ fn risk_based_models_from_the_config() {
     );
     let _ = report;
 }
+
+/// Under each risk-based model, the optimal search (which prunes by the models'
+/// monotonicity flags) finds the score of the exhaustive search, which evaluates every node.
+#[test]
+fn the_optimal_search_under_risk_based_models_equals_the_exhaustive_one() {
+    use cellsafe::criteria::Estimator;
+    for model in [
+        ModelSpec::AverageRisk {
+            threshold: 0.05,
+            highest_risk: None,
+            records_at_risk: None,
+        },
+        ModelSpec::SampleUniqueness { threshold: 0.01 },
+        ModelSpec::PopulationUniqueness {
+            threshold: 0.005,
+            estimator: Estimator::Zayatz,
+            population_size: None,
+            sampling_fraction: Some(0.1),
+        },
+    ] {
+        let problem = common::adult(false, vec![model.clone()], 0.05, MetricKind::Loss, None);
+        let silent = &cellsafe::observer::Silent;
+        let optimal = cellsafe::algorithm::optimal(&problem, silent)
+            .unwrap()
+            .best
+            .unwrap();
+        let (all, evaluations) = cellsafe::algorithm::exhaustive(&problem, silent).unwrap();
+        let best = all.best.unwrap();
+        assert_eq!(optimal.score.value, best.score.value, "{model:?}");
+        // and the best is the least score among the acceptable nodes
+        let least = evaluations
+            .iter()
+            .filter(|e| e.acceptable)
+            .map(|e| e.score.value)
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(best.score.value, least, "{model:?}");
+    }
+}
