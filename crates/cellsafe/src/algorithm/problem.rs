@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::criteria::{Model, ModelSpec};
+use crate::criteria::{DeltaPresence, Model, ModelSpec, PresenceCounts};
 use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::{Classes, Snapshot};
 use crate::framework::dataset::{Dataset, QuasiIdentifier};
@@ -423,26 +423,79 @@ impl Problem {
     /// Which classes of node `levels` are suppressed (see [`SuppressionRule`]), the
     /// risk-based models enforced after the class-based ones.
     pub(crate) fn suppressed(&self, levels: &[u8], classes: &Classes) -> Vec<bool> {
+        let presence = self.presence_counts(levels, classes);
         let Suppression {
             mut suppressed,
             holds,
             ..
-        } = self.suppression(classes);
+        } = self.suppression_until(classes, false, presence.as_ref());
         if holds {
             self.enforce_sample_based(levels, classes, &mut suppressed);
         }
         suppressed
     }
 
-    /// Chooses the classes to suppress by the problem's rule and checks what is released.
-    fn suppression(&self, classes: &Classes) -> Suppression {
-        self.suppression_until(classes, false)
+    /// The δ-presence models of the problem (all compare with the same population).
+    pub(crate) fn presence_models(&self) -> impl Iterator<Item = &DeltaPresence> + '_ {
+        self.models.iter().filter_map(|m| m.presence())
     }
 
-    /// [`suppression`](Self::suppression); with `stop`, the ARX rule stops at the first
-    /// class that takes the suppressed rows past the limit (the node is then unacceptable,
-    /// and the counts and flags cover the classes seen so far).
-    fn suppression_until(&self, classes: &Classes, stop: bool) -> Suppression {
+    /// The population's counts for the classes of node `levels`, when a δ-presence model
+    /// needs them.
+    pub fn presence_counts(&self, levels: &[u8], classes: &Classes) -> Option<PresenceCounts> {
+        self.presence_models()
+            .next()
+            .map(|p| p.counts(&self.hierarchies(), levels, classes))
+    }
+
+    /// Whether class `c` of `classes` satisfies every δ-presence model.
+    fn presence_holds(&self, classes: &Classes, c: usize, counts: &PresenceCounts) -> bool {
+        self.presence_models()
+            .all(|p| p.holds_counts(classes.counts[c], counts.pcounts[c]))
+    }
+
+    /// Whether what the recipient sees of the population satisfies every δ-presence model
+    /// beyond the released classes: the population classes with no subset row (δ = 0,
+    /// which no suppression changes), and the pool of suppressed rows. Suppression takes
+    /// whole classes, so the recipient knows the suppressed rows come from the population
+    /// classes that show no released row: their share of those classes' population must
+    /// lie within the bounds too, or a recipient learns by elimination who is in the
+    /// subset (ARX checks neither the pool nor, beside k-anonymity, the empty classes).
+    fn presence_beyond_classes(
+        &self,
+        classes: &Classes,
+        suppressed: &[bool],
+        counts: &PresenceCounts,
+    ) -> bool {
+        let mut models = self.presence_models().peekable();
+        if models.peek().is_none() {
+            return true;
+        }
+        let (rows, population) = (0..classes.len())
+            .filter(|&c| suppressed[c])
+            .fold((0u64, counts.empty_rows), |(r, p), c| {
+                (r + classes.counts[c] as u64, p + counts.pcounts[c] as u64)
+            });
+        models.all(|m| {
+            (counts.empty_classes == 0 || m.allows_empty())
+                && (rows == 0 || {
+                    let share = rows as f64 / population as f64;
+                    share >= m.delta_min && share <= m.delta_max
+                })
+        })
+    }
+
+    /// Chooses the classes to suppress by the problem's rule and checks
+    /// what is released; with `stop`, the ARX rule stops at the first class that takes the
+    /// suppressed rows past the limit (the node is then unacceptable, and the counts and
+    /// flags cover the classes seen so far). `presence` holds the population's counts when
+    /// a δ-presence model needs them.
+    fn suppression_until(
+        &self,
+        classes: &Classes,
+        stop: bool,
+        presence: Option<&PresenceCounts>,
+    ) -> Suppression {
         match self.rule {
             SuppressionRule::Violating => {
                 // k-anonymity is a bound on the class size; the other models read histograms
@@ -457,7 +510,8 @@ impl Problem {
                 for (c, &count) in classes.counts.iter().enumerate() {
                     let fails = count < min_size
                         || (!others.is_empty()
-                            && !others.iter().all(|m| m.holds(count, classes.histogram(c))));
+                            && !others.iter().all(|m| m.holds(count, classes.histogram(c))))
+                        || presence.is_some_and(|p| !self.presence_holds(classes, c, p));
                     if fails {
                         suppressed[c] = true;
                         rows += count as u64;
@@ -480,6 +534,7 @@ impl Problem {
                     self.models
                         .iter()
                         .all(|m| m.holds(classes.counts[c], classes.histogram(c)))
+                        && presence.is_none_or(|p| self.presence_holds(classes, c, p))
                 });
                 let pool_holds = rows == 0 || {
                     let mut pool = vec![0u32; classes.width];
@@ -517,11 +572,12 @@ impl Problem {
         classes: &Classes,
         score_unacceptable: bool,
     ) -> (Evaluation, Vec<bool>) {
+        let presence = self.presence_counts(levels, classes);
         let Suppression {
             mut suppressed,
             rows: mut suppressed_rows,
             mut holds,
-        } = self.suppression_until(classes, !score_unacceptable);
+        } = self.suppression_until(classes, !score_unacceptable, presence.as_ref());
         let mut flagged_rows = suppressed_rows;
         if holds {
             // the risk-based models, on what the class-based ones release (ARX's order)
@@ -530,6 +586,9 @@ impl Problem {
                 holds = rows <= self.max_suppressed;
                 flagged_rows = self::suppressed_rows(classes, &suppressed);
             }
+        }
+        if let Some(counts) = &presence {
+            holds = holds && self.presence_beyond_classes(classes, &suppressed, counts);
         }
         let suppressed_classes = suppressed.iter().filter(|&&s| s).count();
         let score = if !holds && !score_unacceptable {

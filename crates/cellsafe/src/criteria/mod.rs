@@ -18,6 +18,7 @@ mod k_anonymity;
 mod l_diversity;
 mod logical;
 pub mod matching;
+mod presence;
 mod risk_based;
 mod spec;
 mod t_closeness;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use crate::framework::dataset::{Dataset, SensitiveAttribute};
 
 pub(crate) use crate::error::{CriteriaError, CriteriaErrorKind};
+pub use presence::{DeltaPresence, PresenceCounts};
 pub use risk_based::RiskBased;
 pub(crate) use spec::size_threshold;
 pub use spec::{Distance, Estimator, ModelSpec};
@@ -134,6 +136,12 @@ pub trait Criterion: Send + Sync + Debug {
     /// For the risk-based models, which judge the distribution of class sizes rather than
     /// each class (their [`Criterion::holds`] is always true): the bound to enforce.
     fn sample_based(&self) -> Option<&risk_based::RiskBased> {
+        None
+    }
+
+    /// For δ-presence, which compares each class with the population (its
+    /// [`Criterion::holds`] is always true): the bound model.
+    fn presence(&self) -> Option<&presence::DeltaPresence> {
         None
     }
 }

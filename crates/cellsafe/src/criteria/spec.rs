@@ -10,6 +10,7 @@ use super::delta_disclosure::DeltaDisclosure;
 use super::k_anonymity::KAnonymity;
 use super::l_diversity::{DistinctLDiversity, EntropyLDiversity, RecursiveClDiversity};
 use super::logical::{ConfidentialValues, LogicalSafety};
+use super::presence::DeltaPresence;
 use super::risk_based::{Risk, RiskBased};
 use super::t_closeness::{self, TCloseness};
 use super::{reference, CriteriaError, CriteriaErrorKind, Criterion, Span};
@@ -115,6 +116,15 @@ pub enum ModelSpec {
         #[serde(default)]
         records_at_risk: Option<f64>,
     },
+    /// ARX's `DPresence`: the table is a research subset of a population table
+    /// (`[input.subset]`), and in every class the share of the population's rows that are
+    /// in the subset lies in [`delta_min`, `delta_max`].
+    DeltaPresence {
+        /// In [0, 1].
+        delta_min: f64,
+        /// In [`delta_min`, 1].
+        delta_max: f64,
+    },
     /// ARX's `SampleUniqueness`: at most a `threshold` share of the released records is
     /// alone in its class.
     SampleUniqueness {
@@ -179,6 +189,7 @@ impl ModelSpec {
             | ModelSpec::BetaLikeness { attribute, .. }
             | ModelSpec::Confidential { attribute, .. } => Some(attribute),
             ModelSpec::LogicalSafety
+            | ModelSpec::DeltaPresence { .. }
             | ModelSpec::AverageRisk { .. }
             | ModelSpec::SampleUniqueness { .. }
             | ModelSpec::PopulationUniqueness { .. } => None,
@@ -218,6 +229,10 @@ impl ModelSpec {
                 records_at_risk: Some(r),
             } => format!("({threshold}, {h}, {r})-average-risk"),
             ModelSpec::AverageRisk { threshold, .. } => format!("({threshold})-average-risk"),
+            ModelSpec::DeltaPresence {
+                delta_min,
+                delta_max,
+            } => format!("({delta_min}, {delta_max})-presence"),
             ModelSpec::SampleUniqueness { threshold } => {
                 format!("({threshold})-sample-uniqueness")
             }
@@ -299,6 +314,23 @@ impl ModelSpec {
                     "highest_risk",
                     "give highest_risk and records_at_risk together".into(),
                 )),
+            }),
+            ModelSpec::DeltaPresence {
+                delta_min,
+                delta_max,
+            } => finite(
+                *delta_min,
+                "delta_min",
+                (0.0..=1.0).contains(delta_min),
+                "a number in [0, 1]",
+            )
+            .and_then(|()| {
+                finite(
+                    *delta_max,
+                    "delta_max",
+                    *delta_max >= *delta_min && *delta_max <= 1.0,
+                    "a number in [delta_min, 1]",
+                )
             }),
             ModelSpec::SampleUniqueness { threshold } => finite(
                 *threshold,
@@ -424,6 +456,14 @@ impl ModelSpec {
                 ),
                 threshold: *threshold,
             }),
+            ModelSpec::DeltaPresence {
+                delta_min,
+                delta_max,
+            } => Arc::new(
+                DeltaPresence::new(*delta_min, *delta_max, data)
+                    .map_err(|_| self.error(CriteriaErrorKind::KeyOverflow))?
+                    .ok_or_else(|| self.error(CriteriaErrorKind::NoSubset))?,
+            ),
             ModelSpec::SampleUniqueness { threshold } => Arc::new(RiskBased {
                 risk: Risk::SampleUniques,
                 threshold: *threshold,

@@ -184,6 +184,25 @@ impl Table {
     /// The table of `rows` (in that order) and `columns` of this one, built in memory: the
     /// same as [`from_rows`](Self::from_rows) on their values, without going through text.
     pub(crate) fn select(&self, rows: &[u32], columns: &[usize]) -> Table {
+        self.pick(rows, columns, false)
+    }
+
+    /// The table of `rows` (in that order) with every column: a research subset of this
+    /// table, still naming this table's file and lines in errors and mappings.
+    pub(crate) fn subset(&self, rows: &[u32]) -> Table {
+        let columns: Vec<usize> = (0..self.header.len()).collect();
+        self.pick(rows, &columns, true)
+    }
+
+    /// [`select`](Self::select); with `keep_lines`, rows keep their source and line numbers.
+    fn pick(&self, rows: &[u32], columns: &[usize], keep_lines: bool) -> Table {
+        let line = |i: usize, r: u32| {
+            if keep_lines {
+                self.lines[r as usize]
+            } else {
+                i as u64 + 2
+            }
+        };
         let mut codes = Vec::with_capacity(columns.len());
         let mut dictionaries = Vec::with_capacity(columns.len());
         for &c in columns {
@@ -196,7 +215,7 @@ impl Table {
                 .map(|(i, &r)| {
                     let v = self.columns[c][r as usize];
                     if recode[v as usize] == u32::MAX {
-                        recode[v as usize] = dictionary.intern(old.value(v), i as u64 + 2);
+                        recode[v as usize] = dictionary.intern(old.value(v), line(i, r));
                     }
                     recode[v as usize]
                 })
@@ -205,11 +224,15 @@ impl Table {
             dictionaries.push(dictionary);
         }
         Table {
-            source: PathBuf::from("<memory>"),
+            source: if keep_lines {
+                self.source.clone()
+            } else {
+                PathBuf::from("<memory>")
+            },
             header: columns.iter().map(|&c| self.header[c].clone()).collect(),
             columns: codes,
             dictionaries,
-            lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
+            lines: rows.iter().enumerate().map(|(i, &r)| line(i, r)).collect(),
         }
     }
 

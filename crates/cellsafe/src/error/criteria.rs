@@ -41,6 +41,14 @@ pub(crate) enum CriteriaErrorKind {
     /// Logical safety without a `[safety]` section.
     #[error("logical safety needs a [safety] section stating what persons hold confidential")]
     NoSafety,
+    /// δ-presence without a research subset.
+    #[error(
+        "δ-presence needs a research subset: set [input.subset] (a flag column or a file of keys)"
+    )]
+    NoSubset,
+    /// The population's quasi-identifier values overflow a class key.
+    #[error("too many quasi-identifier values to pack a class key into 128 bits")]
+    KeyOverflow,
 }
 
 impl CriteriaErrorKind {
@@ -52,7 +60,9 @@ impl CriteriaErrorKind {
             CriteriaErrorKind::UnknownAttribute(_) => Some("attribute"),
             CriteriaErrorKind::NoHierarchy(_) => Some("distance"),
             CriteriaErrorKind::UnknownValue { .. } => Some("values"),
-            CriteriaErrorKind::NoSafety => None,
+            CriteriaErrorKind::NoSafety
+            | CriteriaErrorKind::NoSubset
+            | CriteriaErrorKind::KeyOverflow => None,
         }
     }
 }

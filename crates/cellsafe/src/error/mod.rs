@@ -266,6 +266,9 @@ pub enum DatasetError {
     /// The quasi-identifiers' value counts overflow a 128-bit class key.
     #[error("too many quasi-identifier values to pack a class key into 128 bits")]
     KeyOverflow,
+    /// A research subset without rows.
+    #[error("the research subset of {0} holds no rows")]
+    EmptySubset(PathBuf),
     /// A semi-sensitive column outside local generalization and bucketization.
     #[error(
         "column `{0}` is semi-sensitive: only local generalization and bucketization \

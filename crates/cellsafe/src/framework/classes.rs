@@ -247,6 +247,14 @@ impl Classes {
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
+    /// The key of class `c`: its generalized tuple packed in mixed radix, the same in
+    /// every snapshot of tables encoded with the same hierarchies.
+    pub(crate) fn key(&self, c: usize) -> u128 {
+        match &self.keys {
+            Keys::Narrow(keys) => keys[c] as u128,
+            Keys::Wide(keys) => keys[c],
+        }
+    }
     /// The histogram row of class `c`.
     #[inline]
     pub fn histogram(&self, c: usize) -> &[u32] {

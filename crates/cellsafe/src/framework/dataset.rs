@@ -109,6 +109,29 @@ pub struct Dataset {
     pub confidentiality: Option<Arc<Confidentiality>>,
     /// Per column: insensitive and explicitly public, so a suppressed row still shows it.
     pub(crate) public: Vec<bool>,
+    /// The population table this table is a research subset of (δ-presence), if it is one.
+    pub population: Option<Arc<Population>>,
+}
+
+/// The population a research subset was drawn from: a public table (a register, a census)
+/// whose rows the recipient can generalize as the release is, to count how many of its
+/// persons share each released class. The dataset holds the subset's rows only.
+#[derive(Debug, Clone)]
+pub struct Population {
+    /// The population table (the dataset's table is a selection of its rows).
+    pub table: Table,
+    /// `leaves[j][row]`: the leaf code of quasi-identifier `j` in population row `row`,
+    /// in the dataset's hierarchies.
+    pub(crate) leaves: Vec<Vec<u32>>,
+    /// The population row of each dataset row.
+    pub members: Vec<u32>,
+}
+
+impl Population {
+    /// Number of population rows.
+    pub fn rows(&self) -> usize {
+        self.table.rows()
+    }
 }
 
 impl Dataset {
@@ -217,7 +240,37 @@ impl Dataset {
             sensitive,
             confidentiality: None,
             public,
+            population: None,
         })
+    }
+
+    /// The research subset `members` (population rows, increasing) of the table `population`,
+    /// which has the same columns as the dataset built from it: the dataset of the member
+    /// rows, its quasi-identifiers encoded with `self`'s hierarchies (built on the whole
+    /// population, so that every population value has a leaf), and the population kept
+    /// beside it. `self` must be the dataset of `population` itself, without confidential
+    /// formulas (they are attached to the subset's rows afterwards).
+    pub(crate) fn research_subset(self, members: Vec<u32>) -> Result<Dataset> {
+        if members.is_empty() {
+            return Err(DatasetError::EmptySubset(self.table.source().to_path_buf()).into());
+        }
+        let population = self.table;
+        let leaves: Vec<Vec<u32>> = self.quasi.iter().map(|q| q.leaves.clone()).collect();
+        let table = population.subset(&members);
+        let hierarchies = self
+            .quasi
+            .into_iter()
+            .map(|q| (q.hierarchy, PathBuf::from("the population's hierarchy")))
+            .collect();
+        let sensitive_hierarchies = self.sensitive.into_iter().map(|s| s.hierarchy).collect();
+        let mut data = Dataset::new(table, self.roles, hierarchies, sensitive_hierarchies)?
+            .with_public(self.public)?;
+        data.population = Some(Arc::new(Population {
+            table: population,
+            leaves,
+            members,
+        }));
+        Ok(data)
     }
 
     /// Marks insensitive columns as public: a suppressed row keeps their cells (every other

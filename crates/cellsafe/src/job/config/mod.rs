@@ -30,7 +30,7 @@ mod spec;
 
 pub use spec::{
     AttributeSpec, InputSpec, ObjectiveSpec, OutputSpec, OutputValues, ParetoSpec, SearchSpec,
-    SensitivitySpec,
+    SensitivitySpec, SubsetSpec,
 };
 
 /// A whole job description.
@@ -177,6 +177,9 @@ impl Config {
         }
         if let Some(s) = &self.input.sensitivity {
             files.push(("the flags file".to_owned(), self.resolve(&s.file)));
+        }
+        if let Some(p) = self.input.subset.as_ref().and_then(|s| s.file.as_ref()) {
+            files.push(("the research subset's file".to_owned(), self.resolve(p)));
         }
         files
     }
@@ -424,6 +427,118 @@ impl Config {
         Ok((hierarchy.with_missing(&missing)?, source))
     }
 
+    /// The rows of `table` in the research subset `spec` (increasing).
+    fn subset_rows(&self, spec: &SubsetSpec, table: &Table) -> Result<Vec<u32>> {
+        let file = self.file_name();
+        let no_column = |key: &str, name: &str, path: &Path| {
+            Error::config(
+                &file,
+                format!("input.subset.{key}"),
+                format!("no column `{name}` in {}", path.display()),
+            )
+        };
+        match (&spec.column, &spec.file, &spec.key) {
+            (Some(column), None, None) => {
+                let c = table
+                    .column_index(column)
+                    .ok_or_else(|| no_column("column", column, table.source()))?;
+                let dict = table.dictionary(c);
+                let mut member = Vec::with_capacity(dict.len());
+                for (code, v) in dict.values().iter().enumerate() {
+                    member.push(match v.trim().to_ascii_lowercase().as_str() {
+                        "1" | "true" | "yes" => true,
+                        "0" | "false" | "no" => false,
+                        _ => {
+                            return Err(Error::data(
+                                Location::at(
+                                    table.source(),
+                                    dict.first_line(code as u32),
+                                    Some(c as u64 + 1),
+                                ),
+                                format!(
+                                    "`{}` in the subset's flag column `{column}` is not 1/0, \
+                                     true/false or yes/no",
+                                    excerpt(v)
+                                ),
+                            ))
+                        }
+                    });
+                }
+                Ok((0..table.rows() as u32)
+                    .filter(|&r| member[table.codes(c)[r as usize] as usize])
+                    .collect())
+            }
+            (None, Some(keys), Some(key)) => {
+                let path = self.resolve(keys);
+                let listed = Table::read_csv(&path, &self.csv_format()?)?;
+                let dk = table
+                    .column_index(key)
+                    .ok_or_else(|| no_column("key", key, table.source()))?;
+                let lk = listed
+                    .column_index(key)
+                    .ok_or_else(|| no_column("key", key, listed.source()))?;
+                // the input rows of each key value
+                let mut rows_of: rustc_hash::FxHashMap<&str, Vec<u32>> = Default::default();
+                for r in 0..table.rows() {
+                    rows_of
+                        .entry(table.value(r, dk))
+                        .or_default()
+                        .push(r as u32);
+                }
+                let mut members = Vec::with_capacity(listed.rows());
+                for r in 0..listed.rows() {
+                    let k = listed.value(r, lk);
+                    let at = Location::at(listed.source(), listed.line(r), Some(lk as u64 + 1));
+                    match rows_of.get(k).map(Vec::as_slice) {
+                        Some(&[row]) => members.push(row),
+                        Some(rows) if rows.is_empty() => {}
+                        Some(rows) => {
+                            return Err(Error::data(
+                                at,
+                                format!(
+                                    "key `{}` names {} rows of {} (column `{key}`): keys must \
+                                     name one row each",
+                                    excerpt(k),
+                                    rows.len(),
+                                    table.source().display()
+                                ),
+                            ))
+                        }
+                        None => {
+                            return Err(Error::data(
+                                at,
+                                format!(
+                                    "key `{}` names no row of {} (column `{key}`)",
+                                    excerpt(k),
+                                    table.source().display()
+                                ),
+                            ))
+                        }
+                    }
+                }
+                members.sort_unstable();
+                if let Some(w) = members.windows(2).find(|w| w[0] == w[1]) {
+                    let r = w[0] as usize;
+                    return Err(Error::config(
+                        &file,
+                        "input.subset.file",
+                        format!(
+                            "key `{}` is listed twice in {}",
+                            excerpt(table.value(r, dk)),
+                            path.display()
+                        ),
+                    ));
+                }
+                Ok(members)
+            }
+            _ => Err(Error::config(
+                &file,
+                "input.subset",
+                "give either `column` (a flag column) or both `file` and `key`",
+            )),
+        }
+    }
+
     /// Resolves `table`'s roles, builds its hierarchies and confidential formulas, and
     /// checks that the models and metric bind to it: a dataset ready to anonymize. Errors
     /// name the config key at fault.
@@ -451,6 +566,23 @@ impl Config {
                 .as_ref()
                 .and_then(|s| s.column.as_deref())
                 .is_some_and(|c| c == name);
+            // the subset's flags say who is in the study: never released either
+            let flag_column = self
+                .input
+                .subset
+                .as_ref()
+                .and_then(|s| s.column.as_deref())
+                .is_some_and(|c| c == name);
+            if flag_column && spec.is_some_and(|s| s.role != Role::Identifying) {
+                return Err(Error::config(
+                    &file,
+                    "input.subset.column",
+                    format!(
+                        "column `{name}` says who is in the research subset, so it must not \
+                         be released: give it role \"identifying\" or leave it unlisted"
+                    ),
+                ));
+            }
             // the column of CON sets says who holds what confidential: never released
             let role = match spec {
                 Some(s) if con_column && s.role != Role::Identifying => {
@@ -464,7 +596,7 @@ impl Config {
                     ))
                 }
                 Some(s) => s.role,
-                None if con_column => Role::Identifying,
+                None if con_column || flag_column => Role::Identifying,
                 None => self.input.default_role,
             };
             roles.push(role);
@@ -485,6 +617,26 @@ impl Config {
                 _ => {}
             }
         }
+        let members = self
+            .input
+            .subset
+            .as_ref()
+            .map(|s| self.subset_rows(s, &table))
+            .transpose()?;
+        // a research subset: the dataset of the whole population, narrowed to the members
+        let (table, population) = match members {
+            None => (table, None),
+            Some(members) => {
+                let population = Dataset::new(
+                    table,
+                    roles.clone(),
+                    hierarchies.clone(),
+                    sensitive_hierarchies.clone(),
+                )?
+                .research_subset(members)?;
+                (population.table.clone(), Some(population))
+            }
+        };
         let confidentiality = self
             .safety
             .as_ref()
@@ -521,8 +673,11 @@ impl Config {
             }
             public.push(marked);
         }
-        let mut data =
-            Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?.with_public(public)?;
+        let mut data = match population {
+            Some(data) => data.with_public(public)?,
+            None => Dataset::new(table, roles, hierarchies, sensitive_hierarchies)?
+                .with_public(public)?,
+        };
         if let Some(c) = confidentiality {
             data = data.with_confidentiality(c);
         }

@@ -59,6 +59,29 @@ pub struct InputSpec {
     /// Where the flags of semi-sensitive cells live when not in the data file.
     #[serde(default)]
     pub sensitivity: Option<SensitivitySpec>,
+    /// The rows to release, when the input is a population table of which only a research
+    /// subset is released (δ-presence).
+    #[serde(default)]
+    pub subset: Option<SubsetSpec>,
+}
+
+/// `[input.subset]`: the input is a population table, and only its rows in the research
+/// subset are released. Give either `column` (a flag column of the input: `1`/`0`,
+/// `true`/`false` or `yes`/`no`, never released) or `file` and `key` (a CSV file in the
+/// input's format whose column `key` lists the key of each subset row; each key must name
+/// exactly one input row).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubsetSpec {
+    /// The flag column.
+    #[serde(default)]
+    pub column: Option<String>,
+    /// The file of keys, relative to the config file.
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    /// The key column, in both files.
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 /// `[input.sensitivity]`: a separate file of per-person flags, one row per key, whose

@@ -566,7 +566,8 @@ pub fn group_holds<S: std::hash::BuildHasher>(
         // checked per person by `audit`, which knows who holds what
         ModelSpec::LogicalSafety => true,
         // checked on the whole release by `audit`
-        ModelSpec::AverageRisk { .. }
+        ModelSpec::DeltaPresence { .. }
+        | ModelSpec::AverageRisk { .. }
         | ModelSpec::SampleUniqueness { .. }
         | ModelSpec::PopulationUniqueness { .. } => true,
     }
