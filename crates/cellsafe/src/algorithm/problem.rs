@@ -471,11 +471,7 @@ impl Problem {
         if models.peek().is_none() {
             return true;
         }
-        let (rows, population) = (0..classes.len())
-            .filter(|&c| suppressed[c])
-            .fold((0u64, counts.empty_rows), |(r, p), c| {
-                (r + classes.counts[c] as u64, p + counts.pcounts[c] as u64)
-            });
+        let (rows, population) = presence_pool(classes, suppressed, counts);
         models.all(|m| {
             (counts.empty_classes == 0 || m.allows_empty())
                 && (rows == 0 || {
@@ -652,6 +648,21 @@ impl Problem {
             && self.max_suppressed > 0
             && self.models.iter().any(|m| m.reads_confidential_values())
     }
+}
+
+/// The suppressed rows of `classes` and the population they hide among: the persons of the
+/// population classes that show no released row (the suppressed ones and those without
+/// subset rows).
+pub(crate) fn presence_pool(
+    classes: &Classes,
+    suppressed: &[bool],
+    counts: &PresenceCounts,
+) -> (u64, u64) {
+    (0..classes.len())
+        .filter(|&c| suppressed[c])
+        .fold((0u64, counts.empty_rows), |(r, p), c| {
+            (r + classes.counts[c] as u64, p + counts.pcounts[c] as u64)
+        })
 }
 
 /// The partition name of each quasi-identifier at `levels`, when the lattice is not a

@@ -65,7 +65,7 @@ use crate::criteria::ModelSpec;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::Role;
 use crate::error::{DatasetError, Error, Result};
-use crate::framework::dataset::Dataset;
+use crate::framework::dataset::{Dataset, Population};
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
 use crate::observer::{Observer, Silent};
@@ -396,6 +396,23 @@ impl<'a> Anonymizer<'a> {
         let start = Instant::now();
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
+            if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
+                return Err(Error::Invalid(format!(
+                    "{} compares generalized classes with the population: use a level-based \
+                     search",
+                    m.spec.name()
+                )));
+            }
+            if self.aggregators.is_some() {
+                return Err(Error::Invalid(format!(
+                    "{} compares released classes with the population, which a recipient \
+                     matches by their generalized values: release generalized values, not \
+                     microaggregates",
+                    m.spec.name()
+                )));
+            }
+        }
         let encoded = start.elapsed().as_secs_f64();
         let order = self
             .order
@@ -467,6 +484,10 @@ impl<'a> Anonymizer<'a> {
             .filter(|&c| data.public[c])
             .map(|c| data.table.header()[c].clone())
             .collect();
+        let presence = match (&data.population, &self.aggregators) {
+            (Some(population), None) => Some(presence_expected(problem, population, &best.levels)),
+            _ => None,
+        };
         let mut audit = audit::audit_table(
             &written,
             &Expected {
@@ -476,6 +497,7 @@ impl<'a> Anonymizer<'a> {
                 safety: data.confidentiality.as_deref(),
                 rows: &rows,
                 public: &public,
+                presence: presence.as_ref(),
             },
         )?;
         if !audit.passed && !public.is_empty() {
@@ -640,5 +662,41 @@ fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy,
             let built = b.build(table.dictionary(column).values(), IN_MEMORY, &key)?;
             Ok((built, PathBuf::from(format!("the builder of `{name}`"))))
         }
+    }
+}
+
+/// What the audit of δ-presence reads: the population, and the label each of its values
+/// is released as at `levels`.
+fn presence_expected<'a>(
+    problem: &Problem,
+    population: &'a Population,
+    levels: &[u8],
+) -> audit::PresenceExpected<'a> {
+    let labels = problem
+        .data
+        .quasi
+        .iter()
+        .zip(levels)
+        .map(|(q, &level)| {
+            let (h, level) = (&q.hierarchy, level as usize);
+            let column = population
+                .table
+                .column_index(&q.name)
+                .expect("the population has the dataset's columns");
+            population
+                .table
+                .dictionary(column)
+                .values()
+                .iter()
+                .filter_map(|v| {
+                    let leaf = h.leaf(v)?;
+                    Some((v.clone(), h.label(level, h.code(level, leaf)).to_owned()))
+                })
+                .collect()
+        })
+        .collect();
+    audit::PresenceExpected {
+        population: &population.table,
+        labels,
     }
 }

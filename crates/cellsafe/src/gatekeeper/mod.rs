@@ -256,6 +256,16 @@ impl Center {
             .filter(|m| !matches!(m, ModelSpec::LogicalSafety))
             .cloned()
             .collect();
+        if let Some(m) = models
+            .iter()
+            .find(|m| matches!(m, ModelSpec::DeltaPresence { .. }))
+        {
+            return Err(Error::Invalid(format!(
+                "{} compares a release with its population; the gatekeeper answers queries \
+                 over its whole table",
+                m.name()
+            )));
+        }
         if spec.decide == Decide::Public {
             if let Some(m) = models
                 .iter()

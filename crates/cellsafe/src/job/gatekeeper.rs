@@ -11,6 +11,14 @@ use crate::job::config::Config;
 /// The center `config` describes over `table`.
 pub fn center(config: &Config, table: Table) -> Result<Center> {
     let file = config.file_name();
+    if config.input.subset.is_some() {
+        return Err(Error::config(
+            &file,
+            "input.subset",
+            "the gatekeeper answers queries over its whole table; a research subset \
+             (δ-presence) is for releases",
+        ));
+    }
     let data = config.dataset_with(table, true)?;
     for (i, m) in config.privacy.iter().enumerate() {
         if !matches!(m, ModelSpec::LogicalSafety) {

@@ -175,6 +175,14 @@ fn flags_file(
 pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
     let file = config.file_name();
     config.check_attribute_columns(&table)?;
+    if config.input.subset.is_some() {
+        return Err(Error::config(
+            &file,
+            "input.subset",
+            "algorithm = \"lgb\" releases every row; a research subset (δ-presence) needs a \
+             level-based search",
+        ));
+    }
     if matches!(
         config.input.default_role,
         Role::Sensitive | Role::SemiSensitive | Role::QuasiIdentifying

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::algorithm::problem::{levels_map, Evaluation, Problem};
 use crate::algorithm::Algorithm;
-use crate::criteria::Model;
+use crate::criteria::{DeltaPresence, Model};
 use crate::framework::classes::Classes;
 use crate::metric::{positive_zero, Metric, MetricKind, MetricSpec, Score};
 use crate::release::audit::Audit;
@@ -21,6 +21,10 @@ pub(crate) struct ModelValue {
     /// The value the released classes achieve (see above); null when no class is released or
     /// the value is infinite.
     achieved: Option<f64>,
+    /// For δ-presence, whose `achieved` is the largest share of a class's population in the
+    /// subset: the smallest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lowest: Option<f64>,
 }
 
 /// Why a transformation is not acceptable: the classes that fail one model, or (model
@@ -94,8 +98,11 @@ pub struct Report {
     pub found: bool,
     /// Path of the input table.
     input: String,
-    /// Rows in the input table.
+    /// Rows in the input table (in the research subset, when there is one).
     rows: usize,
+    /// With a research subset (δ-presence): rows of the population table it was drawn from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    population_rows: Option<usize>,
     /// Quasi-identifier names in header order.
     quasi_identifiers: Vec<String>,
     /// The released transformation's level of each quasi-identifier; absent when none was found.
@@ -187,6 +194,7 @@ impl Report {
             found: false,
             input: problem.data.table.source().display().to_string(),
             rows: problem.data.rows(),
+            population_rows: problem.data.population.as_ref().map(|p| p.rows()),
             quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
             levels: None,
             suppressed_rows: 0,
@@ -259,10 +267,27 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
     let (evaluation, suppressed) = problem.assess(levels, &classes);
     let kept: Vec<usize> = (0..classes.len()).filter(|&c| !suppressed[c]).collect();
     let min_class_size = kept.iter().map(|&c| classes.counts[c]).min();
+    let presence = problem.presence_counts(levels, &classes);
     let models = problem
         .models
         .iter()
         .map(|m| {
+            if let (Some(_), Some(counts)) = (m.presence(), &presence) {
+                let shares = kept
+                    .iter()
+                    .map(|&c| DeltaPresence::share(classes.counts[c], counts.pcounts[c]));
+                let (lowest, achieved) = shares.fold((None, None), |(lo, hi), d| {
+                    (
+                        Some(lo.map_or(d, |x: f64| x.min(d))),
+                        Some(hi.map_or(d, |x: f64| x.max(d))),
+                    )
+                });
+                return ModelValue {
+                    model: m.spec.name(),
+                    achieved,
+                    lowest,
+                };
+            }
             let values = kept
                 .iter()
                 .map(|&c| m.measure(classes.counts[c], classes.histogram(c)));
@@ -274,6 +299,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
             ModelValue {
                 model: m.spec.name(),
                 achieved: achieved.map(positive_zero),
+                lowest: None,
             }
         })
         .collect();
@@ -344,7 +370,82 @@ fn failures(problem: &Problem, classes: &Classes, evaluation: &Evaluation) -> Ve
         (n, n as f64 / rows, n > problem.max_suppressed)
     };
     let mut out = Vec::new();
+    let presence = problem.presence_counts(&evaluation.levels, classes);
     for model in &problem.models {
+        if let (Some(p), Some(counts)) = (model.presence(), &presence) {
+            let share = |c: usize| DeltaPresence::share(classes.counts[c], counts.pcounts[c]);
+            let failing: Vec<usize> = (0..classes.len())
+                .filter(|&c| !p.holds_counts(classes.counts[c], counts.pcounts[c]))
+                .collect();
+            let empty = counts.empty_classes > 0 && !p.allows_empty();
+            let (pool_rows, pool_population) = crate::algorithm::problem::presence_pool(
+                classes,
+                &problem.suppressed(&evaluation.levels, classes),
+                counts,
+            );
+            let pool_share = pool_rows as f64 / pool_population.max(1) as f64;
+            let pool = pool_rows > 0 && !(p.delta_min..=p.delta_max).contains(&pool_share);
+            if failing.is_empty() && !empty && !pool {
+                continue;
+            }
+            let (n, fraction, over_limit) = tally(&failing);
+            let mut message = format!("{}: ", model.spec.name());
+            if !failing.is_empty() {
+                let (lo, hi) = failing
+                    .iter()
+                    .map(|&c| share(c))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
+                        (lo.min(d), hi.max(d))
+                    });
+                message += &format!(
+                    "shares of the population in the subset from {} to {}, {} in {} outside \
+                     [{}, {}], {}",
+                    number(lo),
+                    number(hi),
+                    plural(n as usize, "row"),
+                    plural(failing.len(), "class"),
+                    number(p.delta_min),
+                    number(p.delta_max),
+                    against_limit(fraction, limit, over_limit)
+                );
+            }
+            if empty {
+                if !failing.is_empty() {
+                    message += "; ";
+                }
+                message += &format!(
+                    "{} of the population ({}) with no row in the subset, a share 0 below \
+                     δmin that no suppression changes",
+                    plural(counts.empty_classes, "class"),
+                    plural(counts.empty_rows as usize, "person")
+                );
+            }
+            if pool {
+                if !message.ends_with(": ") {
+                    message += "; ";
+                }
+                message += &format!(
+                    "the {} suppressed are {} of the {} persons in the population classes \
+                     showing no released row, outside [{}, {}]",
+                    plural(pool_rows as usize, "row"),
+                    number(pool_share),
+                    pool_population,
+                    number(p.delta_min),
+                    number(p.delta_max)
+                );
+            }
+            out.push(Failure {
+                model: model.spec.name(),
+                classes: failing.len(),
+                rows: n,
+                fraction,
+                over_limit: over_limit || empty || pool,
+                worst: None,
+                parameter: model.parameter(),
+                message,
+            });
+            continue;
+        }
         if model.sample_based().is_some() {
             // judged on all released classes together: it fails when the suppression it
             // needs passes the limit

@@ -37,9 +37,13 @@ pub(crate) fn decide(
     public: &PublicSearch,
     observer: &dyn Observer,
 ) -> Result<(Option<Evaluation>, Decision)> {
-    if let Some(m) = problem.models.iter().find(|m| m.sample_based().is_some()) {
+    if let Some(m) = problem
+        .models
+        .iter()
+        .find(|m| m.sample_based().is_some() || m.presence().is_some())
+    {
         return Err(crate::error::Error::Invalid(format!(
-            "{} judges the sizes of all released classes together; the disclosure sets of \
+            "{} is not decided by each class's own rows; the disclosure sets of \
              [disclose] test each class alone and cannot take it",
             m.spec.name()
         )));

@@ -137,6 +137,14 @@ impl Recoded {
 /// the risk-based models judge the whole release's class sizes.
 pub(crate) fn check_models(problem: &Problem) -> Result<()> {
     for model in &problem.models {
+        if model.presence().is_some() {
+            return Err(ProblemError::Local(format!(
+                "{} compares each generalized class with the population, which local \
+                 recoding does not (use a level-based search)",
+                model.spec.name()
+            ))
+            .into());
+        }
         if model.sample_based().is_some() {
             return Err(ProblemError::Local(format!(
                 "{} judges the sizes of all released classes together, which local recoding \

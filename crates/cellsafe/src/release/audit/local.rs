@@ -51,6 +51,7 @@ pub(crate) fn audit_local_table(released: &Table, expected: &LocalExpected) -> R
         safety: None,
         rows: expected.rows,
         public: &[],
+        presence: None,
     };
     let mut with_gid = quasi.clone();
     with_gid.push(expected.gid.to_owned());

@@ -11,11 +11,13 @@
 
 mod lgb;
 mod local;
+mod presence;
 mod set_based;
 
 pub use lgb::{audit_lgb_tables, LgbColumn, LgbExpected};
 pub(crate) use local::audit_local_table;
 pub use local::{audit_local, LocalExpected};
+pub use presence::PresenceExpected;
 
 pub use set_based::{audit_set_based, audit_set_based_table};
 
@@ -67,6 +69,8 @@ pub struct Expected<'a> {
     pub rows: &'a [usize],
     /// Columns a suppressed row may still show.
     pub public: &'a [String],
+    /// The population and the released labels, for δ-presence (unchecked without).
+    pub presence: Option<&'a PresenceExpected<'a>>,
 }
 
 const MAX_VIOLATIONS: usize = 10;
@@ -169,6 +173,33 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
                     model.name(),
                     groups.len()
                 ));
+            }
+            continue;
+        }
+        if let ModelSpec::DeltaPresence {
+            delta_min,
+            delta_max,
+        } = model
+        {
+            match expected.presence {
+                Some(p) => {
+                    let shown: Vec<Vec<&str>> = (0..released.rows())
+                        .filter(|r| pool.binary_search(r).is_err())
+                        .map(|r| qi_cols.iter().map(|&c| released.value(r, c)).collect())
+                        .collect();
+                    let hidden = pool.len() + dropped.len();
+                    match presence::violations(
+                        p,
+                        expected.quasi,
+                        &shown,
+                        hidden,
+                        (*delta_min, *delta_max),
+                    ) {
+                        Ok(found) => found.into_iter().for_each(&mut violate),
+                        Err(why) => violate(format!("{}: {why}", model.name())),
+                    }
+                }
+                None => unchecked.push(model.name()),
             }
             continue;
         }

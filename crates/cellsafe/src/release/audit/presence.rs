@@ -1,0 +1,100 @@
+//! The audit of δ-presence, as the recipient checks it: the recipient holds the population
+//! table and generalizes each of its rows as the release shows it, then compares, class by
+//! class, the released rows with the population's. Suppressed (and dropped) rows come from
+//! the population classes that show no released row, so their share of those classes'
+//! population is checked as one more class.
+
+use rustc_hash::FxHashMap;
+
+use crate::data::table::Table;
+
+/// What the audit of δ-presence needs beside the released file.
+#[derive(Debug, Clone)]
+pub struct PresenceExpected<'a> {
+    /// The population table the released rows were drawn from.
+    pub population: &'a Table,
+    /// Per quasi-identifier (in the order of [`super::Expected::quasi`]), the released label
+    /// of each of its values in the population (the hierarchy at the released level).
+    pub labels: Vec<FxHashMap<String, String>>,
+}
+
+/// The violations of δ-presence with bounds `[dmin, dmax]` in a release whose visible
+/// rows have quasi-identifier cells `released` (one tuple per row) and whose `hidden` rows
+/// are suppressed or left out.
+pub(super) fn violations(
+    expected: &PresenceExpected,
+    quasi: &[String],
+    released: &[Vec<&str>],
+    hidden: usize,
+    (dmin, dmax): (f64, f64),
+) -> Result<Vec<String>, String> {
+    let population = expected.population;
+    let columns: Vec<usize> = quasi
+        .iter()
+        .map(|q| {
+            population
+                .column_index(q)
+                .ok_or_else(|| format!("no column `{q}` in the population table"))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut pcount: FxHashMap<Vec<&str>, u64> = FxHashMap::default();
+    for r in 0..population.rows() {
+        let key = columns
+            .iter()
+            .zip(&expected.labels)
+            .map(|(&c, labels)| {
+                let v = population.value(r, c);
+                labels
+                    .get(v)
+                    .map(String::as_str)
+                    .ok_or_else(|| format!("population value `{v}` has no released label"))
+            })
+            .collect::<Result<Vec<&str>, String>>()?;
+        *pcount.entry(key).or_default() += 1;
+    }
+    let mut count: FxHashMap<&[&str], u64> = FxHashMap::default();
+    for row in released {
+        *count.entry(row.as_slice()).or_default() += 1;
+    }
+    let within = |d: f64| d >= dmin && d <= dmax;
+    let mut out = Vec::new();
+    let mut keys: Vec<&&[&str]> = count.keys().collect();
+    keys.sort();
+    for key in keys {
+        let n = count[*key];
+        match pcount.get(*key) {
+            None => out.push(format!(
+                "the {n} released rows with {key:?} match no row of the population"
+            )),
+            Some(&p) if !within(n as f64 / p as f64) => out.push(format!(
+                "({dmin}, {dmax})-presence fails for the {n} rows with {key:?}: {n} of {p} \
+                 persons of the population are in the subset"
+            )),
+            Some(_) => {}
+        }
+    }
+    // the population classes that show no released row: δ = 0, and the suppressed rows'
+    let unshown: Vec<(&Vec<&str>, u64)> = pcount
+        .iter()
+        .filter(|(k, _)| !count.contains_key(k.as_slice()))
+        .map(|(k, &p)| (k, p))
+        .collect();
+    if hidden == 0 && !unshown.is_empty() && !within(0.0) {
+        out.push(format!(
+            "({dmin}, {dmax})-presence fails for {} population classes with no row in the \
+             subset, such as {:?}",
+            unshown.len(),
+            unshown.iter().map(|u| u.0).min().expect("not empty")
+        ));
+    }
+    if hidden > 0 {
+        let population: u64 = unshown.iter().map(|u| u.1).sum();
+        if population == 0 || !within(hidden as f64 / population as f64) {
+            out.push(format!(
+                "({dmin}, {dmax})-presence fails for the {hidden} suppressed rows: they come \
+                 from the {population} persons of the population classes with no released row"
+            ));
+        }
+    }
+    Ok(out)
+}
