@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use crate::algorithm::problem::Problem;
+use crate::algorithm::problem::{presence_pool, Problem};
+use crate::criteria::DeltaPresence;
 use crate::error::{Error, Result};
 use crate::release::SuppressedRows;
 use crate::risk::population::{self, PopulationUniques};
@@ -19,6 +20,9 @@ pub struct RiskReport {
     pub levels: Vec<u8>,
     /// Rows of the table.
     pub records: u64,
+    /// With a research subset: rows of the population table it was drawn from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub population_records: Option<u64>,
     /// Rows suppressed by the transformation (their classes fail the config's models).
     pub suppressed: u64,
     /// How the suppressed rows count: `"one class"` when they are written with `*` for
@@ -34,8 +38,9 @@ pub struct RiskReport {
     pub threshold: f64,
     /// An attacker who knows their target is in the table.
     pub prosecutor: RiskSummary,
-    /// An attacker who links against the population (the table itself, as long as no
-    /// research subset is drawn from it).
+    /// An attacker who links against the population: the population table when the table
+    /// is a research subset of it (`[input.subset]`; a class's risk is then 1 / its size
+    /// in the population), else the table itself.
     pub journalist: RiskSummary,
     /// An attacker who links every record.
     pub marketer: Marketer,
@@ -100,8 +105,10 @@ pub fn risk(
         )));
     }
     let rows = problem.data.rows() as u64;
+    let population_table = problem.data.population.as_ref().map(|p| p.rows() as u64);
     let population = match population {
-        None => None,
+        // a research subset's population is known
+        None => population_table,
         Some(Population::Size(n)) if n >= rows && n > 0 => Some(n),
         Some(Population::Size(n)) => {
             return Err(Error::Invalid(format!(
@@ -138,25 +145,49 @@ pub fn risk(
         .filter(|(_, &s)| s)
         .map(|(&c, _)| c as u64)
         .sum();
+    // with a research subset, each class's size in the population
+    let counts = match &problem.data.population {
+        Some(_) => DeltaPresence::new(0.0, 1.0, &problem.data)?
+            .map(|p| p.counts(&problem.hierarchies(), at, &classes)),
+        None => None,
+    };
+    let mut pops: Option<Vec<u64>> = counts
+        .as_ref()
+        .map(|c| c.pcounts.iter().map(|&p| p as u64).collect());
     if written == SuppressedRows::Star && starred > 0 {
         // the suppressed rows read `*` for every quasi-identifier: one class, the same as
-        // a class whose every label is `*`
+        // a class whose every label is `*`; in the population they hide among the persons
+        // of the classes that show no released row
         let all_stars = problem.data.quasi.iter().zip(at).all(|(q, &l)| {
             (0..q.hierarchy.cardinality(l as usize) as u32)
                 .all(|g| q.hierarchy.label(l as usize, g) == "*")
         });
-        match sizes.iter_mut().find(|s| all_stars && **s > 0) {
-            Some(s) => *s += starred,
-            None => sizes.push(starred),
+        let pool = counts
+            .as_ref()
+            .map_or(0, |c| presence_pool(&classes, &suppressed, c).1);
+        match sizes.iter().position(|s| all_stars && *s > 0) {
+            Some(i) => {
+                sizes[i] += starred;
+                if let Some(p) = pops.as_mut() {
+                    p[i] += pool;
+                }
+            }
+            None => {
+                sizes.push(starred);
+                if let Some(p) = pops.as_mut() {
+                    p.push(pool);
+                }
+            }
         }
     }
     let records = problem.data.rows() as u64;
     let histogram = Histogram::from_sizes(sizes.iter().copied());
-    let risks = sample::risks(&sizes, None, threshold);
+    let risks = sample::risks(&sizes, pops.as_deref(), threshold);
     Ok(RiskReport {
         quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
         levels: at.to_vec(),
         records,
+        population_records: population_table,
         suppressed: starred,
         suppressed_rows: match written {
             SuppressedRows::Star => "one class",

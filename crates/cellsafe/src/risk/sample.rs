@@ -64,11 +64,11 @@ pub fn risks(sample: &[u64], population: Option<&[u64]>, threshold: f64) -> Samp
     let summary = |size: &dyn Fn(&(f64, f64)) -> f64| {
         let smallest = classes.iter().map(size).fold(f64::INFINITY, f64::min);
         let largest = classes.iter().map(size).fold(f64::NEG_INFINITY, f64::max);
+        // folded from +0 (an empty f64 sum is −0, which JSON shows as -0.0)
         let at_risk: f64 = classes
             .iter()
             .filter(|c| 1.0 / size(c) > threshold)
-            .map(|c| c.0)
-            .sum();
+            .fold(0.0, |sum, c| sum + c.0);
         (1.0 / largest, 1.0 / smallest, at_risk / records)
     };
     let (lowest, highest, records_at_risk) = summary(&|c| c.0);
@@ -117,6 +117,17 @@ pub fn record_risks(sample: &[u64]) -> Vec<(f64, f64)> {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// No record above the threshold is a share of +0, not −0 (an empty float sum), which
+    /// the JSON report would print as `-0.0`.
+    #[test]
+    fn no_record_at_risk_is_positive_zero() {
+        let r = risks(&[5, 7], Some(&[50, 70]), 0.5);
+        assert!(
+            r.prosecutor.records_at_risk == 0.0 && r.prosecutor.records_at_risk.is_sign_positive()
+        );
+        assert!(r.journalist.records_at_risk.is_sign_positive());
+    }
 
     /// The risks recomputed record by record (each record's risk is 1/f or 1/F), on random
     /// class sizes with and without a population.
