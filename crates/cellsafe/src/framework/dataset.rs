@@ -250,7 +250,7 @@ impl Dataset {
     /// population, so that every population value has a leaf), and the population kept
     /// beside it. `self` must be the dataset of `population` itself, without confidential
     /// formulas (they are attached to the subset's rows afterwards).
-    pub(crate) fn research_subset(self, members: Vec<u32>) -> Result<Dataset> {
+    pub fn research_subset(self, members: Vec<u32>) -> Result<Dataset> {
         if members.is_empty() {
             return Err(DatasetError::EmptySubset(self.table.source().to_path_buf()).into());
         }
