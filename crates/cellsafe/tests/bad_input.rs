@@ -470,3 +470,108 @@ fn a_set_based_family_a_column_cannot_take_names_its_key() {
     let err = Fixture::new(DATA, AGE, &text).anonymize().unwrap_err();
     assert_eq!(config_key(&err), "search.set_based.families", "{err}");
 }
+
+/// A research subset, `[input.subset]`: every mistake names its key, or the file, line
+/// and column of the value at fault.
+#[test]
+fn research_subset_mistakes_are_located() {
+    const PRESENCE: &str =
+        "[[privacy]]\nmodel = \"delta-presence\"\ndelta_min = 0.0\ndelta_max = 0.5\n";
+    let flagged = |flags: [&str; 6]| {
+        let mut out = String::new();
+        for (i, line) in DATA.lines().enumerate() {
+            out += line;
+            out += &if i == 0 {
+                ",study".to_owned()
+            } else {
+                format!(",{}", flags[i - 1])
+            };
+            out.push('\n');
+        }
+        out
+    };
+    let with = |subset: &str, extra: &str| {
+        config(&format!("{PRESENCE}{extra}")).replace(
+            "path = \"data.csv\"\n",
+            &format!("path = \"data.csv\"\n[input.subset]\n{subset}\n"),
+        )
+    };
+    let good = flagged(["1", "yes", "0", "TRUE", "no", "false"]);
+    // flags: a value that is no flag is located; the flag column is never released
+    let f = Fixture::new(
+        &flagged(["1", "yes", "maybe", "1", "0", "0"]),
+        AGE,
+        &with("column = \"study\"", ""),
+    );
+    let err = f.config().unwrap().problem().unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}:4:5: ", f.path("data.csv"))), "{err}");
+    assert!(err.contains("`maybe`"), "{err}");
+    let f = Fixture::new(&good, AGE, &with("column = \"study\"", ""));
+    f.anonymize().unwrap();
+    let out = std::fs::read_to_string(f.dir.path().join("out.csv")).unwrap();
+    assert_eq!(out.lines().count(), 1 + 3, "{out}");
+    assert!(!out.lines().next().unwrap().contains("study"), "{out}");
+    let f = Fixture::new(
+        &good,
+        AGE,
+        &with(
+            "column = \"study\"",
+            "[attributes.study]\nrole = \"insensitive\"\n",
+        ),
+    );
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "input.subset.column"
+    );
+    let f = Fixture::new(&good, AGE, &with("column = \"nope\"", ""));
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "input.subset.column"
+    );
+    // neither or both ways of naming the subset
+    for subset in ["", "column = \"study\"\nfile = \"keys.csv\"\nkey = \"name\""] {
+        let f = Fixture::new(&good, AGE, &with(subset, ""));
+        assert_eq!(
+            config_key(&f.config().unwrap().problem().unwrap_err()),
+            "input.subset",
+            "{subset}"
+        );
+    }
+    // keys: one row each, all known, none twice
+    let keyed = |keys: &str| {
+        let f = Fixture::new(DATA, AGE, &with("file = \"keys.csv\"\nkey = \"name\"", ""));
+        std::fs::write(f.dir.path().join("keys.csv"), keys).unwrap();
+        f
+    };
+    let f = keyed("name\nbob\neve\n");
+    assert_eq!(f.config().unwrap().problem().unwrap().data.rows(), 2);
+    let f = keyed("name\nbob\nzed\n");
+    let err = f.config().unwrap().problem().unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}:3:1: ", f.path("keys.csv"))), "{err}");
+    assert!(err.contains("`zed`"), "{err}");
+    let f = keyed("name\nbob\nbob\n");
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "input.subset.file"
+    );
+    let f = keyed("id\nbob\n");
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "input.subset.key"
+    );
+    let f = keyed("name\n");
+    assert!(f.config().unwrap().problem().is_err(), "an empty subset");
+    // δ-presence needs a subset, and δmin ≤ δmax
+    let f = Fixture::new(DATA, AGE, &config(PRESENCE));
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "privacy[0]"
+    );
+    let bad = with("column = \"study\"", "").replace("delta_max = 0.5", "delta_max = 0.0");
+    let bad = bad.replace("delta_min = 0.0", "delta_min = 0.2");
+    let f = Fixture::new(&good, AGE, &bad);
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "privacy[0].delta_max"
+    );
+}

@@ -196,6 +196,30 @@ fn delta_presence_equals_its_definition_on_random_populations() {
                 case.limit
             );
         }
+        // the journalist links against the population: a class's risk is 1 / its pcount
+        let bottom = vec![0u8; case.hierarchies.len()];
+        let mut pcount: HashMap<Vec<String>, usize> = HashMap::new();
+        for r in 0..case.rows.len() {
+            *pcount.entry(labels(&case, r, &bottom)).or_default() += 1;
+        }
+        let sizes: Vec<f64> = case
+            .members
+            .iter()
+            .map(|&r| pcount[&labels(&case, r as usize, &bottom)] as f64)
+            .collect();
+        let risk = cellsafe::job::risk::risk(
+            &p,
+            None,
+            0.2,
+            None,
+            cellsafe::release::SuppressedRows::Star,
+        )
+        .unwrap();
+        let highest = sizes.iter().map(|s| 1.0 / s).fold(0.0, f64::max);
+        let lowest = sizes.iter().map(|s| 1.0 / s).fold(1.0, f64::min);
+        assert_eq!(risk.journalist.highest, highest, "case {case_no}");
+        assert_eq!(risk.journalist.lowest, lowest, "case {case_no}");
+        assert_eq!(risk.population_records, Some(case.rows.len() as u64));
         let best = cellsafe::algorithm::optimal(&p, &Silent).unwrap().best;
         assert_eq!(
             best.map(|b| b.score.value),
