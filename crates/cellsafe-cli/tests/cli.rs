@@ -1477,3 +1477,56 @@ fn an_interrupt_while_staging_leaves_all_or_nothing() {
         "no run was interrupted while a file was staged"
     );
 }
+
+/// The bundled δ-presence job: only the study's participants are released (ids dropped),
+/// the report gives the population, the audit checks δ-presence, and `cellsafe risk` links
+/// the journalist against the register. The register file is left as it was.
+#[test]
+fn presence_example_releases_the_study_only() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/presence");
+    let register = std::fs::read(example.join("register.csv")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = (dir.path().join("out.csv"), dir.path().join("report.json"));
+    cellsafe()
+        .arg("anonymize")
+        .arg(example.join("presence.toml"))
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        (r["rows"].as_u64(), r["population_rows"].as_u64()),
+        (Some(500), Some(5000))
+    );
+    assert_eq!(r["audit"]["passed"], true, "{r}");
+    assert!(
+        r["audit"]["unchecked"].as_array().unwrap().is_empty(),
+        "{r}"
+    );
+    assert!(r["models"][0]["achieved"].as_f64().unwrap() <= 0.2, "{r}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 501);
+    assert!(text.starts_with("sex;age;"), "ids are not released: {text}");
+    let risk = dir.path().join("risk.json");
+    cellsafe()
+        .args(["risk", "--report"])
+        .arg(&risk)
+        .arg(example.join("presence.toml"))
+        .assert()
+        .success();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&risk).unwrap()).unwrap();
+    assert_eq!(r["population_records"], 5000);
+    assert!(
+        r["journalist"]["average"].as_f64() < r["prosecutor"]["average"].as_f64(),
+        "{r}"
+    );
+    assert_eq!(
+        std::fs::read(example.join("register.csv")).unwrap(),
+        register
+    );
+}

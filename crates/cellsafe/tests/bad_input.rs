@@ -504,7 +504,10 @@ fn research_subset_mistakes_are_located() {
         &with("column = \"study\"", ""),
     );
     let err = f.config().unwrap().problem().unwrap_err().to_string();
-    assert!(err.starts_with(&format!("{}:4:5: ", f.path("data.csv"))), "{err}");
+    assert!(
+        err.starts_with(&format!("{}:4:5: ", f.path("data.csv"))),
+        "{err}"
+    );
     assert!(err.contains("`maybe`"), "{err}");
     let f = Fixture::new(&good, AGE, &with("column = \"study\"", ""));
     f.anonymize().unwrap();
@@ -529,7 +532,10 @@ fn research_subset_mistakes_are_located() {
         "input.subset.column"
     );
     // neither or both ways of naming the subset
-    for subset in ["", "column = \"study\"\nfile = \"keys.csv\"\nkey = \"name\""] {
+    for subset in [
+        "",
+        "column = \"study\"\nfile = \"keys.csv\"\nkey = \"name\"",
+    ] {
         let f = Fixture::new(&good, AGE, &with(subset, ""));
         assert_eq!(
             config_key(&f.config().unwrap().problem().unwrap_err()),
@@ -547,7 +553,10 @@ fn research_subset_mistakes_are_located() {
     assert_eq!(f.config().unwrap().problem().unwrap().data.rows(), 2);
     let f = keyed("name\nbob\nzed\n");
     let err = f.config().unwrap().problem().unwrap_err().to_string();
-    assert!(err.starts_with(&format!("{}:3:1: ", f.path("keys.csv"))), "{err}");
+    assert!(
+        err.starts_with(&format!("{}:3:1: ", f.path("keys.csv"))),
+        "{err}"
+    );
     assert!(err.contains("`zed`"), "{err}");
     let f = keyed("name\nbob\nbob\n");
     assert_eq!(

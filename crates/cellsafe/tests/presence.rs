@@ -207,14 +207,9 @@ fn delta_presence_equals_its_definition_on_random_populations() {
             .iter()
             .map(|&r| pcount[&labels(&case, r as usize, &bottom)] as f64)
             .collect();
-        let risk = cellsafe::job::risk::risk(
-            &p,
-            None,
-            0.2,
-            None,
-            cellsafe::release::SuppressedRows::Star,
-        )
-        .unwrap();
+        let risk =
+            cellsafe::job::risk::risk(&p, None, 0.2, None, cellsafe::release::SuppressedRows::Star)
+                .unwrap();
         let highest = sizes.iter().map(|s| 1.0 / s).fold(0.0, f64::max);
         let lowest = sizes.iter().map(|s| 1.0 / s).fold(1.0, f64::min);
         assert_eq!(risk.journalist.highest, highest, "case {case_no}");
