@@ -394,6 +394,7 @@ proptest! {
                 safety: None,
                 rows: &order,
                 public: &[],
+                presence: None,
             };
             let audit = cellsafe::release::audit::audit(&path, &format, &expected).unwrap();
             prop_assert!(audit.passed, "{:?}", audit.violations);

@@ -491,8 +491,7 @@ impl Config {
                     let at = Location::at(listed.source(), listed.line(r), Some(lk as u64 + 1));
                     match rows_of.get(k).map(Vec::as_slice) {
                         Some(&[row]) => members.push(row),
-                        Some(rows) if rows.is_empty() => {}
-                        Some(rows) => {
+                        Some(rows) if rows.len() > 1 => {
                             return Err(Error::data(
                                 at,
                                 format!(
@@ -504,7 +503,7 @@ impl Config {
                                 ),
                             ))
                         }
-                        None => {
+                        _ => {
                             return Err(Error::data(
                                 at,
                                 format!(
