@@ -6,7 +6,7 @@
  *
  *   java -cp arx.jar:OUT DPresenceDriver --data adult.csv --delimiter ';' --qi sex,age,...
  *        --subset ROWS_FILE --suppression 0.05 --metric aecs|entropy|entropy-mono
- *        --dmin 0.05 --dmax 0.15
+ *        --dmin 0.05 --dmax 0.15 [--k 2]
  */
 
 import java.io.File;
@@ -24,6 +24,7 @@ import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataSubset;
 import org.deidentifier.arx.criteria.DPresence;
+import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.metric.Metric;
 
 public final class DPresenceDriver {
@@ -33,6 +34,7 @@ public final class DPresenceDriver {
         char delimiter = ';';
         List<String> qis = new ArrayList<>();
         double suppression = 0d, dmin = 0d, dmax = 1d;
+        int k = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String v = args[i + 1];
             switch (args[i]) {
@@ -44,6 +46,7 @@ public final class DPresenceDriver {
             case "--metric": metric = v; break;
             case "--dmin": dmin = Double.parseDouble(v); break;
             case "--dmax": dmax = Double.parseDouble(v); break;
+            case "--k": k = Integer.parseInt(v); break;
             default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -61,12 +64,14 @@ public final class DPresenceDriver {
         }
         ARXConfiguration config = ARXConfiguration.create(suppression, m);
         config.addPrivacyModel(new DPresence(dmin, dmax, DataSubset.create(d, rows)));
+        if (k > 0) config.addPrivacyModel(new KAnonymity(k));
         ARXResult result = new ARXAnonymizer().anonymize(d, config);
         ARXNode opt = result.getGlobalOptimum();
         StringBuilder b = new StringBuilder("{");
         b.append("\"metric\":\"").append(metric).append("\"");
         b.append(",\"suppression\":").append(suppression);
         b.append(",\"dmin\":").append(dmin).append(",\"dmax\":").append(dmax);
+        if (k > 0) b.append(",\"k\":").append(k);
         if (opt == null) {
             System.out.println(b.append(",\"levels\":null}"));
             return;
