@@ -1511,13 +1511,20 @@ fn presence_example_releases_the_study_only() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().count(), 501);
     assert!(text.starts_with("sex;age;"), "ids are not released: {text}");
-    let risk = dir.path().join("risk.json");
+    let (risk, html) = (dir.path().join("risk.json"), dir.path().join("risk.html"));
     cellsafe()
         .args(["risk", "--report"])
         .arg(&risk)
+        .arg("--html")
+        .arg(&html)
         .arg(example.join("presence.toml"))
         .assert()
         .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<td>population records</td><td>5000</td>"),
+        "{page}"
+    );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&risk).unwrap()).unwrap();
     assert_eq!(r["population_records"], 5000);

@@ -192,6 +192,13 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
         page.push_str("</tr>");
     };
     row("records", &|r| r.records.to_string());
+    if reports.iter().any(|(_, r)| r.population_records.is_some()) {
+        // a research subset: the journalist links against this population
+        row("population records", &|r| {
+            r.population_records
+                .map_or(String::new(), |n| n.to_string())
+        });
+    }
     row("suppressed records", &|r| r.suppressed.to_string());
     row("classes", &|r| r.classes.to_string());
     row("prosecutor: highest risk", &|r| pct(r.prosecutor.highest));
