@@ -5,7 +5,7 @@
  * values of cellsafe's delta-presence (tests/arx/dpresence.jsonl, made by arx.sh dpresence).
  *
  *   java -cp arx.jar:OUT DPresenceDriver --data adult.csv --delimiter ';' --qi sex,age,...
- *        --subset ROWS_FILE --suppression 0.05 --metric aecs|entropy|entropy-mono
+ *        --subset ROWS_FILE --suppression 0.05 --metric aecs|entropy|entropy-mono|loss|dm
  *        --dmin 0.05 --dmax 0.15 [--k 2]
  */
 
@@ -26,6 +26,7 @@ import org.deidentifier.arx.DataSubset;
 import org.deidentifier.arx.criteria.DPresence;
 import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.metric.Metric;
+import org.deidentifier.arx.metric.Metric.AggregateFunction;
 
 public final class DPresenceDriver {
 
@@ -60,6 +61,8 @@ public final class DPresenceDriver {
         switch (metric) {
         case "aecs": m = Metric.createAECSMetric(); break;
         case "entropy-mono": m = Metric.createPrecomputedEntropyMetric(0.1d, true); break;
+        case "loss": m = Metric.createLossMetric(0.5d, AggregateFunction.GEOMETRIC_MEAN); break;
+        case "dm": m = Metric.createDiscernabilityMetric(false); break;
         default: m = Metric.createPrecomputedEntropyMetric(0.1d, false); break;
         }
         ARXConfiguration config = ARXConfiguration.create(suppression, m);
