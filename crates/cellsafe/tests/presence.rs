@@ -5,6 +5,8 @@
 //! holds δ-presence when counted against the population by code that shares nothing with
 //! the library's.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -18,20 +20,6 @@ use cellsafe::metric::{MetricKind, MetricSpec};
 use cellsafe::observer::Silent;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// Hierarchy rows of a QI: leaf `q{j}v{x}`, level l label `g{l}:{x / w_l}`, top `*`.
-fn hierarchy_rows(j: usize, leaves: u32, widths: &[u32]) -> Vec<Vec<String>> {
-    (0..leaves)
-        .map(|x| {
-            let mut row = vec![format!("q{j}v{x}")];
-            for (l, w) in widths.iter().enumerate() {
-                row.push(format!("g{}:{}", l + 1, x / w));
-            }
-            row.push("*".into());
-            row
-        })
-        .collect()
-}
 
 /// A random case: the population's rows (strings), the hierarchies' rows, the members.
 struct Case {
@@ -86,7 +74,7 @@ fn random_case(rng: &mut ChaCha8Rng) -> Case {
         hierarchies: shapes
             .iter()
             .enumerate()
-            .map(|(j, (leaves, widths))| hierarchy_rows(j, *leaves, widths))
+            .map(|(j, (leaves, widths))| common::hierarchy_rows(j, *leaves, widths))
             .collect(),
         members,
         models,

@@ -2,6 +2,8 @@
 //! node's classes, suppression and metric values agree with definitions computed directly
 //! from the rows' generalized strings.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -141,20 +143,6 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         })
 }
 
-/// Hierarchy rows of a QI: leaf `q{j}v{x}`, level l label `g{l}:{x / w_l}`, top `*`.
-fn hierarchy_rows(j: usize, leaves: u32, widths: &[u32]) -> Vec<Vec<String>> {
-    (0..leaves)
-        .map(|x| {
-            let mut row = vec![format!("q{j}v{x}")];
-            for (l, w) in widths.iter().enumerate() {
-                row.push(format!("g{}:{}", l + 1, x / w));
-            }
-            row.push("*".into());
-            row
-        })
-        .collect()
-}
-
 fn build(case: &Case) -> (Problem, Vec<Vec<Vec<String>>>) {
     let mut header: Vec<String> = (0..case.qis.len()).map(|j| format!("q{j}")).collect();
     header.push("s".into());
@@ -178,7 +166,7 @@ fn build(case: &Case) -> (Problem, Vec<Vec<Vec<String>>>) {
         .qis
         .iter()
         .enumerate()
-        .map(|(j, (leaves, widths))| hierarchy_rows(j, *leaves, widths))
+        .map(|(j, (leaves, widths))| common::hierarchy_rows(j, *leaves, widths))
         .collect();
     let hierarchies = hrows
         .iter()

@@ -82,3 +82,17 @@ pub fn minimal_acceptable(all: &[cellsafe::algorithm::problem::Evaluation]) -> V
         .map(|a| (*a).clone())
         .collect()
 }
+
+/// Hierarchy rows of a random QI `j`: leaf `q{j}v{x}`, level l label `g{l}:{x / w_l}`, top `*`.
+pub fn hierarchy_rows(j: usize, leaves: u32, widths: &[u32]) -> Vec<Vec<String>> {
+    (0..leaves)
+        .map(|x| {
+            let mut row = vec![format!("q{j}v{x}")];
+            for (l, w) in widths.iter().enumerate() {
+                row.push(format!("g{}:{}", l + 1, x / w));
+            }
+            row.push("*".into());
+            row
+        })
+        .collect()
+}
