@@ -346,3 +346,49 @@ fn released_subset_holds_delta_presence_by_an_independent_count() {
         assert!(starred as f64 <= limit * members as f64);
     }
 }
+
+/// The library's builder: a research subset named by rows releases those rows only, and
+/// rows outside the table, or given twice, are refused.
+#[test]
+fn the_builder_releases_a_research_subset() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let case = loop {
+        let case = random_case(&mut rng);
+        let p = problem(&case);
+        if cellsafe::algorithm::optimal(&p, &Silent)
+            .unwrap()
+            .best
+            .is_some()
+        {
+            break case;
+        }
+    };
+    let header: Vec<String> = (0..case.hierarchies.len())
+        .map(|j| format!("q{j}"))
+        .collect();
+    let table = Table::from_rows(header.clone(), &case.rows).unwrap();
+    let anonymizer = || {
+        let mut a = cellsafe::anonymizer::Anonymizer::new(&table);
+        for (name, rows) in header.iter().zip(&case.hierarchies) {
+            a = a.quasi_identifier(
+                name,
+                Hierarchy::from_rows(rows, Path::new("h"), None).unwrap(),
+            );
+        }
+        a.models(case.models.clone())
+            .suppression_limit(case.limit)
+            .seed(3)
+    };
+    let release = anonymizer()
+        .research_subset(case.members.clone())
+        .run()
+        .unwrap();
+    let text = String::from_utf8(release.csv().to_vec()).unwrap();
+    assert_eq!(text.lines().count(), 1 + case.members.len(), "{text}");
+    assert!(release.audit().unwrap().passed);
+    let population = case.rows.len() as u32;
+    for rows in [vec![0, population], vec![0, 0]] {
+        let err = anonymizer().research_subset(rows).run().unwrap_err();
+        assert!(err.to_string().contains("research subset row"), "{err}");
+    }
+}

@@ -138,6 +138,7 @@ pub struct Anonymizer<'a> {
     order: Option<RowOrder>,
     suppressed: SuppressedRows,
     format: CsvFormat,
+    subset: Option<Vec<u32>>,
 }
 
 impl<'a> Anonymizer<'a> {
@@ -171,6 +172,7 @@ impl<'a> Anonymizer<'a> {
             order: None,
             suppressed: SuppressedRows::Star,
             format: CsvFormat::default(),
+            subset: None,
         }
     }
 
@@ -331,6 +333,13 @@ impl<'a> Anonymizer<'a> {
         self
     }
 
+    /// Releases only `rows` (0-based rows of the input table): a research subset of the
+    /// table, which is the population a recipient holds (see [`ModelSpec::DeltaPresence`]).
+    pub fn research_subset(mut self, rows: Vec<u32>) -> Self {
+        self.subset = Some(rows);
+        self
+    }
+
     /// The CSV dialect of the release (default: comma, double quote, a header).
     pub fn csv_format(mut self, format: CsvFormat) -> Self {
         self.format = format;
@@ -339,6 +348,15 @@ impl<'a> Anonymizer<'a> {
 
     /// The input with its roles resolved and hierarchies built (taken: called once).
     fn dataset(&mut self) -> Result<Dataset> {
+        let data = self.resolved()?;
+        match self.subset.take() {
+            Some(rows) => data.research_subset(rows),
+            None => Ok(data),
+        }
+    }
+
+    /// The input with its roles resolved.
+    fn resolved(&mut self) -> Result<Dataset> {
         let table = match self.input.take() {
             Some(Input::Dataset(data)) => {
                 if let Some(a) = self.attributes.first() {

@@ -266,6 +266,19 @@ pub enum DatasetError {
     /// The quasi-identifiers' value counts overflow a 128-bit class key.
     #[error("too many quasi-identifier values to pack a class key into 128 bits")]
     KeyOverflow,
+    /// A research subset's row that is not a row of the table, or is given twice.
+    #[error("research subset row {row} is not a row of the table ({rows} rows) or is given twice")]
+    SubsetRow {
+        /// The 0-based row given.
+        row: u32,
+        /// Rows of the table.
+        rows: usize,
+    },
+    /// A research subset drawn after confidential formulas were attached.
+    #[error(
+        "draw the research subset before attaching confidential formulas (they belong to its rows)"
+    )]
+    SubsetAfterSafety,
     /// A research subset without rows.
     #[error("the research subset of {0} holds no rows")]
     EmptySubset(PathBuf),

@@ -244,15 +244,27 @@ impl Dataset {
         })
     }
 
-    /// The research subset `members` (population rows, increasing) of the table `population`,
-    /// which has the same columns as the dataset built from it: the dataset of the member
-    /// rows, its quasi-identifiers encoded with `self`'s hierarchies (built on the whole
+    /// The research subset `members` (0-based rows of this dataset's table, which becomes
+    /// the population): the dataset of the member rows, its quasi-identifiers encoded with `self`'s hierarchies (built on the whole
     /// population, so that every population value has a leaf), and the population kept
     /// beside it. `self` must be the dataset of `population` itself, without confidential
     /// formulas (they are attached to the subset's rows afterwards).
-    pub fn research_subset(self, members: Vec<u32>) -> Result<Dataset> {
+    pub fn research_subset(self, mut members: Vec<u32>) -> Result<Dataset> {
         if members.is_empty() {
             return Err(DatasetError::EmptySubset(self.table.source().to_path_buf()).into());
+        }
+        if self.confidentiality.is_some() {
+            return Err(DatasetError::SubsetAfterSafety.into());
+        }
+        members.sort_unstable();
+        let rows = self.rows();
+        if let Some(&row) = members
+            .windows(2)
+            .find(|w| w[0] == w[1])
+            .map(|w| &w[0])
+            .or(members.last().filter(|&&r| r as usize >= rows))
+        {
+            return Err(DatasetError::SubsetRow { row, rows }.into());
         }
         let population = self.table;
         let leaves: Vec<Vec<u32>> = self.quasi.iter().map(|q| q.leaves.clone()).collect();
