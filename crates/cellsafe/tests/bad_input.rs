@@ -531,6 +531,24 @@ fn research_subset_mistakes_are_located() {
         config_key(&f.config().unwrap().problem().unwrap_err()),
         "input.subset.column"
     );
+    // a subset without δ-presence is released with a warning
+    let f = Fixture::new(
+        &good,
+        AGE,
+        &config(K2).replace(
+            "path = \"data.csv\"\n",
+            "path = \"data.csv\"\n[input.subset]\ncolumn = \"study\"\n",
+        ),
+    );
+    let report = f.anonymize().unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("no delta-presence")),
+        "{:?}",
+        report.warnings
+    );
     // neither or both ways of naming the subset
     for subset in [
         "",

@@ -320,6 +320,14 @@ fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<S
                 .to_owned(),
         );
     }
+    if problem.data.population.is_some() && problem.presence_models().next().is_none() {
+        warnings.push(
+            "only the research subset ([input.subset]) is released, but no delta-presence \
+             model bounds what it tells about who is in it: a recipient holding the \
+             population can count, class by class, how many of its persons took part"
+                .to_owned(),
+        );
+    }
     let reads = problem.models.iter().any(|m| m.reads_confidential_values());
     if config.search.algorithm == Algorithm::SetBased {
         warnings.push(
