@@ -569,6 +569,30 @@ fn research_subset_mistakes_are_located() {
     };
     let f = keyed("name\nbob\neve\n");
     assert_eq!(f.config().unwrap().problem().unwrap().data.rows(), 2);
+    // the key names the members: never released, whatever the default role
+    let text = with("file = \"keys.csv\"\nkey = \"zip\"", "").replace(
+        "path = \"data.csv\"\n",
+        "path = \"data.csv\"\ndefault_role = \"insensitive\"\n",
+    );
+    let f = Fixture::new(DATA, AGE, &text);
+    std::fs::write(f.dir.path().join("keys.csv"), "zip\n24126\n").unwrap();
+    assert_eq!(
+        config_key(&f.config().unwrap().problem().unwrap_err()),
+        "input.subset.key",
+        "a quasi-identifier as key"
+    );
+    let text = config(PRESENCE)
+        .replace("[attributes.name]\nrole = \"identifying\"\n", "")
+        .replace(
+            "path = \"data.csv\"\n",
+            "path = \"data.csv\"\n[input.subset]\nfile = \"keys.csv\"\nkey = \"name\"\n",
+        );
+    let f = Fixture::new(DATA, AGE, &text);
+    std::fs::write(f.dir.path().join("keys.csv"), "name\nann\neve\n").unwrap();
+    assert!(f.anonymize().unwrap().found);
+    let out = std::fs::read_to_string(f.dir.path().join("out.csv")).unwrap();
+    assert!(!out.contains("name") && !out.contains("ann"), "{out}");
+    assert_eq!(out.lines().count(), 3, "{out}");
     let f = keyed("name\nbob\nzed\n");
     let err = f.config().unwrap().problem().unwrap_err().to_string();
     assert!(

@@ -572,16 +572,29 @@ impl Config {
                 .as_ref()
                 .and_then(|s| s.column.as_deref())
                 .is_some_and(|c| c == name);
-            if flag_column && spec.is_some_and(|s| s.role != Role::Identifying) {
+            // so does the key column of a file of keys: it names the members
+            let key_column = self
+                .input
+                .subset
+                .as_ref()
+                .filter(|s| s.file.is_some())
+                .and_then(|s| s.key.as_deref())
+                .is_some_and(|c| c == name);
+            if (flag_column || key_column) && spec.is_some_and(|s| s.role != Role::Identifying) {
                 return Err(Error::config(
                     &file,
-                    "input.subset.column",
+                    if flag_column {
+                        "input.subset.column"
+                    } else {
+                        "input.subset.key"
+                    },
                     format!(
                         "column `{name}` says who is in the research subset, so it must not \
                          be released: give it role \"identifying\" or leave it unlisted"
                     ),
                 ));
             }
+            let flag_column = flag_column || key_column;
             // the column of CON sets says who holds what confidential: never released
             let role = match spec {
                 Some(s) if con_column && s.role != Role::Identifying => {
