@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::criteria::presence::{unshown_stay_ambiguous, UnshownRule};
 use crate::criteria::{DeltaPresence, Model, ModelSpec, PresenceCounts};
 use crate::error::{Error, ProblemError, Result};
 use crate::framework::classes::{Classes, Snapshot};
@@ -219,6 +220,20 @@ impl Problem {
         let lattice = Lattice::new(data.max_levels())
             .with_tree_order(order)
             .with_orders(orders);
+        if let Some(p) = models.iter().find(|m| m.presence().is_some()) {
+            if let Some(m) = models
+                .iter()
+                .find(|m| m.suppresses_smallest() || m.sample_based().is_some())
+            {
+                return Err(Error::Invalid(format!(
+                    "{} cannot be combined with {}: it suppresses the smallest classes, and \
+                     a recipient who holds the population would learn from which ones were \
+                     suppressed who is in the subset",
+                    p.spec.name(),
+                    m.spec.name()
+                )));
+            }
+        }
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
         let rule = if models.iter().any(|m| m.suppresses_smallest()) {
             SuppressionRule::Smallest
@@ -461,6 +476,8 @@ impl Problem {
     /// classes that show no released row: their share of those classes' population must
     /// lie within the bounds too, or a recipient learns by elimination who is in the
     /// subset (ARX checks neither the pool nor, beside k-anonymity, the empty classes).
+    /// And since the recipient knows which counts make a class fail, each of those classes
+    /// must stay ambiguous: see [`unshown_stay_ambiguous`].
     fn presence_beyond_classes(
         &self,
         classes: &Classes,
@@ -472,13 +489,33 @@ impl Problem {
             return true;
         }
         let (rows, population) = presence_pool(classes, suppressed, counts);
-        models.all(|m| {
+        let pooled = models.all(|m| {
             (counts.empty_classes == 0 || m.allows_empty())
                 && (rows == 0 || {
                     let share = rows as f64 / population as f64;
                     share >= m.delta_min && share <= m.delta_max
                 })
-        })
+        });
+        if !pooled || rows == 0 {
+            return pooled;
+        }
+        {
+            let sizes: Vec<u32> = (0..classes.len())
+                .filter(|&c| suppressed[c])
+                .map(|c| counts.pcounts[c])
+                .chain(counts.empty_sizes.iter().copied())
+                .collect();
+            let rule = UnshownRule {
+                k: self.min_class_size(),
+                any_count_fails: self.models.iter().any(|m| {
+                    m.min_class_size().is_none()
+                        && m.presence().is_none()
+                        && m.sample_based().is_none()
+                }),
+            };
+            let models: Vec<&DeltaPresence> = self.presence_models().collect();
+            unshown_stay_ambiguous(&models, rule, &sizes, rows)
+        }
     }
 
     /// Chooses the classes to suppress by the problem's rule and checks

@@ -18,7 +18,7 @@ mod k_anonymity;
 mod l_diversity;
 mod logical;
 pub mod matching;
-mod presence;
+pub(crate) mod presence;
 mod risk_based;
 mod spec;
 mod t_closeness;
