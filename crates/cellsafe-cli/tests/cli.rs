@@ -1529,7 +1529,7 @@ fn presence_example_releases_the_study_only() {
         serde_json::from_str(&std::fs::read_to_string(&risk).unwrap()).unwrap();
     assert_eq!(r["population_records"], 5000);
     assert!(
-        r["journalist"]["average"].as_f64() < r["prosecutor"]["average"].as_f64(),
+        r["journalist"]["average"].as_f64().unwrap() < r["prosecutor"]["average"].as_f64().unwrap(),
         "{r}"
     );
     assert_eq!(

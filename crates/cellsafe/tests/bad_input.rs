@@ -531,6 +531,16 @@ fn research_subset_mistakes_are_located() {
         config_key(&f.config().unwrap().problem().unwrap_err()),
         "input.subset.column"
     );
+    // the input's order would line the subset up with the population
+    let f = Fixture::new(
+        &good,
+        AGE,
+        &format!(
+            "{}[output]\nkeep_order = true\n",
+            with("column = \"study\"", "")
+        ),
+    );
+    assert_eq!(config_key(&f.anonymize().unwrap_err()), "output.keep_order");
     // a subset without δ-presence is released with a warning
     let f = Fixture::new(
         &good,

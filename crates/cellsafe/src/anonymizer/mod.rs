@@ -414,7 +414,24 @@ impl<'a> Anonymizer<'a> {
         let start = Instant::now();
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
+            return Err(Error::Invalid(
+                "a research subset is released in a shuffled order: in the input's order its \
+                 rows are a subsequence of the population a recipient holds, and line up \
+                 with it"
+                    .into(),
+            ));
+        }
         if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
+            if let Some(c) = (0..problem.data.roles.len()).find(|&c| problem.data.public[c]) {
+                return Err(Error::Invalid(format!(
+                    "{} compares classes of the quasi-identifiers with the population; the \
+                     public column `{}` splits them where the recipient can see it: make it \
+                     quasi-identifying",
+                    m.spec.name(),
+                    problem.data.table.header()[c]
+                )));
+            }
             if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
                 return Err(Error::Invalid(format!(
                     "{} compares generalized classes with the population: use a level-based \

@@ -279,6 +279,9 @@ pub enum DatasetError {
         "draw the research subset before attaching confidential formulas (they belong to its rows)"
     )]
     SubsetAfterSafety,
+    /// A research subset drawn from a research subset.
+    #[error("the table is already a research subset of a population")]
+    SubsetOfSubset,
     /// A research subset without rows.
     #[error("the research subset of {0} holds no rows")]
     EmptySubset(PathBuf),

@@ -110,7 +110,7 @@ pub struct Dataset {
     /// Per column: insensitive and explicitly public, so a suppressed row still shows it.
     pub(crate) public: Vec<bool>,
     /// The population table this table is a research subset of (δ-presence), if it is one.
-    pub population: Option<Arc<Population>>,
+    pub(crate) population: Option<Arc<Population>>,
 }
 
 /// The population a research subset was drawn from: a public table (a register, a census)
@@ -256,6 +256,9 @@ impl Dataset {
         if self.confidentiality.is_some() {
             return Err(DatasetError::SubsetAfterSafety.into());
         }
+        if self.population.is_some() {
+            return Err(DatasetError::SubsetOfSubset.into());
+        }
         members.sort_unstable();
         let rows = self.rows();
         if let Some(&row) = members
@@ -318,6 +321,10 @@ impl Dataset {
     /// Number of rows.
     pub fn rows(&self) -> usize {
         self.table.rows()
+    }
+    /// The population this table is a research subset of, if it is one.
+    pub fn population(&self) -> Option<&Population> {
+        self.population.as_deref()
     }
     /// Each quasi-identifier's hierarchy, in header order.
     pub(crate) fn hierarchies(&self) -> Vec<&Hierarchy> {

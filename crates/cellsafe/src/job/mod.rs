@@ -328,6 +328,29 @@ fn layout_warnings(config: &Config, problem: &Problem, layout: &Layout) -> Vec<S
                 .to_owned(),
         );
     }
+    if problem.presence_models().next().is_some() {
+        let released: Vec<&str> = problem
+            .data
+            .roles
+            .iter()
+            .zip(problem.data.table.header())
+            .filter(|(r, _)| {
+                matches!(
+                    r,
+                    crate::data::Role::Sensitive | crate::data::Role::Insensitive
+                )
+            })
+            .map(|(_, name)| name.as_str())
+            .collect();
+        if !released.is_empty() {
+            warnings.push(format!(
+                "delta-presence compares the quasi-identifiers with the population: the \
+                 columns released as they are ({}) must not be in the population the \
+                 recipient holds, or a combination of them can single out who took part",
+                released.join(", ")
+            ));
+        }
+    }
     let reads = problem.models.iter().any(|m| m.reads_confidential_values());
     if config.search.algorithm == Algorithm::SetBased {
         warnings.push(

@@ -276,6 +276,14 @@ impl Config {
     /// bounded thread count and bounded genetic parameters.
     pub(crate) fn check_release(&self) -> Result<()> {
         let file = self.file_name();
+        if self.input.subset.is_some() && self.output.keep_order {
+            return Err(Error::config(
+                &file,
+                "output.keep_order",
+                "a research subset is released in a shuffled order: in the input's order its \
+                 rows are a subsequence of the population a recipient holds, and line up with it",
+            ));
+        }
         if self.privacy.is_empty() {
             return Err(Error::config(
                 &file,
