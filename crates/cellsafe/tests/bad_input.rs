@@ -541,6 +541,13 @@ fn research_subset_mistakes_are_located() {
         ),
     );
     assert_eq!(config_key(&f.anonymize().unwrap_err()), "output.keep_order");
+    // the commands that judge the whole table refuse a subset
+    let f = Fixture::new(&good, AGE, &with("column = \"study\"", ""));
+    let c = f.config().unwrap();
+    let err = cellsafe::job::disclosure::from_config(&c).unwrap_err();
+    assert_eq!(config_key(&err), "input.subset");
+    let err = cellsafe::job::pareto::pareto(&c, None, false, &cellsafe::observer::Silent);
+    assert_eq!(config_key(&err.unwrap_err()), "input.subset");
     // a subset without δ-presence is released with a warning
     let f = Fixture::new(
         &good,

@@ -158,6 +158,14 @@ pub fn from_config_observed(
     observer: &dyn crate::observer::Observer,
 ) -> Result<(Disclosure, Options)> {
     let file = config.file_name();
+    if config.input.subset.is_some() {
+        return Err(Error::config(
+            &file,
+            "input.subset",
+            "`cellsafe disclose` judges the whole table; a research subset (δ-presence) is \
+             released by `cellsafe anonymize`",
+        ));
+    }
     let spec = config
         .disclose
         .as_ref()

@@ -99,6 +99,14 @@ pub fn pareto(
     observer: &dyn Observer,
 ) -> Result<ParetoReport> {
     let file = config.file_name();
+    if config.input.subset.is_some() {
+        return Err(Error::config(
+            &file,
+            "input.subset",
+            "the objectives of `cellsafe pareto` do not compare with a population: search a \
+             research subset with `cellsafe anonymize` and δ-presence",
+        ));
+    }
     let Some(spec) = &config.pareto else {
         return Err(Error::config(
             &file,

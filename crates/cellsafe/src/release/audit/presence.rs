@@ -98,3 +98,64 @@ pub(super) fn violations(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A population of zip codes: 4 in 1111, 4 in 2222, 2 in 3333, released as themselves.
+    fn expected(population: &Table) -> PresenceExpected<'_> {
+        let labels = ["1111", "2222", "3333"]
+            .iter()
+            .map(|v| (v.to_string(), v.to_string()))
+            .collect();
+        PresenceExpected {
+            population,
+            labels: vec![labels],
+        }
+    }
+
+    fn population() -> Table {
+        let rows: Vec<Vec<String>> = [("1111", 4), ("2222", 4), ("3333", 2)]
+            .iter()
+            .flat_map(|&(z, n)| (0..n).map(move |_| vec![z.to_string()]))
+            .collect();
+        Table::from_rows(vec!["zip".into()], &rows).unwrap()
+    }
+
+    fn check(released: &[&str], hidden: usize, bounds: (f64, f64)) -> Vec<String> {
+        let population = population();
+        let rows: Vec<Vec<&str>> = released.iter().map(|z| vec![*z]).collect();
+        violations(
+            &expected(&population),
+            &["zip".into()],
+            &rows,
+            hidden,
+            bounds,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn shares_are_counted_against_the_population() {
+        // 1 of 4, 1 of 4, 1 of 2: within [0.2, 0.5]
+        assert!(check(&["1111", "2222", "3333"], 0, (0.2, 0.5)).is_empty());
+        // 2 of 2 is above 0.5
+        let v = check(&["1111", "3333", "3333"], 0, (0.0, 0.5));
+        assert!(v.len() == 1 && v[0].contains("2 of 2"), "{v:?}");
+        // 3333 shows no row: a share 0 below δmin
+        let v = check(&["1111", "2222"], 0, (0.2, 0.5));
+        assert!(
+            v.len() == 1 && v[0].contains("no row in the subset"),
+            "{v:?}"
+        );
+        // two suppressed rows among the 2 persons of 3333: a share of 1
+        let v = check(&["1111", "2222"], 2, (0.0, 0.5));
+        assert!(v.len() == 1 && v[0].contains("suppressed rows"), "{v:?}");
+        // one among them: 1 of 2, within
+        assert!(check(&["1111", "2222"], 1, (0.0, 0.5)).is_empty());
+        // a released tuple the population lacks
+        let v = check(&["1111", "4444"], 0, (0.0, 1.0));
+        assert!(v.len() == 1 && v[0].contains("match no row"), "{v:?}");
+    }
+}
