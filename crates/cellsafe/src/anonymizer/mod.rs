@@ -415,12 +415,7 @@ impl<'a> Anonymizer<'a> {
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
         if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
-            return Err(Error::Invalid(
-                "a research subset is released in a shuffled order: in the input's order its \
-                 rows are a subsequence of the population a recipient holds, and line up \
-                 with it"
-                    .into(),
-            ));
+            return Err(Error::Invalid(SUBSET_IN_INPUT_ORDER.into()));
         }
         if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
             if let Some(c) = (0..problem.data.roles.len()).find(|&c| problem.data.public[c]) {
@@ -699,6 +694,11 @@ fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy,
         }
     }
 }
+
+/// Why a research subset is never released in the input's order.
+pub(crate) const SUBSET_IN_INPUT_ORDER: &str =
+    "a research subset is released in a shuffled order: in the input's order its rows are a \
+     subsequence of the population a recipient holds, and line up with it";
 
 /// What the audit of δ-presence reads: the population, and the label each of its values
 /// is released as at `levels`.

@@ -280,8 +280,7 @@ impl Config {
             return Err(Error::config(
                 &file,
                 "output.keep_order",
-                "a research subset is released in a shuffled order: in the input's order its \
-                 rows are a subsequence of the population a recipient holds, and line up with it",
+                crate::anonymizer::SUBSET_IN_INPUT_ORDER,
             ));
         }
         if self.privacy.is_empty() {
