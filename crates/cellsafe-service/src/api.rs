@@ -6,6 +6,7 @@
 //! a token of a user name locked after too many wrong tokens 429.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::extract::rejection::JsonRejection;
@@ -24,7 +25,7 @@ use crate::store::{AuditRow, Entry, UserRow};
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut body = serde_json::json!({ "error": self.message, "status": self.status });
+        let mut body = serde_json::json!({ "error": cut(&self.message), "status": self.status });
         if let Some(id) = self.audit_id {
             body["audit_id"] = id.into();
         }
@@ -156,8 +157,124 @@ pub fn openapi_json() -> String {
         .expect("the description serializes")
 }
 
-/// The service's routes.
-pub fn router(app: Arc<App>, body_limit: usize) -> Router {
+/// The longest error message sent or logged, in characters: a message that quotes what
+/// a client sent (a 16,000-character column name) is cut to this, with the length it had.
+pub const MAX_MESSAGE: usize = 500;
+
+/// `message` cut to [`MAX_MESSAGE`] characters (on a character boundary), saying so.
+pub fn cut(message: &str) -> String {
+    match message.char_indices().nth(MAX_MESSAGE) {
+        None => message.to_string(),
+        Some((end, _)) => format!(
+            "{}… (cut: {} characters in all)",
+            &message[..end],
+            message.chars().count()
+        ),
+    }
+}
+
+/// The most bytes of a request's target and header fields together; above it, a JSON 431.
+pub const MAX_HEAD_FIELDS: usize = 16 * 1024;
+
+/// Every request passes here first: a head too large is a 431, the body is read whole
+/// within `body_timeout` and `body_limit` (408 and 413 otherwise, and the connection
+/// closes), and an error answer of the API that is not JSON (a rejection by axum: a bad
+/// query string, a method not allowed) becomes the documented JSON error.
+async fn guard(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+    body_limit: usize,
+    body_timeout: std::time::Duration,
+) -> Response {
+    let head = request.uri().to_string().len()
+        + request
+            .headers()
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len() + 4)
+            .sum::<usize>();
+    if head > MAX_HEAD_FIELDS {
+        return closing(Failure::new(
+            431,
+            format!("the request's head is larger than {MAX_HEAD_FIELDS} bytes"),
+        ));
+    }
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = || {
+        closing(Failure::new(
+            413,
+            format!("the body is larger than {body_limit} bytes"),
+        ))
+    };
+    if declared.is_some_and(|n| n > body_limit as u64) {
+        return too_large();
+    }
+    let ui = request.uri().path().starts_with("/ui");
+    let (parts, body) = request.into_parts();
+    let bytes =
+        match tokio::time::timeout(body_timeout, axum::body::to_bytes(body, body_limit)).await {
+            Err(_) => {
+                return closing(Failure::new(
+                    408,
+                    format!(
+                        "the body took longer than {} s to arrive",
+                        body_timeout.as_secs()
+                    ),
+                ))
+            }
+            Ok(Err(e)) => {
+                let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+                while let Some(s) = source {
+                    if s.is::<http_body_util::LengthLimitError>() {
+                        return too_large();
+                    }
+                    source = s.source();
+                }
+                return closing(Failure::new(400, "the body could not be read"));
+            }
+            Ok(Ok(b)) => b,
+        };
+    let response = next
+        .run(axum::extract::Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        ))
+        .await;
+    let json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if ui || json || response.status().as_u16() < 400 {
+        return response;
+    }
+    let status = response.status();
+    let text = axum::body::to_bytes(response.into_body(), MAX_HEAD_FIELDS)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let message = if text.is_empty() {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text
+    };
+    Failure::new(status.as_u16(), message).into_response()
+}
+
+/// `failure` as a response that closes the connection (its body may still be arriving).
+fn closing(failure: Failure) -> Response {
+    let mut r = failure.into_response();
+    r.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    r
+}
+
+/// The service's routes, each request read under `body_limit` and `body_timeout`.
+pub fn router(app: Arc<App>, body_limit: usize, body_timeout: std::time::Duration) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/openapi.json", get(openapi))
@@ -171,7 +288,13 @@ pub fn router(app: Arc<App>, body_limit: usize) -> Router {
         .route("/admin/settings", get(settings).put(put_settings))
         .merge(crate::web::routes())
         .fallback(|| async { Failure::new(404, "no such endpoint") })
+        .method_not_allowed_fallback(|| async {
+            Failure::new(405, "this endpoint does not take that method")
+        })
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn(move |request, next| {
+            guard(request, next, body_limit, body_timeout)
+        }))
         .with_state(app)
 }
 
@@ -184,17 +307,36 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(Failure::internal(format!("a worker failed: {e}"))))
 }
 
-async fn signed_in(app: &Arc<App>, headers: &HeaderMap) -> Result<User, Failure> {
-    let header = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let app = app.clone();
-    blocking(move || app.authenticate(header.as_deref())).await
+/// The client's address (the connection's peer; unspecified when the server did not
+/// record it).
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub IpAddr);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip()),
+        ))
+    }
 }
 
-async fn admin(app: &Arc<App>, headers: &HeaderMap) -> Result<User, Failure> {
-    let user = signed_in(app, headers).await?;
+async fn signed_in(app: &Arc<App>, headers: &HeaderMap, peer: Peer) -> Result<User, Failure> {
+    let header = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    app.authenticate(header, peer.0).await
+}
+
+async fn admin(app: &Arc<App>, headers: &HeaderMap, peer: Peer) -> Result<User, Failure> {
+    let user = signed_in(app, headers, peer).await?;
     if user.role != Role::Admin {
         return Err(Failure::new(403, "this endpoint is for admins"));
     }
@@ -235,9 +377,11 @@ async fn openapi() -> Response {
 async fn query(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     body: Result<Json<QueryBody>, JsonRejection>,
 ) -> Result<Json<Released>, Failure> {
-    let user = signed_in(&app, &headers).await?;
+    let user = signed_in(&app, &headers, peer).await?;
+    app.take_query(&user.name, std::time::Instant::now())?;
     let body = match body {
         Ok(Json(b)) => b,
         Err(r) => {
@@ -253,11 +397,11 @@ async fn query(
                             method: None,
                             levels: None,
                             rows: 0,
-                            reason: Some(message),
+                            reason: Some(cut(&message)),
                             detail: None,
                             disclosure: None,
                         })
-                        .map_err(Failure::internal)
+                        .map_err(crate::app::audit_failure)
                 })
                 .await?,
             );
@@ -275,8 +419,9 @@ async fn query(
 async fn tables(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
 ) -> Result<Json<Vec<TableInfo>>, Failure> {
-    let user = signed_in(&app, &headers).await?;
+    let user = signed_in(&app, &headers, peer).await?;
     let store_app = app.clone();
     let grants = blocking(move || {
         store_app
@@ -319,8 +464,9 @@ async fn tables(
 async fn users(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
 ) -> Result<Json<Vec<UserRow>>, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     Ok(Json(
         blocking(move || app.store.users().map_err(Failure::internal)).await?,
     ))
@@ -348,9 +494,10 @@ fn check_grants(app: &App, grants: &BTreeMap<String, Vec<String>>) -> Result<(),
 async fn create_user(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     body: Result<Json<NewUser>, JsonRejection>,
 ) -> Result<(StatusCode, Json<Token>), Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     let Json(new) = body.map_err(json_failure)?;
     if !auth::valid_name(&new.name) {
         return Err(Failure::new(
@@ -377,6 +524,7 @@ async fn create_user(
                 .set_grant(&new.name, table, columns)
                 .map_err(Failure::internal)?;
         }
+        app.users_changed()?;
         Ok(Token {
             name: new.name,
             token,
@@ -392,9 +540,10 @@ async fn create_user(
 async fn delete_user(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     Path(name): Path<String>,
 ) -> Result<StatusCode, Failure> {
-    let me = admin(&app, &headers).await?;
+    let me = admin(&app, &headers, peer).await?;
     if me.name == name {
         return Err(Failure::new(400, "an admin cannot delete themselves"));
     }
@@ -414,9 +563,10 @@ async fn delete_user(
 async fn new_token(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     Path(name): Path<String>,
 ) -> Result<Json<Token>, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     blocking(move || {
         let (token, hash) = auth::new_token(&name);
         if !app
@@ -426,7 +576,7 @@ async fn new_token(
         {
             return Err(Failure::new(404, format!("no user `{name}`")));
         }
-        app.verified.forget(&name);
+        app.forget(&name);
         Ok(Json(Token { name, token }))
     })
     .await
@@ -438,10 +588,11 @@ async fn new_token(
 async fn grant(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     Path(name): Path<String>,
     body: Result<Json<Grant>, JsonRejection>,
 ) -> Result<StatusCode, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     let Json(g) = body.map_err(json_failure)?;
     check_grants(
         &app,
@@ -465,9 +616,11 @@ async fn grant(
 async fn audit(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
-    Query(page): Query<Page>,
+    peer: Peer,
+    page: Result<Query<Page>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<AuditPage>, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
+    let Query(page) = page.map_err(|r| Failure::new(400, r.body_text()))?;
     let limit = page.limit.unwrap_or(100).clamp(1, 1000);
     let after = page.after.unwrap_or(0);
     let entries = blocking(move || {
@@ -509,8 +662,9 @@ fn sections(text: &str) -> Result<serde_json::Value, Failure> {
 async fn settings(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
 ) -> Result<Json<serde_json::Value>, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     Ok(Json(sections(&app.live().text)?))
 }
 
@@ -521,9 +675,10 @@ async fn settings(
 async fn put_settings(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Peer,
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<serde_json::Value>, Failure> {
-    admin(&app, &headers).await?;
+    admin(&app, &headers, peer).await?;
     let Json(body) = body.map_err(json_failure)?;
     let serde_json::Value::Object(changes) = body else {
         return Err(Failure::new(

@@ -3,8 +3,10 @@
 //! knowledge, write the audit entry, then answer.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use cellsafe::gatekeeper::{Answer, Center, Disclosure, Knowledge, Outcome};
 use cellsafe::job::config::Config;
@@ -49,6 +51,22 @@ pub struct User {
     pub name: String,
     /// Role.
     pub role: Role,
+    /// The stored hash their token was checked against: a session opened with it ends
+    /// when the user's hash changes (a new token) or the user is gone.
+    pub(crate) token_hash: String,
+}
+
+/// How long an admin page session lasts without use.
+pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// How long an admin page session lasts at most, however often it is used.
+pub const SESSION_MAX: Duration = Duration::from_secs(8 * 3600);
+
+/// An admin page session.
+struct Session {
+    user: String,
+    token_hash: String,
+    opened: Instant,
+    used: Instant,
 }
 
 /// The center as currently configured.
@@ -84,8 +102,26 @@ pub struct App {
     held: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Held>>>>,
     /// Tokens checked already.
     pub verified: Verified,
-    /// Wrong tokens per user name.
+    /// Wrong tokens per user name and client address.
     pub throttle: Throttle,
+    /// Argon2 checks running at once: as many as the cores, so that a flood of wrong
+    /// tokens costs a bounded amount of memory (each check takes its hash's `m`).
+    argon2: tokio::sync::Semaphore,
+    /// The users' token hashes, by name: a token of a name that is no user is checked
+    /// against one of them (chosen by a keyed hash of the name), so that both paths cost
+    /// the same and the answer's time does not tell which names exist.
+    hashes: RwLock<Vec<String>>,
+    /// The key choosing that hash.
+    hash_key: std::hash::RandomState,
+    /// Admin page sessions by id.
+    sessions: Mutex<HashMap<String, Session>>,
+    /// Queries per user and minute.
+    pub queries_per_minute: u32,
+    /// Per user, the queries they may still send now and when that was counted (a token
+    /// bucket of `queries_per_minute`).
+    rates: Mutex<HashMap<String, (f64, Instant)>>,
+    /// Directories (canonical) the admin's settings may read files from.
+    pub file_roots: Vec<PathBuf>,
 }
 
 /// A released answer, as sent.
@@ -143,7 +179,96 @@ impl App {
             held: Mutex::new(HashMap::new()),
             verified: Verified::default(),
             throttle: Throttle::new(5, std::time::Duration::from_secs(60)),
+            argon2: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
+            hashes: RwLock::new(Vec::new()),
+            hash_key: std::hash::RandomState::new(),
+            sessions: Mutex::new(HashMap::new()),
+            queries_per_minute: 120,
+            rates: Mutex::new(HashMap::new()),
+            file_roots: Vec::new(),
         }
+    }
+
+    /// Takes one query from `user`'s allowance: Err(seconds until the next) when none is
+    /// left. Only signed-in users get here, so the map holds at most one entry per user.
+    pub fn take_query(&self, user: &str, now: Instant) -> Result<(), Failure> {
+        let per_minute = f64::from(self.queries_per_minute.max(1));
+        let mut rates = self.rates.lock().unwrap_or_else(|p| p.into_inner());
+        if rates.len() >= auth::MAX_TRACKED && !rates.contains_key(user) {
+            rates.retain(|_, (_, at)| now.saturating_duration_since(*at) < Duration::from_secs(60));
+        }
+        let (left, at) = rates.entry(user.to_string()).or_insert((per_minute, now));
+        let refill = now.saturating_duration_since(*at).as_secs_f64() * per_minute / 60.0;
+        *left = (*left + refill).min(per_minute);
+        *at = now;
+        if *left < 1.0 {
+            let wait = ((1.0 - *left) * 60.0 / per_minute).ceil();
+            return Err(Failure::new(
+                429,
+                format!(
+                    "too many queries: at most {} a minute; try again in {wait} s",
+                    self.queries_per_minute
+                ),
+            ));
+        }
+        *left -= 1.0;
+        Ok(())
+    }
+
+    /// Checks that every file `config` reads besides the config and its data lies in one
+    /// of [`file_roots`](Self::file_roots): an admin's settings cannot read (and echo in an
+    /// error) any other file the server can read. The message does not say whether the
+    /// file exists.
+    pub fn check_files(&self, config: &Config) -> Result<(), Failure> {
+        let data = config.resolve(&config.input.path);
+        for (what, path) in config.input_files() {
+            if what == "the config" || path == data {
+                continue;
+            }
+            let inside = std::fs::canonicalize(&path)
+                .ok()
+                .or_else(|| lexical(&path))
+                .is_some_and(|p| self.file_roots.iter().any(|r| p.starts_with(r)));
+            if !inside {
+                return Err(Failure::new(
+                    400,
+                    format!(
+                        "{what}: a file the settings read must lie in the center's directory \
+                         or a directory of [service] files; `{}` does not",
+                        crate::api::cut(&path.display().to_string())
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the users' token hashes again; call after any change of users or tokens.
+    pub fn users_changed(&self) -> Result<(), Failure> {
+        let mut hashes = Vec::new();
+        for u in self.store.users().map_err(Failure::internal)? {
+            if let Some((_, hash)) = self.store.user(&u.name).map_err(Failure::internal)? {
+                hashes.push(hash);
+            }
+        }
+        if hashes.is_empty() {
+            // no user yet: a hash of the service's own parameters
+            hashes.push(auth::hash_secret("no user"));
+        }
+        *self.hashes.write().unwrap_or_else(|p| p.into_inner()) = hashes;
+        Ok(())
+    }
+
+    /// The hash a token of `name`, which is no user, is checked against.
+    fn stand_in(&self, name: &str) -> String {
+        use std::hash::BuildHasher;
+        let hashes = self.hashes.read().unwrap_or_else(|p| p.into_inner());
+        if hashes.is_empty() {
+            return String::new();
+        }
+        hashes[(self.hash_key.hash_one(name) % hashes.len() as u64) as usize].clone()
     }
 
     /// The center as currently configured.
@@ -155,6 +280,7 @@ impl App {
     pub fn reconfigure(&self, text: String) -> Result<Arc<Live>, Failure> {
         let config = Config::parse(&text, &self.config_path)
             .map_err(|e| Failure::new(400, e.to_string()))?;
+        self.check_files(&config)?;
         let center = cellsafe::job::gatekeeper::center(&config, self.table.clone())
             .map_err(|e| Failure::new(400, e.to_string()))?;
         let mut live = self.live.write().unwrap_or_else(|p| p.into_inner());
@@ -170,44 +296,152 @@ impl App {
         Ok(next)
     }
 
-    /// The user a bearer token belongs to.
-    pub fn authenticate(&self, header: Option<&str>) -> Result<User, Failure> {
+    /// The user a bearer token (`Authorization` header) from client address `from`
+    /// belongs to. Argon2 checks wait for one of a few permits; a name locked for `from`
+    /// after wrong tokens gets 429 without a check.
+    pub async fn authenticate(
+        self: &Arc<Self>,
+        header: Option<&str>,
+        from: IpAddr,
+    ) -> Result<User, Failure> {
         let unauthorized = |m: &str| Failure::new(401, m);
         let token = header
             .and_then(|h| h.strip_prefix("Bearer "))
             .ok_or_else(|| unauthorized("missing token: send `Authorization: Bearer NAME.SECRET`"))?
-            .trim();
+            .trim()
+            .to_string();
         let (name, secret) = token
             .split_once('.')
             .ok_or_else(|| unauthorized("malformed token"))?;
-        let found = self.store.user(name).map_err(Failure::internal)?;
-        let Some((role, hash)) = found else {
+        // a name no user can have, or a secret of another length than ours, is refused
+        // without a look-up: no name is told apart from another by it
+        if !auth::valid_name(name) || secret.len() > auth::MAX_SECRET {
             return Err(unauthorized("invalid token"));
-        };
-        // a token checked before passes even while its name is locked, so that a guesser
-        // cannot lock its holder out
-        if self.verified.get(token).as_deref() != Some(name) {
-            let now = std::time::Instant::now();
-            if let Some(wait) = self.throttle.locked(name, now) {
-                return Err(Failure::new(
-                    429,
-                    format!(
-                        "too many wrong tokens for `{name}`: try again in {} s",
-                        wait.as_secs() + 1
-                    ),
-                ));
-            }
-            if !auth::verify(secret, &hash) {
-                self.throttle.failed(name, now);
-                return Err(unauthorized("invalid token"));
-            }
-            self.throttle.succeeded(name);
-            self.verified.insert(token, name);
         }
-        Ok(User {
-            name: name.to_string(),
-            role: Role::parse(&role).ok_or_else(|| Failure::internal("a stored role"))?,
-        })
+        let (name, secret) = (name.to_string(), secret.to_string());
+        let app = self.clone();
+        let lookup = name.clone();
+        let found = tokio::task::spawn_blocking(move || app.store.user(&lookup))
+            .await
+            .map_err(Failure::internal)?
+            .map_err(Failure::internal)?;
+        let user = |role: &str, hash: &str| -> Result<User, Failure> {
+            Ok(User {
+                name: name.clone(),
+                role: Role::parse(role).ok_or_else(|| Failure::internal("a stored role"))?,
+                token_hash: hash.to_string(),
+            })
+        };
+        if let Some((role, hash)) = &found {
+            if self.verified.passes(&token, &name, hash) {
+                return user(role, hash);
+            }
+        }
+        if let Err(wait) = self.throttle.attempt(&name, from, Instant::now()) {
+            return Err(Failure::new(
+                429,
+                format!(
+                    "too many wrong tokens for `{name}` from your address: try again in {} s",
+                    wait.as_secs() + 1
+                ),
+            ));
+        }
+        let permit = self.argon2.acquire().await.map_err(Failure::internal)?;
+        let hash = match &found {
+            Some((_, hash)) => hash.clone(),
+            None => self.stand_in(&name),
+        };
+        let checked = hash.clone();
+        let right = tokio::task::spawn_blocking(move || auth::verify(&secret, &checked))
+            .await
+            .map_err(Failure::internal)?;
+        drop(permit);
+        match found {
+            Some((role, stored)) if right => {
+                self.throttle.succeeded(&name, from);
+                self.verified.insert(&token, &name, &stored);
+                user(&role, &stored)
+            }
+            _ => Err(unauthorized("invalid token")),
+        }
+    }
+
+    /// Opens an admin page session for `user` (signed in with their token): its id.
+    pub fn open_session(&self, user: &User) -> String {
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let now = Instant::now();
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.retain(|_, s| live_session(s, now));
+        if sessions.len() >= auth::MAX_TRACKED {
+            if let Some(oldest) = sessions
+                .iter()
+                .min_by_key(|(_, s)| s.used)
+                .map(|(k, _)| k.clone())
+            {
+                sessions.remove(&oldest);
+            }
+        }
+        sessions.insert(
+            id.clone(),
+            Session {
+                user: user.name.clone(),
+                token_hash: user.token_hash.clone(),
+                opened: now,
+                used: now,
+            },
+        );
+        id
+    }
+
+    /// The admin of session `id`, re-checked against the store at every request: the
+    /// session ends when it expires, or when its user is deleted, gets a new token or is
+    /// no longer an admin. Blocking (reads the store).
+    pub fn session(&self, id: &str) -> Result<Option<User>, Failure> {
+        let now = Instant::now();
+        let (name, token_hash) = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(s) = sessions.get_mut(id) else {
+                return Ok(None);
+            };
+            if !live_session(s, now) {
+                sessions.remove(id);
+                return Ok(None);
+            }
+            s.used = now;
+            (s.user.clone(), s.token_hash.clone())
+        };
+        let stored = self.store.user(&name).map_err(Failure::internal)?;
+        match stored {
+            Some((role, hash)) if role == Role::Admin.as_str() && hash == token_hash => {
+                Ok(Some(User {
+                    name,
+                    role: Role::Admin,
+                    token_hash,
+                }))
+            }
+            _ => {
+                self.end_session(id);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Ends session `id`.
+    pub fn end_session(&self, id: &str) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    /// Ends every session of `user`.
+    pub fn end_sessions_of(&self, user: &str) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, s| s.user != user);
     }
 
     /// The slot holding `user`'s knowledge (its lock serializes the user's queries).
@@ -220,9 +454,12 @@ impl App {
             .clone()
     }
 
-    /// Forgets what is cached for `user` (after a deletion).
+    /// Forgets what is cached for `user` (after a deletion or a new token): checked
+    /// tokens, sessions, the stand-in hashes.
     pub fn forget(&self, user: &str) {
         self.verified.forget(user);
+        self.end_sessions_of(user);
+        let _ = self.users_changed();
         self.held
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -230,7 +467,7 @@ impl App {
     }
 
     fn audit(&self, e: Entry) -> Result<i64, Failure> {
-        self.store.append(&e).map_err(Failure::internal)
+        self.store.append(&e).map_err(audit_failure)
     }
 
     /// Writes a `rejected` entry and returns the failure with its id.
@@ -242,7 +479,7 @@ impl App {
             method: None,
             levels: None,
             rows: 0,
-            reason: Some(f.message.clone()),
+            reason: Some(crate::api::cut(&f.message)),
             detail: None,
             disclosure: None,
         }) {
@@ -398,6 +635,44 @@ impl App {
         request.columns = columns;
         Ok(())
     }
+}
+
+/// An audit entry that could not be written: nothing is answered. A full database or
+/// disk is a 503 (the service refuses queries until there is room), anything else a 500.
+pub fn audit_failure(e: crate::store::StoreError) -> Failure {
+    if crate::store::is_full(&e) {
+        Failure::new(
+            503,
+            "the audit log cannot be written (its database or disk is full): no query is \
+             answered until there is room",
+        )
+    } else {
+        Failure::internal(e)
+    }
+}
+
+/// `path` made absolute and without `.` and `..`, read from the text alone (for a path
+/// that does not exist).
+fn lexical(path: &std::path::Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).ok()?;
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Whether session `s` is still open at `now`.
+fn live_session(s: &Session, now: Instant) -> bool {
+    now.saturating_duration_since(s.used) < SESSION_IDLE
+        && now.saturating_duration_since(s.opened) < SESSION_MAX
 }
 
 /// A gatekeeper error as a client failure (bad queries) or an internal one.

@@ -6,6 +6,7 @@
 //! disk) until its user is deleted or given a new token.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -70,6 +71,10 @@ pub fn verify(secret: &str, hash: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The longest secret checked (ours are 64 hex digits): a longer one is refused without
+/// a check, so no client makes argon2 hash a header-sized secret.
+pub const MAX_SECRET: usize = 256;
+
 /// A valid user name: 1 to 64 letters, digits, `-` or `_`.
 pub fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
@@ -78,101 +83,123 @@ pub fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Tokens already checked: token → user name.
+/// Most tokens remembered as checked, sessions open, and names tracked by the throttle:
+/// what clients send never grows these maps further.
+pub const MAX_TRACKED: usize = 10_000;
+
+/// Tokens already checked: token → (user name, the hash it was checked against). A token
+/// passes from here only while its user's stored hash is still that hash, so a deleted
+/// user or a new token ends it whatever the order of events.
 #[derive(Default)]
-pub struct Verified(Mutex<HashMap<String, String>>);
+pub struct Verified(Mutex<HashMap<String, (String, String)>>);
 
 impl Verified {
-    /// The user of a token checked before.
-    pub fn get(&self, token: &str) -> Option<String> {
+    /// Whether `token` was checked before against `hash`, the hash `user` has now.
+    pub fn passes(&self, token: &str, user: &str, hash: &str) -> bool {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(token)
-            .cloned()
+            .is_some_and(|(u, h)| u == user && h == hash)
     }
     /// Remembers a checked token.
-    pub fn insert(&self, token: &str, user: &str) {
+    pub fn insert(&self, token: &str, user: &str, hash: &str) {
         let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if m.len() > 10_000 {
+        if m.len() >= MAX_TRACKED {
             m.clear();
         }
-        m.insert(token.to_string(), user.to_string());
+        m.insert(token.to_string(), (user.to_string(), hash.to_string()));
     }
     /// Forgets every token of `user`.
     pub fn forget(&self, user: &str) {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|_, u| u != user);
+            .retain(|_, (u, _)| u != user);
     }
 }
 
-/// Failed token checks per user name. After `limit` failures in a row, the name is locked
-/// for `lockout` from its last failure: its tokens are not checked (so a guesser can make
-/// neither progress nor the service spend argon2 time on them), and the right token waits
-/// too. A success clears the count.
+/// Wrong tokens per user name and client address. Each check is counted *before* it runs,
+/// so simultaneous guesses cannot slip past the limit; after `limit` in a row, the name is
+/// locked for that address for `lockout` from the last: its tokens from there are not
+/// checked (a guesser makes no progress and costs no argon2 time), while the same name
+/// from any other address is checked as usual, so a guesser cannot lock the token's
+/// holder out from elsewhere. A success clears the count. Names that are no user are
+/// counted alike, so the lock does not tell which names exist.
 pub struct Throttle {
     limit: u32,
     lockout: Duration,
-    failures: Mutex<HashMap<String, (u32, Instant)>>,
+    counts: Mutex<HashMap<(String, IpAddr), (u32, Instant)>>,
 }
 
 impl Throttle {
-    /// A throttle locking a name for `lockout` after `limit` failures in a row (`limit` 0:
-    /// never).
+    /// A throttle locking a name for an address for `lockout` after `limit` wrong tokens
+    /// in a row (`limit` 0: never).
     pub fn new(limit: u32, lockout: Duration) -> Throttle {
         Throttle {
             limit,
             lockout,
-            failures: Mutex::new(HashMap::new()),
+            counts: Mutex::new(HashMap::new()),
         }
     }
 
-    /// How long `name` stays locked, if it is.
-    pub fn locked(&self, name: &str, now: Instant) -> Option<Duration> {
-        if self.limit == 0 {
-            return None;
-        }
-        let m = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        let &(count, last) = m.get(name)?;
-        if count < self.limit {
-            return None;
-        }
-        match last.checked_add(self.lockout) {
-            Some(until) => (now < until).then(|| until - now),
-            // beyond what the clock can count: locked for good
-            None => Some(self.lockout),
-        }
+    fn lock_ends(&self, last: Instant) -> Option<Instant> {
+        last.checked_add(self.lockout)
     }
 
-    /// Counts a failed check of `name`'s token.
-    pub fn failed(&self, name: &str, now: Instant) {
+    /// Counts one check of `name`'s token from `from` before it runs: Err(how long the
+    /// name stays locked there) when it is locked, and then nothing is counted.
+    pub fn attempt(&self, name: &str, from: IpAddr, now: Instant) -> Result<(), Duration> {
         if self.limit == 0 {
-            return;
+            return Ok(());
         }
-        let mut m = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        if m.len() > 10_000 {
+        let mut m = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (name.to_string(), from);
+        if let Some(&(count, last)) = m.get(&key) {
+            if count >= self.limit {
+                match self.lock_ends(last) {
+                    Some(until) if now < until => return Err(until - now),
+                    None => return Err(self.lockout),
+                    // the lock has passed: a new count starts
+                    Some(_) => {
+                        m.remove(&key);
+                    }
+                }
+            }
+        }
+        if !m.contains_key(&key) && m.len() >= MAX_TRACKED {
             let lockout = self.lockout;
             m.retain(|_, (_, last)| now.saturating_duration_since(*last) < lockout);
+            if m.len() >= MAX_TRACKED {
+                // still full of recent names: the least recently counted goes
+                if let Some(oldest) = m
+                    .iter()
+                    .min_by_key(|(_, (_, last))| *last)
+                    .map(|(k, _)| k.clone())
+                {
+                    m.remove(&oldest);
+                }
+            }
         }
-        let entry = m.entry(name.to_string()).or_insert((0, now));
-        // a failure after a lock has passed starts a new count
-        if entry.0 >= self.limit && now.saturating_duration_since(entry.1) >= self.lockout {
-            entry.0 = 0;
-        }
+        let entry = m.entry(key).or_insert((0, now));
         entry.0 += 1;
         entry.1 = now;
+        Ok(())
     }
 
-    /// Clears `name`'s failures after a successful check.
-    pub fn succeeded(&self, name: &str) {
+    /// Clears the count of `name` from `from` after a successful check.
+    pub fn succeeded(&self, name: &str, from: IpAddr) {
         if self.limit > 0 {
-            self.failures
+            self.counts
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .remove(name);
+                .remove(&(name.to_string(), from));
         }
+    }
+
+    /// Names and addresses tracked now (for tests of the bound).
+    pub fn tracked(&self) -> usize {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
@@ -181,35 +208,77 @@ mod tests {
     use super::*;
 
     #[test]
-    fn throttle_locks_after_the_limit_until_the_lockout_passes() {
+    fn throttle_locks_a_name_for_one_address_after_the_limit_until_the_lockout_passes() {
         let t = Throttle::new(3, Duration::from_secs(10));
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
-        for s in 0..2 {
-            t.failed("ann", at(s));
-            assert_eq!(t.locked("ann", at(s)), None);
+        let (here, there): (IpAddr, IpAddr) =
+            ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+        for s in 0..3 {
+            assert_eq!(t.attempt("ann", here, at(s)), Ok(()));
         }
-        t.failed("ann", at(2));
-        assert_eq!(t.locked("ann", at(2)), Some(Duration::from_secs(10)));
-        assert_eq!(t.locked("ann", at(11)), Some(Duration::from_secs(1)));
-        assert_eq!(t.locked("bob", at(2)), None, "names are counted apart");
-        assert_eq!(t.locked("ann", at(12)), None);
-        // after the lock, one failure is not enough to lock again
-        t.failed("ann", at(13));
-        assert_eq!(t.locked("ann", at(13)), None);
-        t.succeeded("ann");
-        t.failed("ann", at(14));
-        t.failed("ann", at(15));
-        assert_eq!(t.locked("ann", at(15)), None, "a success clears the count");
+        assert_eq!(t.attempt("ann", here, at(2)), Err(Duration::from_secs(10)));
+        assert_eq!(t.attempt("ann", here, at(11)), Err(Duration::from_secs(1)));
+        assert_eq!(
+            t.attempt("ann", there, at(11)),
+            Ok(()),
+            "another address is checked"
+        );
+        assert_eq!(
+            t.attempt("bob", here, at(11)),
+            Ok(()),
+            "names are counted apart"
+        );
+        // after the lock, a new count starts
+        assert_eq!(t.attempt("ann", here, at(12)), Ok(()));
+        assert_eq!(t.attempt("ann", here, at(12)), Ok(()));
+        t.succeeded("ann", here);
+        for _ in 0..3 {
+            assert_eq!(
+                t.attempt("ann", here, at(13)),
+                Ok(()),
+                "a success clears the count"
+            );
+        }
         let never = Throttle::new(0, Duration::from_secs(10));
         for s in 0..100 {
-            never.failed("ann", at(s));
+            assert_eq!(never.attempt("ann", here, at(s)), Ok(()));
         }
-        assert_eq!(never.locked("ann", at(100)), None);
         let long = Throttle::new(1, Duration::from_secs(u64::MAX));
-        long.failed("ann", at(0));
-        assert!(long.locked("ann", at(1_000_000)).is_some());
-        long.failed("ann", at(1_000_000));
+        assert_eq!(long.attempt("ann", here, at(0)), Ok(()));
+        assert!(long.attempt("ann", here, at(1_000_000)).is_err());
+    }
+
+    /// Simultaneous checks: each is counted before it runs, so no more than the limit
+    /// ever run (the race of the hostile review: 100 at once all got checked).
+    #[test]
+    fn simultaneous_attempts_never_pass_the_limit() {
+        let t = std::sync::Arc::new(Throttle::new(5, Duration::from_secs(60)));
+        let here: IpAddr = "127.0.0.1".parse().unwrap();
+        let passed = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..16 {
+                s.spawn(|| {
+                    for _ in 0..10 {
+                        if t.attempt("ann", here, Instant::now()).is_ok() {
+                            passed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(passed.into_inner(), 5);
+    }
+
+    #[test]
+    fn the_throttle_tracks_a_bounded_number_of_names() {
+        let t = Throttle::new(5, Duration::from_secs(60));
+        let here: IpAddr = "127.0.0.1".parse().unwrap();
+        let now = Instant::now();
+        for i in 0..MAX_TRACKED + 500 {
+            assert!(t.attempt(&format!("n{i}"), here, now).is_ok());
+        }
+        assert_eq!(t.tracked(), MAX_TRACKED);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod server;
 pub mod sql;
 pub mod store;
 pub mod web;
@@ -100,6 +101,13 @@ impl Service {
         let config = Config::from_file(config_path)?;
         let file = config.file_name();
         let spec = service_spec(&config)?;
+        if let Some((key, message)) = spec.check() {
+            return Err(ServiceError::Config {
+                file,
+                key: key.into(),
+                message,
+            });
+        }
         let key_error = |key: &str, message: String| ServiceError::Config {
             file: file.clone(),
             key: key.into(),
@@ -131,7 +139,7 @@ impl Service {
         }
         let store = match &spec.database_url {
             Some(url) => Store::connect(url, runtime.clone())?,
-            None => Store::open(&database)?,
+            None => Store::open(&database, spec.database_max_bytes)?,
         };
         let row_key = spec.row_key.clone().unwrap_or_else(|| "_row".into());
         if !store.has_table(&table_name)? {
@@ -209,6 +217,17 @@ impl Service {
             spec.failed_logins,
             std::time::Duration::from_secs(spec.lockout_seconds),
         );
+        app.queries_per_minute = spec.queries_per_minute;
+        let center_dir = config_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        app.file_roots = std::iter::once(center_dir.to_path_buf())
+            .chain(spec.files.iter().map(|f| config.resolve(f)))
+            .filter_map(|d| std::fs::canonicalize(d).ok())
+            .collect();
+        app.users_changed()
+            .map_err(|f| ServiceError::Net(f.message))?;
         Ok(Service {
             app: Arc::new(app),
             spec,
@@ -217,7 +236,8 @@ impl Service {
 
     /// Listens on `listen` (default: the config's), calls `ready` with the bound address,
     /// and serves until `shutdown` completes; answers in flight then complete (and are
-    /// logged) before this returns.
+    /// logged) before this returns, for at most `[service] shutdown_seconds`, after which
+    /// the connections still open are closed.
     pub async fn serve(
         self,
         listen: Option<&str>,
@@ -232,11 +252,20 @@ impl Service {
             .local_addr()
             .map_err(|e| ServiceError::Net(e.to_string()))?;
         ready(local);
-        let router = api::router(self.app.clone(), self.spec.body_limit);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|e| ServiceError::Net(e.to_string()))
+        let seconds = std::time::Duration::from_secs;
+        let router = api::router(
+            self.app.clone(),
+            self.spec.body_limit,
+            seconds(self.spec.body_timeout_seconds),
+        );
+        let limits = server::Limits {
+            header_timeout: seconds(self.spec.header_timeout_seconds),
+            max_connections: self.spec.max_connections,
+            max_per_client: self.spec.max_connections_per_client,
+            shutdown: seconds(self.spec.shutdown_seconds),
+        };
+        server::serve(listener, router, limits, shutdown).await;
+        Ok(())
     }
 }
 

@@ -5,13 +5,15 @@
 //!
 //! An admin signs in with their token; the page then keeps a random session id in a
 //! cookie (`HttpOnly`, `SameSite=Strict`, so another site cannot post forms with it). Only
-//! admins may sign in. A settings change goes through the same rebuild-and-check as
+//! admins may sign in. Sessions live in the service's state ([`App::session`]): every
+//! request re-checks the session's user against the store, so a session ends when its
+//! user is deleted, gets a new token or stops being an admin, after 30 minutes unused and
+//! after 8 hours in any case. A settings change goes through the same rebuild-and-check as
 //! `PUT /admin/settings`: a change the center cannot take is shown as an error and not
 //! kept.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, LazyLock, Mutex};
-use std::time::{Duration, Instant};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use askama::Template;
 use axum::extract::{Form, Query, State};
@@ -19,22 +21,15 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use rand::RngCore;
 use serde::Deserialize;
 
 use crate::app::{App, Failure};
 use crate::auth::{self, Role};
 use crate::store::AuditRow;
 
-/// How long a session lasts without use.
-const SESSION: Duration = Duration::from_secs(8 * 3600);
 const COOKIE: &str = "cellsafe_session";
 /// Entries per page of the audit view.
 const PAGE: usize = 50;
-
-/// Session id → (admin name, last use).
-static SESSIONS: LazyLock<Mutex<HashMap<String, (String, Instant)>>> =
-    LazyLock::new(Default::default);
 
 /// The web page's routes.
 pub fn routes() -> Router<Arc<App>> {
@@ -115,19 +110,24 @@ fn html(t: impl Template, status: StatusCode) -> Response {
     }
 }
 
-/// The admin signed in with the request's session cookie.
-fn session(headers: &HeaderMap) -> Option<String> {
+/// The session id in the request's cookie.
+fn session_id(headers: &HeaderMap) -> Option<String> {
     let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
-    let id = cookies
+    cookies
         .split(';')
         .filter_map(|c| c.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE)?
-        .1;
-    let mut sessions = SESSIONS.lock().unwrap_or_else(|p| p.into_inner());
-    sessions.retain(|_, (_, used)| used.elapsed() < SESSION);
-    let (name, used) = sessions.get_mut(id)?;
-    *used = Instant::now();
-    Some(name.clone())
+        .find(|(k, _)| *k == COOKIE)
+        .map(|(_, id)| id.to_string())
+}
+
+/// The admin signed in with the request's session cookie, re-checked against the store.
+async fn session(app: &Arc<App>, headers: &HeaderMap) -> Option<String> {
+    let id = session_id(headers)?;
+    let app = app.clone();
+    match tokio::task::spawn_blocking(move || app.session(&id)).await {
+        Ok(Ok(Some(user))) => Some(user.name),
+        _ => None,
+    }
 }
 
 /// Runs blocking work off the async threads.
@@ -159,12 +159,13 @@ struct LoginForm {
     token: String,
 }
 
-async fn login(State(app): State<Arc<App>>, Form(form): Form<LoginForm>) -> Response {
+async fn login(
+    State(app): State<Arc<App>>,
+    peer: crate::api::Peer,
+    Form(form): Form<LoginForm>,
+) -> Response {
     let header = format!("Bearer {}", form.token.trim());
-    let checked = match blocking(move || app.authenticate(Some(&header))).await {
-        Ok(r) => r,
-        Err(e) => return e,
-    };
+    let checked = app.authenticate(Some(&header), peer.0).await;
     let refuse = |message: &str| {
         html(
             LoginPage {
@@ -177,13 +178,7 @@ async fn login(State(app): State<Arc<App>>, Form(form): Form<LoginForm>) -> Resp
     };
     match checked {
         Ok(user) if user.role == Role::Admin => {
-            let mut bytes = [0u8; 32];
-            rand::rngs::OsRng.fill_bytes(&mut bytes);
-            let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            SESSIONS
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(id.clone(), (user.name, Instant::now()));
+            let id = app.open_session(&user);
             let cookie = format!("{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/ui");
             ([(header::SET_COOKIE, cookie)], Redirect::to("/ui/settings")).into_response()
         }
@@ -192,14 +187,9 @@ async fn login(State(app): State<Arc<App>>, Form(form): Form<LoginForm>) -> Resp
     }
 }
 
-async fn logout(headers: HeaderMap) -> Response {
-    if let Some(cookies) = headers.get(header::COOKIE).and_then(|c| c.to_str().ok()) {
-        let mut sessions = SESSIONS.lock().unwrap_or_else(|p| p.into_inner());
-        for c in cookies.split(';') {
-            if let Some((COOKIE, id)) = c.trim().split_once('=') {
-                sessions.remove(id);
-            }
-        }
+async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Some(id) = session_id(&headers) {
+        app.end_session(&id);
     }
     let cookie = format!("{COOKIE}=; HttpOnly; SameSite=Strict; Path=/ui; Max-Age=0");
     ([(header::SET_COOKIE, cookie)], Redirect::to("/ui/login")).into_response()
@@ -301,7 +291,7 @@ fn settings_page(app: &App, error: String, note: String, status: StatusCode) -> 
 }
 
 async fn settings(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if session(&headers).is_none() {
+    if session(&app, &headers).await.is_none() {
         return to_login();
     }
     settings_page(&app, String::new(), String::new(), StatusCode::OK)
@@ -314,7 +304,7 @@ async fn change(
     headers: HeaderMap,
     edit: impl FnOnce(&mut toml::Table) -> Result<(), String> + Send + 'static,
 ) -> Response {
-    if session(&headers).is_none() {
+    if session(&app, &headers).await.is_none() {
         return to_login();
     }
     let outcome = blocking({
@@ -504,7 +494,7 @@ async fn users_page(app: Arc<App>, error: String, note: String, token: String) -
 }
 
 async fn users(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if session(&headers).is_none() {
+    if session(&app, &headers).await.is_none() {
         return to_login();
     }
     users_page(app, String::new(), String::new(), String::new()).await
@@ -522,7 +512,7 @@ async fn create_user(
     headers: HeaderMap,
     Form(form): Form<NewUserForm>,
 ) -> Response {
-    if session(&headers).is_none() {
+    if session(&app, &headers).await.is_none() {
         return to_login();
     }
     let name = form.name.trim().to_string();
@@ -561,6 +551,7 @@ async fn create_user(
                 .set_grant(&name, &worker.table_name, &columns)
                 .map_err(|e| e.to_string())?;
         }
+        worker.users_changed().map_err(|f| f.message)?;
         Ok(token)
     })
     .await;
@@ -581,7 +572,7 @@ async fn delete_user(
     headers: HeaderMap,
     Form(form): Form<DeleteForm>,
 ) -> Response {
-    let Some(me) = session(&headers) else {
+    let Some(me) = session(&app, &headers).await else {
         return to_login();
     };
     if me == form.name {
@@ -635,7 +626,7 @@ async fn audit(
     headers: HeaderMap,
     Query(q): Query<AuditQuery>,
 ) -> Response {
-    if session(&headers).is_none() {
+    if session(&app, &headers).await.is_none() {
         return to_login();
     }
     let after = q.after.unwrap_or(0).max(0);

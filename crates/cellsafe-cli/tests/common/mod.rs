@@ -1,5 +1,8 @@
 //! What the service's integration tests share.
 
+#[allow(dead_code)]
+pub mod center;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

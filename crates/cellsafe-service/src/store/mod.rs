@@ -4,8 +4,11 @@
 //! tables and answer the same calls.
 //!
 //! The data table is created from the CSV on first start, with a `_row` column numbering
-//! the rows; a column whose values are all plain numbers is stored as a number, so that
-//! comparisons in SQL and in the gatekeeper agree. The service then reads the table back
+//! the rows; every column is stored as text, so each value reaches analysts exactly as in
+//! the source (`03067` keeps its zero, `40.0` and `4e1` stay apart). A column the
+//! gatekeeper compares as numbers ([`Center::is_numeric`](cellsafe::gatekeeper::Center::is_numeric))
+//! is cast to a number in the WHERE clause, so comparisons in SQL and in the gatekeeper
+//! agree. The service then reads the table back
 //! into memory in the order of its row key (`_row`, or `[service] row_key` for a table
 //! that was already there): the database is the source of truth, and the gatekeeper works
 //! on the same values. Conditions are sent as parameters, never spliced into SQL text.
@@ -63,6 +66,39 @@ pub struct Entry {
     pub disclosure: Option<String>,
 }
 
+/// The most bytes of a rejected request's text kept in its audit entry; the rest is
+/// represented by the text's length and SHA-256, so a flood of oversized requests cannot
+/// fill the disk.
+pub const KEPT_QUERY: usize = 1024;
+
+/// What the audit log keeps of `e.query`: (text kept, its length in bytes, the SHA-256 of
+/// the whole in hex when the text was cut). Queries answered or refused by the gatekeeper
+/// were parsed, so they are at most [`crate::sql::MAX_QUERY`] bytes and kept whole; a
+/// rejected one is cut to [`KEPT_QUERY`] bytes (on a character boundary).
+pub(crate) fn kept_query(e: &Entry) -> (&str, i64, Option<String>) {
+    let q = e.query.as_str();
+    let bytes = q.len() as i64;
+    if e.outcome != "rejected" || q.len() <= KEPT_QUERY {
+        return (q, bytes, None);
+    }
+    let mut end = KEPT_QUERY;
+    while !q.is_char_boundary(end) {
+        end -= 1;
+    }
+    use sha2::Digest;
+    let hash: String = sha2::Sha256::digest(q.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (&q[..end], bytes, Some(hash))
+}
+
+/// Whether a database error says the database or its disk is full.
+pub fn is_full(e: &StoreError) -> bool {
+    let m = e.0.to_ascii_lowercase();
+    m.contains("database or disk is full") || m.contains("no space left") || m.contains("disk full")
+}
+
 /// One audit entry as stored.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct AuditRow {
@@ -72,8 +108,13 @@ pub struct AuditRow {
     pub at: String,
     /// Who asked.
     pub user: String,
-    /// The query text as received.
+    /// The query text as received (a rejected one: its first [`KEPT_QUERY`] bytes).
     pub query: String,
+    /// The length of the text received, in bytes (absent in entries written before it
+    /// was recorded).
+    pub query_bytes: Option<i64>,
+    /// The SHA-256 (hex) of the whole text received, when `query` holds only its start.
+    pub query_sha256: Option<String>,
     /// `released`, `generalized`, `refused` or `rejected`.
     pub outcome: String,
     /// How the answer was generalized.
@@ -119,13 +160,6 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Whether every value of column `c` is a plain number (stored as a number).
-pub(crate) fn numeric_columns(table: &Table) -> Vec<bool> {
-    (0..table.header().len())
-        .map(|c| (0..table.rows()).all(|r| plain_number(table.value(r, c)).is_some()))
-        .collect()
 }
 
 /// The WHERE clause of `conditions` (empty without any) and its parameters, as text;
@@ -205,9 +239,12 @@ macro_rules! each {
 }
 
 impl Store {
-    /// Opens (creating) the SQLite database at `path` and its schema.
-    pub fn open(path: &Path) -> Result<Store> {
-        Ok(Store::with(Inner::Sqlite(sqlite::Sqlite::open(path)?)))
+    /// Opens (creating) the SQLite database at `path` and its schema; with `max_bytes`
+    /// above 0 the database grows no larger (writes then fail as on a full disk).
+    pub fn open(path: &Path, max_bytes: u64) -> Result<Store> {
+        Ok(Store::with(Inner::Sqlite(sqlite::Sqlite::open(
+            path, max_bytes,
+        )?)))
     }
 
     /// Connects to the PostgreSQL database at `url` and creates the service's tables. Call
@@ -288,9 +325,11 @@ impl Store {
         Ok(rows)
     }
 
-    /// Appends an audit entry and returns its id; durable when this returns.
+    /// Appends an audit entry and returns its id; durable when this returns. A rejected
+    /// request's text is kept as [`kept_query`] says.
     pub fn append(&self, e: &Entry) -> Result<i64> {
-        each!(self, b => b.append(e))
+        let kept = kept_query(e);
+        each!(self, b => b.append(e, &kept))
     }
 
     /// Audit entries with id above `after`, oldest first, at most `limit`.
@@ -384,7 +423,7 @@ pub(crate) mod tests {
     /// The stores to test: SQLite always, PostgreSQL when `CELLSAFE_TEST_POSTGRES` names
     /// a server (a URL whose user may create databases).
     pub(crate) fn stores(dir: &Path) -> Vec<(Store, Option<postgres::Scratch>)> {
-        let mut out = vec![(Store::open(&dir.join("c.db")).unwrap(), None)];
+        let mut out = vec![(Store::open(&dir.join("c.db"), 0).unwrap(), None)];
         if let Some(scratch) = postgres::Scratch::create() {
             let store = std::thread::scope(|s| {
                 s.spawn(|| Store::connect(&scratch.url, scratch.runtime.handle().clone()))
@@ -397,8 +436,110 @@ pub(crate) mod tests {
         out
     }
 
+    /// Values reach the service exactly as in the source: leading zeros, `40.0` and `4e1`
+    /// survive the import (SQLite's NUMERIC affinity and PostgreSQL's NUMERIC used to turn
+    /// them into `3067` and `40`), while a numeric column still compares as numbers.
     #[test]
-    fn numbers_are_stored_as_numbers_and_compare_as_numbers() {
+    fn values_are_stored_exactly_as_in_the_source() {
+        let dir = tempfile::tempdir().unwrap();
+        for (s, _pg) in stores(dir.path()) {
+            let header = ["zip", "age"].map(String::from).to_vec();
+            let rows: Vec<Vec<String>> = [
+                ["03067", "40"],
+                ["3067", "40.0"],
+                ["00000", "4e1"],
+                ["12", "-0"],
+                ["1.50", "1e-1"],
+            ]
+            .iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect();
+            let t = Table::from_rows(header, &rows).unwrap();
+            s.import("t", &t).unwrap();
+            let (_, back) = s.load("t", "_row").unwrap();
+            assert_eq!(back, rows);
+            let zip_text = |c: &str| c == "age";
+            let eq = |column: &str, v: &str| {
+                [Condition {
+                    column: column.into(),
+                    test: Test::Eq(v.into()),
+                }]
+            };
+            // zip is text here: `03067` and `3067` are different values
+            assert_eq!(
+                s.matching_rows("t", "_row", &eq("zip", "3067"), &zip_text)
+                    .unwrap(),
+                [1]
+            );
+            // age compares as numbers: 40, 40.0 and 4e1 are one number
+            assert_eq!(
+                s.matching_rows("t", "_row", &eq("age", "40"), &zip_text)
+                    .unwrap(),
+                [0, 1, 2]
+            );
+            let lt = [Condition {
+                column: "age".into(),
+                test: Test::Lt("0.5".into()),
+            }];
+            assert_eq!(
+                s.matching_rows("t", "_row", &lt, &zip_text).unwrap(),
+                [3, 4]
+            );
+        }
+    }
+
+    /// A rejected request's text is kept to its first KEPT_QUERY bytes with its length
+    /// and hash; an answered query is kept whole.
+    #[test]
+    fn a_rejected_text_is_kept_bounded_with_its_length_and_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        for (s, _pg) in stores(dir.path()) {
+            let mut e = entry();
+            e.outcome = "rejected".into();
+            e.query = "é".repeat(40_000);
+            let id = s.append(&e).unwrap();
+            let mut short = entry();
+            short.query = "SELECT a FROM t".into();
+            s.append(&short).unwrap();
+            let page = s.audit_page(id - 1, 10).unwrap();
+            let (long, kept) = (&page[0], &page[1]);
+            assert!(long.query.len() <= KEPT_QUERY && long.query.len() > KEPT_QUERY - 4);
+            assert!("é".repeat(40_000).starts_with(&long.query));
+            assert_eq!(long.query_bytes, Some(80_000));
+            use sha2::Digest;
+            let hex: String = sha2::Sha256::digest("é".repeat(40_000).as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(long.query_sha256.as_deref(), Some(hex.as_str()));
+            assert_eq!(kept.query, "SELECT a FROM t");
+            assert_eq!(
+                (kept.query_bytes, kept.query_sha256.as_deref()),
+                (Some(15), None)
+            );
+        }
+    }
+
+    /// A capped SQLite database refuses writes once full, and says it is full.
+    #[test]
+    fn a_full_database_refuses_audit_entries_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("c.db"), 64 * 1024).unwrap();
+        let mut e = entry();
+        e.detail = Some("x".repeat(4000));
+        let mut failed = None;
+        for _ in 0..1000 {
+            if let Err(err) = s.append(&e) {
+                failed = Some(err);
+                break;
+            }
+        }
+        let err = failed.expect("a 64 KiB database fills up");
+        assert!(is_full(&err), "{err}");
+    }
+
+    #[test]
+    fn numeric_columns_compare_as_numbers() {
         let dir = tempfile::tempdir().unwrap();
         for (s, _pg) in stores(dir.path()) {
             let header = ["age", "zip"].map(String::from).to_vec();

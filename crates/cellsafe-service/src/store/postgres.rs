@@ -9,7 +9,7 @@ use cellsafe::Table;
 use tokio::runtime::Handle;
 use tokio_postgres::{Client, NoTls};
 
-use super::{now, numeric_columns, quote, where_clause, AuditRow, Entry, Result, StoreError};
+use super::{now, quote, where_clause, AuditRow, Entry, Result, StoreError};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS audit (
     detail TEXT,
     disclosure TEXT
 );
+ALTER TABLE audit ADD COLUMN IF NOT EXISTS query_bytes BIGINT;
+ALTER TABLE audit ADD COLUMN IF NOT EXISTS query_sha256 TEXT;
 CREATE INDEX IF NOT EXISTS audit_user ON audit(username);
 CREATE OR REPLACE FUNCTION cellsafe_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
@@ -113,14 +115,14 @@ impl Postgres {
 
     pub(super) fn import(&self, name: &str, table: &Table) -> Result<()> {
         let header = table.header();
-        let numeric = numeric_columns(table);
+        // every column TEXT: a value reads back exactly as in the source (NUMERIC would
+        // turn `03067` into `3067` and `4e1` into `40`)
         let columns: Vec<String> = header
             .iter()
-            .zip(&numeric)
-            .map(|(h, &n)| format!("{} {}", quote(h), if n { "NUMERIC" } else { "TEXT" }))
+            .map(|h| format!("{} TEXT", quote(h)))
             .collect();
         let casts: Vec<&str> = std::iter::once("bigint")
-            .chain(numeric.iter().map(|&n| if n { "numeric" } else { "text" }))
+            .chain(header.iter().map(|_| "text"))
             .collect();
         let create = format!(
             "CREATE TABLE {} (_row BIGINT PRIMARY KEY, {})",
@@ -244,17 +246,17 @@ impl Postgres {
             .collect())
     }
 
-    pub(super) fn append(&self, e: &Entry) -> Result<i64> {
+    pub(super) fn append(&self, e: &Entry, kept: &(&str, i64, Option<String>)) -> Result<i64> {
         let rows = e.rows as i64;
         let r = self.rows(
             "audit",
             "INSERT INTO audit (at, username, query, outcome, method, levels, rows_released, \
-             reason, detail, disclosure) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
-             RETURNING id",
+             reason, detail, disclosure, query_bytes, query_sha256) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
             &[
                 &now(),
                 &e.user,
-                &e.query,
+                &kept.0,
                 &e.outcome,
                 &e.method,
                 &e.levels,
@@ -262,6 +264,8 @@ impl Postgres {
                 &e.reason,
                 &e.detail,
                 &e.disclosure,
+                &kept.1,
+                &kept.2,
             ],
         )?;
         Ok(r[0].get(0))
@@ -273,7 +277,8 @@ impl Postgres {
             .rows(
                 "audit page",
                 "SELECT id, at, username, query, outcome, method, levels, rows_released, \
-                 reason, detail FROM audit WHERE id > $1 ORDER BY id LIMIT $2",
+                 reason, detail, query_bytes, query_sha256 FROM audit WHERE id > $1 \
+                 ORDER BY id LIMIT $2",
                 &[&after, &limit],
             )?
             .iter()
@@ -282,6 +287,8 @@ impl Postgres {
                 at: r.get(1),
                 user: r.get(2),
                 query: r.get(3),
+                query_bytes: r.get(10),
+                query_sha256: r.get(11),
                 outcome: r.get(4),
                 method: r.get(5),
                 levels: r.get(6),
@@ -460,7 +467,9 @@ mod tests {
         let url = scratch.url.clone();
         std::thread::spawn(move || {
             let p = super::Postgres::connect(&url, handle).unwrap();
-            let id = p.append(&super::super::tests::entry()).unwrap();
+            let id = p
+                .append(&super::super::tests::entry(), &("q", 1, None))
+                .unwrap();
             for sql in [
                 "DELETE FROM audit",
                 "UPDATE audit SET outcome = 'refused'",

@@ -7,7 +7,7 @@ use cellsafe::gatekeeper::{plain_number, Condition};
 use cellsafe::Table;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 
-use super::{db, now, numeric_columns, quote, where_clause, AuditRow, Entry, Result};
+use super::{db, now, quote, where_clause, AuditRow, Entry, Result};
 
 /// A SQLite database.
 pub(super) struct Sqlite {
@@ -54,7 +54,11 @@ CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 ";
 
-fn connect(path: &Path) -> Result<Connection> {
+/// Columns the audit table gained after its first release, added to an older database
+/// when it is opened.
+const AUDIT_ADDED: [(&str, &str); 2] = [("query_bytes", "INTEGER"), ("query_sha256", "TEXT")];
+
+fn connect(path: &Path, max_bytes: u64) -> Result<Connection> {
     let c = Connection::open(path).map_err(db("open"))?;
     c.busy_timeout(std::time::Duration::from_secs(30))
         .map_err(db("busy timeout"))?;
@@ -64,15 +68,34 @@ fn connect(path: &Path) -> Result<Connection> {
         .map_err(db("synchronous"))?;
     c.pragma_update(None, "foreign_keys", "ON")
         .map_err(db("foreign keys"))?;
+    if max_bytes > 0 {
+        let page: i64 = c
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .map_err(db("page size"))?;
+        let pages = (max_bytes / page.max(512) as u64).max(1);
+        c.pragma_update(None, "max_page_count", pages as i64)
+            .map_err(db("max_page_count"))?;
+    }
     Ok(c)
 }
 
 impl Sqlite {
     /// Opens (creating) the database at `path` and its schema.
-    pub(super) fn open(path: &Path) -> Result<Sqlite> {
-        let writer = connect(path)?;
+    pub(super) fn open(path: &Path, max_bytes: u64) -> Result<Sqlite> {
+        let writer = connect(path, max_bytes)?;
         writer.execute_batch(SCHEMA).map_err(db("schema"))?;
-        let reader = connect(path)?;
+        let have: Vec<String> = writer
+            .prepare("SELECT name FROM pragma_table_info('audit')")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(db("schema"))?;
+        for (column, kind) in AUDIT_ADDED {
+            if !have.iter().any(|h| h == column) {
+                writer
+                    .execute_batch(&format!("ALTER TABLE audit ADD COLUMN {column} {kind}"))
+                    .map_err(db("schema"))?;
+            }
+        }
+        let reader = connect(path, max_bytes)?;
         Ok(Sqlite {
             writer: Mutex::new(writer),
             reader: Mutex::new(reader),
@@ -98,16 +121,16 @@ impl Sqlite {
         .map_err(db("look up the data table"))
     }
 
-    /// Creates the data table `name` from `table`, in one transaction.
+    /// Creates the data table `name` from `table`, in one transaction. Every column is
+    /// TEXT (declared so, which SQLite keeps as written): a value reads back exactly as in
+    /// the source, `03067` and `4e1` included.
     pub(super) fn import(&self, name: &str, table: &Table) -> Result<()> {
         let header = table.header();
-        let numeric = numeric_columns(table);
         let mut c = self.write();
         let tx = c.transaction().map_err(db("import"))?;
         let columns: Vec<String> = header
             .iter()
-            .zip(&numeric)
-            .map(|(h, &n)| format!("{} {}", quote(h), if n { "NUMERIC" } else { "TEXT" }))
+            .map(|h| format!("{} TEXT", quote(h)))
             .collect();
         tx.execute_batch(&format!(
             "CREATE TABLE {} (_row INTEGER PRIMARY KEY, {})",
@@ -127,17 +150,8 @@ impl Sqlite {
                 .map_err(db("import"))?;
             for r in 0..table.rows() {
                 let mut values: Vec<rusqlite::types::Value> = vec![(r as i64).into()];
-                for (col, &n) in numeric.iter().enumerate() {
-                    let v = table.value(r, col);
-                    values.push(if n {
-                        // integers stay integers, so they read back as written
-                        match v.parse::<i64>() {
-                            Ok(i) => i.into(),
-                            Err(_) => plain_number(v).expect("checked").into(),
-                        }
-                    } else {
-                        v.to_string().into()
-                    });
+                for col in 0..header.len() {
+                    values.push(table.value(r, col).to_string().into());
                 }
                 insert
                     .execute(params_from_iter(values))
@@ -195,7 +209,14 @@ impl Sqlite {
             conditions,
             numeric,
             &|i, _| format!("?{i}"),
-            &|column, _| quote(column),
+            // stored as text: a numeric column is compared as the number it writes
+            &|column, number| {
+                if number {
+                    format!("CAST({} AS REAL)", quote(column))
+                } else {
+                    quote(column)
+                }
+            },
         );
         let sql = format!("SELECT {} FROM {}{clause}", quote(key), quote(name));
         let values: Vec<rusqlite::types::Value> = values
@@ -224,23 +245,26 @@ impl Sqlite {
     }
 
     /// Appends an audit entry and returns its id; durable when this returns.
-    pub(super) fn append(&self, e: &Entry) -> Result<i64> {
+    pub(super) fn append(&self, e: &Entry, kept: &(&str, i64, Option<String>)) -> Result<i64> {
         let mut c = self.write();
         let tx = c.transaction().map_err(db("audit"))?;
         tx.execute(
             "INSERT INTO audit (at, username, query, outcome, method, levels, rows_released, reason, \
-             detail, disclosure) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             detail, disclosure, query_bytes, query_sha256) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 now(),
                 e.user,
-                e.query,
+                kept.0,
                 e.outcome,
                 e.method,
                 e.levels,
                 e.rows as i64,
                 e.reason,
                 e.detail,
-                e.disclosure
+                e.disclosure,
+                kept.1,
+                kept.2
             ],
         )
         .map_err(db("audit"))?;
@@ -255,7 +279,7 @@ impl Sqlite {
         let mut stmt = c
             .prepare_cached(
                 "SELECT id, at, username, query, outcome, method, levels, rows_released, reason, \
-                 detail FROM audit WHERE id > ?1 ORDER BY id LIMIT ?2",
+                 detail, query_bytes, query_sha256 FROM audit WHERE id > ?1 ORDER BY id LIMIT ?2",
             )
             .map_err(db("audit page"))?;
         let rows = stmt
@@ -265,6 +289,8 @@ impl Sqlite {
                     at: r.get(1)?,
                     user: r.get(2)?,
                     query: r.get(3)?,
+                    query_bytes: r.get(10)?,
+                    query_sha256: r.get(11)?,
                     outcome: r.get(4)?,
                     method: r.get(5)?,
                     levels: r.get(6)?,
@@ -421,8 +447,10 @@ mod tests {
     #[test]
     fn the_audit_log_refuses_updates_and_deletes() {
         let dir = tempfile::tempdir().unwrap();
-        let s = Sqlite::open(&dir.path().join("c.db")).unwrap();
-        let id = s.append(&super::super::tests::entry()).unwrap();
+        let s = Sqlite::open(&dir.path().join("c.db"), 0).unwrap();
+        let id = s
+            .append(&super::super::tests::entry(), &("q", 1, None))
+            .unwrap();
         let c = s.write();
         for sql in ["DELETE FROM audit", "UPDATE audit SET outcome = 'refused'"] {
             let e = c.execute(sql, []).unwrap_err().to_string();
@@ -430,5 +458,38 @@ mod tests {
         }
         drop(c);
         assert_eq!(s.audit_page(0, 10).unwrap()[0].id, id);
+    }
+
+    /// A database written before the audit table had `query_bytes` and `query_sha256`
+    /// gains them when opened, its entries kept.
+    #[test]
+    fn an_older_audit_table_gains_the_new_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let old = SCHEMA.replace("    disclosure TEXT\n);", "    disclosure TEXT\n);\n");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(&old).unwrap();
+            c.execute(
+                "INSERT INTO audit (at, username, query, outcome, rows_released) \
+                 VALUES ('t', 'u', 'SELECT a FROM t', 'released', 1)",
+                [],
+            )
+            .unwrap();
+            let n: i64 = c
+                .query_row(
+                    "SELECT count(*) FROM pragma_table_info('audit') WHERE name = 'query_bytes'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(n, 0, "the old schema has no query_bytes");
+        }
+        let s = Sqlite::open(&path, 0).unwrap();
+        s.append(&super::super::tests::entry(), &("q", 1, None))
+            .unwrap();
+        let page = s.audit_page(0, 10).unwrap();
+        assert_eq!(page.len(), 2);
+        assert_eq!((page[0].query_bytes, page[1].query_bytes), (None, Some(1)));
     }
 }

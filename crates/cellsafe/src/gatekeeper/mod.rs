@@ -88,6 +88,11 @@ pub struct GatekeeperSpec {
     pub max_merge_rounds: usize,
     /// What decisions may depend on (default: the data, as paper 002).
     pub decide: Decide,
+    /// The columns compared as numbers (ordering tests, numeric equality, radius
+    /// neighbourhoods); every value of each must be a plain number. Default: every column
+    /// whose values all are. Listed, every other column is text: compared by its exact
+    /// text, so a zip code `03067` never equals `3067`.
+    pub numeric: Option<Vec<String>>,
 }
 
 /// `[gatekeeper] decide`: what the gatekeeper's decisions may depend on.
@@ -115,6 +120,7 @@ impl Default for GatekeeperSpec {
             max_exact_rows: 8,
             max_merge_rounds: 200,
             decide: Decide::Data,
+            numeric: None,
         }
     }
 }
@@ -286,6 +292,26 @@ impl Center {
         for m in &models {
             crate::criteria::Model::bind(m, &data)?;
         }
+        if let Some(listed) = &spec.numeric {
+            for name in listed {
+                let Some(j) = data.table.column_index(name) else {
+                    return Err(Error::Invalid(format!(
+                        "gatekeeper.numeric: no column `{}`",
+                        crate::error::excerpt(name)
+                    )));
+                };
+                if let Some(r) =
+                    (0..data.table.rows()).find(|&r| plain_number(data.table.value(r, j)).is_none())
+                {
+                    return Err(Error::Invalid(format!(
+                        "gatekeeper.numeric: column `{name}` is listed as numeric, but its \
+                         value `{}` (data row {}) is not a number",
+                        crate::error::excerpt(data.table.value(r, j)),
+                        r + 1
+                    )));
+                }
+            }
+        }
         let problem = Problem::new(data, &[], 0.0, &MetricSpec::default())?;
         let set = SetTable::new(&problem, &FxHashMap::default())?;
         let columns = set
@@ -293,7 +319,10 @@ impl Center {
             .iter()
             .map(|c| {
                 let quasi = problem.data.quasi.iter().position(|q| q.name == c.name);
-                let numeric = c.values.iter().all(|v| plain_number(v).is_some());
+                let numeric = match &spec.numeric {
+                    Some(listed) => listed.contains(&c.name),
+                    None => c.values.iter().all(|v| plain_number(v).is_some()),
+                };
                 let mut order: Vec<u32> = (0..c.values.len() as u32).collect();
                 if numeric {
                     let x = |v: u32| plain_number(&c.values[v as usize]).unwrap_or(0.0);
