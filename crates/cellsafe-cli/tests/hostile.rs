@@ -148,7 +148,13 @@ fn a_page_session_ends_with_its_user_and_its_token() {
     assert_eq!(s, 303, "the deleted admin's session is over: {headers}");
     assert!(headers.contains("/ui/login"), "{headers}");
     // nor can it create an admin with the old session
-    let (s, _, _) = page(&addr, &cookie, "POST", "/ui/users", "name=mole&role=admin&columns=*");
+    let (s, _, _) = page(
+        &addr,
+        &cookie,
+        "POST",
+        "/ui/users",
+        "name=mole&role=admin&columns=*",
+    );
     assert_eq!(s, 303);
     let (_, users) = server.call("GET", "/admin/users", Some(ADMIN), "");
     assert!(
@@ -201,7 +207,10 @@ fn a_flood_of_wrong_tokens_is_counted_first_and_costs_bounded_memory() {
     let statuses = flood(&server, 100);
     assert!(statuses.iter().all(|&s| s == 401), "{statuses:?}");
     let peak = peak_rss(server.child.id());
-    eprintln!("peak RSS after 100 simultaneous wrong tokens: {} MiB", peak >> 20);
+    eprintln!(
+        "peak RSS after 100 simultaneous wrong tokens: {} MiB",
+        peak >> 20
+    );
     assert!(
         peak < 1 << 30,
         "the service's peak RSS reached {} MiB",
@@ -232,7 +241,10 @@ fn a_guesser_locks_a_name_only_for_its_own_address() {
         }
         let (s, v) = query_from(&addr, "127.0.0.2", &wrong, sql);
         assert_eq!(s, 429, "{name}: {v}");
-        assert!(v["error"].as_str().unwrap().contains("from your address"), "{v}");
+        assert!(
+            v["error"].as_str().unwrap().contains("from your address"),
+            "{v}"
+        );
     }
     // the guesser's address is locked even for the right token, never checked before
     assert_eq!(query_from(&addr, "127.0.0.2", ANA, sql).0, 429);
@@ -346,7 +358,11 @@ fn the_audit_log_grows_boundedly() {
     let entry = server.audit().pop().unwrap();
     assert_eq!(entry["outcome"], "rejected");
     let kept = entry["query"].as_str().unwrap();
-    assert!(kept.len() <= 1024 && long.starts_with(kept), "{}", kept.len());
+    assert!(
+        kept.len() <= 1024 && long.starts_with(kept),
+        "{}",
+        kept.len()
+    );
     assert_eq!(entry["query_bytes"], long.len());
     assert_eq!(entry["query_sha256"].as_str().map(str::len), Some(64));
     assert!(entry["reason"].as_str().unwrap().chars().count() < 700);
@@ -355,7 +371,11 @@ fn the_audit_log_grows_boundedly() {
         .map(|_| server.query(ANA, "SELECT sex FROM patients").0)
         .collect();
     assert_eq!(statuses, [200, 200, 200, 429, 429, 429]);
-    assert_eq!(server.audit().len(), before + 3, "no entry for a query over the rate");
+    assert_eq!(
+        server.audit().len(),
+        before + 3,
+        "no entry for a query over the rate"
+    );
 }
 
 /// Item 5: when the database cannot grow (here capped; a full disk alike), queries are
@@ -399,7 +419,10 @@ fn a_full_database_refuses_queries() {
     }
     let v = full.expect("the capped database fills up");
     assert!(
-        v["error"].as_str().unwrap().contains("audit log cannot be written"),
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("audit log cannot be written"),
         "{v}"
     );
     assert!(v.get("audit_id").is_none(), "{v}");
@@ -455,7 +478,8 @@ fn settings_read_no_file_outside_the_center() {
             .collect::<String>(),
     )
     .unwrap();
-    let body = json!({"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": "zip.csv"}}});
+    let body =
+        json!({"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": "zip.csv"}}});
     let (s, v) = server.call("PUT", "/admin/settings", Some(ADMIN), &body.to_string());
     assert!(
         s == 200 || !v["error"].as_str().unwrap().contains("must lie in"),

@@ -820,3 +820,83 @@ fn public_decisions_refuse_what_depends_on_confidential_values() {
         assert!(err.contains(key) && err.contains("public"), "{err}");
     }
 }
+
+/// `[gatekeeper] numeric` names the columns compared as numbers: a code column of digits
+/// stays text when unlisted (so `3067` does not match `03067`), a listed one compares by
+/// value, and a listed column with a value that is no number is an error naming it.
+#[test]
+fn listed_numeric_columns_and_text_columns_compare_as_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = r#"
+[input]
+path = "center.csv"
+
+[attributes.name]
+role = "identifying"
+
+[attributes.code]
+role = "quasi-identifying"
+hierarchy = { kind = "suppress" }
+
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = { kind = "suppress" }
+
+[safety]
+formulas = { old = "age >= 50" }
+default = ["old"]
+"#;
+    let header = ["name", "code", "age"].map(String::from).to_vec();
+    let rows: Vec<Vec<String>> = [
+        ["p0", "03067", "40"],
+        ["p1", "3067", "40.0"],
+        ["p2", "12", "4e1"],
+    ]
+    .iter()
+    .map(|r| r.iter().map(|s| s.to_string()).collect())
+    .collect();
+    let table = Table::from_rows(header, &rows).unwrap();
+    let build = |extra: &str| {
+        let config = Config::parse(&format!("{base}{extra}"), &dir.path().join("c.toml")).unwrap();
+        cellsafe::job::gatekeeper::center(&config, table.clone())
+    };
+    let code_is = |c: &Center| {
+        c.matching_rows(&[cond("code", Test::Eq("3067".into()))])
+            .unwrap()
+    };
+    let age_is_40 = |c: &Center| {
+        c.matching_rows(&[cond("age", Test::Eq("40".into()))])
+            .unwrap()
+    };
+    // inferred: both columns are all plain numbers
+    let inferred = build("").unwrap();
+    assert!(inferred.is_numeric("code") && inferred.is_numeric("age"));
+    assert_eq!(code_is(&inferred), [0, 1]);
+    // listed: only age
+    let listed = build("\n[gatekeeper]\nnumeric = [\"age\"]\n").unwrap();
+    assert!(!listed.is_numeric("code") && listed.is_numeric("age"));
+    assert_eq!(code_is(&listed), [1], "`3067` is not `03067` as text");
+    assert_eq!(age_is_40(&listed), [0, 1, 2]);
+    let e = listed
+        .matching_rows(&[cond("code", Test::Lt("5000".into()))])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not numeric"), "{e}");
+    // mistakes are named
+    let e = build("\n[gatekeeper]\nnumeric = [\"nope\"]\n")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("gatekeeper.numeric") && e.contains("nope"),
+        "{e}"
+    );
+    let e = build("\n[gatekeeper]\nnumeric = [\"name\"]\n")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("gatekeeper.numeric") && e.contains("`p0`") && e.contains("row 1"),
+        "{e}"
+    );
+}
