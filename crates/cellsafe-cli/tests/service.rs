@@ -2,9 +2,7 @@
 //! free port, every endpoint exercised over HTTP, accumulated knowledge across queries and
 //! restarts, authorization, the audit log's survival of `kill -9`, and SIGTERM.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 use std::time::Duration;
 
@@ -337,10 +335,16 @@ fn signal(child: &Child, name: &str) {
     assert!(ok, "kill {name}");
 }
 
-/// Requests answered from several threads, until the test has `stop_after` answers;
-/// returns (audit id, query) of every answer received.
+type Answers = std::sync::Arc<std::sync::Mutex<Vec<(i64, String)>>>;
+
+/// Requests answered from several threads, until the test has `stop_after` answers or
+/// the service stops answering; returns (audit id, query) of every answer received.
 fn burst(addr: &str, threads: usize, stop_after: usize) -> Vec<(i64, String)> {
-    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    burst_into(addr, threads, stop_after, Answers::default())
+}
+
+/// [`burst`], each answer added to `got` as it arrives.
+fn burst_into(addr: &str, threads: usize, stop_after: usize, got: Answers) -> Vec<(i64, String)> {
     let handles: Vec<_> = (0..threads)
         .map(|t| {
             let (addr, got) = (addr.to_string(), got.clone());
@@ -388,17 +392,23 @@ fn the_audit_log_survives_kill_9() {
 fn kill_9(dir: &Path) {
     let mut server = Server::start(dir);
     let addr = server.addr.clone();
+    let got = Answers::default();
+    // the kill comes once five answers have arrived, however long they take
     let killer = {
         let pid = server.child.id();
+        let got = got.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(1500));
+            let start = std::time::Instant::now();
+            while got.lock().unwrap().len() < 5 && start.elapsed() < Duration::from_secs(120) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
             Command::new("kill")
                 .args(["-9", &pid.to_string()])
                 .status()
                 .unwrap();
         })
     };
-    let answered = burst(&addr, 6, usize::MAX);
+    let answered = burst_into(&addr, 6, usize::MAX, got);
     killer.join().unwrap();
     let _ = server.child.wait();
     assert!(
@@ -507,7 +517,15 @@ fn wrong_tokens_lock_a_name_for_a_while() {
         200,
         "a token checked before the lock still passes"
     );
-    std::thread::sleep(Duration::from_millis(2100));
+    // the lock passes after lockout_seconds: wait for it, not for the clock
+    let start = std::time::Instant::now();
+    while server.query(ANA, sql).0 == 429 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the lock never passed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert_eq!(server.query(ANA, sql).0, 200, "the lock has passed");
 }
 

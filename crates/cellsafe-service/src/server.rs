@@ -167,7 +167,7 @@ mod tests {
         assert!(take(&open, b, &limits).is_none(), "in all");
         drop(a1);
         assert!(take(&open, b, &limits).is_some(), "a slot comes back");
-        let body = BUSY.split(|&c| c == b'\n').last().unwrap();
+        let body = BUSY.split(|&c| c == b'\n').next_back().unwrap();
         assert_eq!(body.len(), 56);
         assert!(serde_json::from_slice::<serde_json::Value>(body).is_ok());
     }
