@@ -305,3 +305,66 @@ pub fn run(
     let service = Service::open(config_path, runtime.handle())?;
     runtime.block_on(service.serve(listen, ready, terminated()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example center in a fresh directory, opened on a runtime of its own.
+    fn example() -> (tempfile::TempDir, tokio::runtime::Runtime, Service) {
+        let dir = tempfile::tempdir().unwrap();
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/service");
+        for f in ["center.csv", "center.toml"] {
+            std::fs::copy(examples.join(f), dir.path().join(f)).unwrap();
+        }
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let service = Service::open(&dir.path().join("center.toml"), runtime.handle()).unwrap();
+        (dir, runtime, service)
+    }
+
+    /// A token of a name that is no user costs what a wrong token of a user costs: one
+    /// argon2 check, against one of the users' own hashes (their parameters, their
+    /// memory), and the same 401. (The review measured 0.6 ms for an unknown name and
+    /// about 100 ms for a known one.)
+    #[test]
+    fn an_unknown_name_costs_one_check_against_a_users_hash() {
+        let (_dir, runtime, service) = example();
+        let app = service.app.clone();
+        let from: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        let wrong = |name: &str| format!("Bearer {name}.{}", "0".repeat(64));
+        let hashes: Vec<String> = ["admin", "ana"]
+            .iter()
+            .map(|n| app.store.user(n).unwrap().unwrap().1)
+            .collect();
+        for (name, known) in [
+            ("ana", true),
+            ("nobody", false),
+            ("admin", true),
+            ("zed-9", false),
+        ] {
+            let before = app.argon2_checks();
+            let header = wrong(name);
+            let failure = runtime
+                .block_on(app.authenticate(Some(&header), from))
+                .unwrap_err();
+            assert_eq!(
+                (failure.status, failure.message.as_str()),
+                (401, "invalid token")
+            );
+            assert_eq!(app.argon2_checks(), before + 1, "{name}: one check");
+            if !known {
+                assert!(
+                    hashes.contains(&app.stand_in(name)),
+                    "{name}: a user's hash"
+                );
+            }
+        }
+        // a name no user can have is refused without a look-up or a check
+        let before = app.argon2_checks();
+        let failure = runtime
+            .block_on(app.authenticate(Some("Bearer a/b.x"), from))
+            .unwrap_err();
+        assert_eq!(failure.status, 401);
+        assert_eq!(app.argon2_checks(), before);
+    }
+}
