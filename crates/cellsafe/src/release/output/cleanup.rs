@@ -172,6 +172,7 @@ fn remove_if_stale(path: &Path, kind: Leftover, now: SystemTime) -> bool {
     let Ok(file) = File::open(path) else {
         return false;
     };
+    super::count_lock_try();
     if file.try_lock().is_err() {
         return false; // a live process holds it, or locks do not work here
     }

@@ -339,9 +339,22 @@ fn open_lock(path: &Path) -> io::Result<File> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Lock attempts of this thread (acquiring and cleaning), for the tests.
+    pub(super) static LOCK_TRIES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a lock attempt (tests only).
+pub(super) fn count_lock_try() {
+    #[cfg(test)]
+    LOCK_TRIES.with(|t| t.set(t.get() + 1));
+}
+
 /// An exclusive lock on `file`, without waiting. A file system without locks counts as
 /// locked (nothing else can do better there).
 fn try_lock(file: &File) -> io::Result<()> {
+    count_lock_try();
     match file.try_lock() {
         Ok(()) => Ok(()),
         Err(TryLockError::WouldBlock) => Err(ErrorKind::WouldBlock.into()),
