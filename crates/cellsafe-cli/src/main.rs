@@ -227,14 +227,20 @@ fn serve(config: &Path, listen: Option<&str>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // First thing: Ctrl-C and SIGTERM are held until the handler is in place, so one that
+    // comes while the arguments are parsed (or that the parent held back) ends the run
+    // through the handler, with exit 130, never by the default action.
+    signals::hold();
     let cli = Cli::parse();
     // the service handles SIGTERM and Ctrl-C itself: answers in flight complete first
     if let Command::Serve { config, listen } = &cli.command {
+        signals::release();
         return serve(config, listen.as_deref());
     }
     let front = Arc::new(Front::new(cli.quiet));
     let handler = Arc::clone(&front);
     let _ = ctrlc::set_handler(move || interrupt(&handler));
+    signals::release();
     match run(cli, &*front) {
         Ok(code) => code,
         Err(e) if stopped(&e) => {
@@ -248,6 +254,33 @@ fn main() -> ExitCode {
                 .any(|c| matches!(c.downcast_ref(), Some(cellsafe::Error::PathClash { .. })));
             ExitCode::from(if clash { USAGE } else { 1 })
         }
+    }
+}
+
+/// The signals the handler answers (those of `ctrlc` with its `termination` feature),
+/// held back while it is installed.
+mod signals {
+    #[cfg(unix)]
+    fn set() -> nix::sys::signal::SigSet {
+        use nix::sys::signal::{SigSet, Signal};
+        let mut set = SigSet::empty();
+        for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+            set.add(signal);
+        }
+        set
+    }
+
+    /// Blocks the signals: one that comes now waits, pending, for [`release`].
+    pub(crate) fn hold() {
+        #[cfg(unix)]
+        let _ = set().thread_block();
+    }
+
+    /// Unblocks the signals, also when the parent started this process with them blocked:
+    /// one pending is delivered now, to the handler if it is installed.
+    pub(crate) fn release() {
+        #[cfg(unix)]
+        let _ = set().thread_unblock();
     }
 }
 

@@ -154,10 +154,12 @@ pub enum Error {
         input: PathBuf,
     },
     /// Another live process holds the lock on an output.
-    #[error("another cellsafe run is writing {path}")]
+    #[error("another cellsafe run is writing {path} (it holds the lock {lock})")]
     Busy {
         /// The file concerned.
         path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
     },
     /// No transformation satisfies the privacy models within the suppression limit.
     #[error("no transformation satisfies the privacy models within the suppression limit")]

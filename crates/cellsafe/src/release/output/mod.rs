@@ -16,7 +16,8 @@
 //!   targets untouched and no temporary files.
 //! - **One writer per output.** [`Transaction::begin`] takes an exclusive lock per target
 //!   through a lock file next to it, so a second cellsafe run on the same output fails at
-//!   once with [`Error::Busy`] instead of interleaving its files with the first run's.
+//!   once (without waiting) with [`Error::Busy`], naming the lock file, instead of
+//!   interleaving its files with the first run's.
 //!
 //! Files this module creates (so a cleaner can recognize them):
 //! temporary files `.cellsafe-<pid>-<random>.tmp` (the random part six ASCII letters or
@@ -87,10 +88,9 @@ const TEMP_PREFIX: &str = ".cellsafe-";
 const TEMP_SUFFIX: &str = ".tmp";
 const LOCK_SUFFIX: &str = ".cellsafe-lock";
 
-/// How often a lock that is held is tried again before giving up: a cleaner holds a stale
-/// lock file's lock only for an instant, a live run holds it for the whole run.
-const LOCK_ATTEMPTS: u32 = 5;
-const LOCK_PAUSE: Duration = Duration::from_millis(20);
+/// How often a lock file unlinked between our open and our lock (by a cleaner or the
+/// previous holder) is reopened. A lock that is held is never waited for.
+const LOCK_REOPENS: u32 = 5;
 
 /// A set of output files written all or nothing; see the module documentation.
 ///
@@ -302,8 +302,10 @@ impl Target {
 }
 
 /// Opens and locks the lock file of `user` at `lock_path`, registering it in `state`.
+/// A lock another run holds fails at once with [`Error::Busy`]: a run holds it for its
+/// whole length, and the cleaner locks only lock files old enough to be stale.
 fn acquire(state: &mut State, user: &Path, lock_path: &Path) -> Result<File> {
-    for attempt in 1..=LOCK_ATTEMPTS {
+    for _ in 0..LOCK_REOPENS {
         let file = open_lock(lock_path).map_err(|e| Error::io(user, e))?;
         match try_lock(&file) {
             Ok(()) if still_named(lock_path, &file) => {
@@ -312,16 +314,13 @@ fn acquire(state: &mut State, user: &Path, lock_path: &Path) -> Result<File> {
             }
             // Unlinked by a cleaner or the previous holder after we opened it: reopen.
             Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                if attempt < LOCK_ATTEMPTS {
-                    std::thread::sleep(LOCK_PAUSE);
-                }
-            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
             Err(e) => return Err(Error::io(user, e)),
         }
     }
     Err(Error::Busy {
         path: user.to_owned(),
+        lock: lock_path.to_owned(),
     })
 }
 
