@@ -67,7 +67,8 @@ fn config_key(err: &Error) -> &str {
 
 #[test]
 fn long_values_are_cut_in_messages() {
-    let long = "7".repeat(10_000_000);
+    // the longest field read: a value may be this long (and is then cut in the message)
+    let long = "7".repeat(cellsafe::input::MAX_FIELD);
     let data = DATA.replace("bob,24129,35,", &format!("bob,24129,{long},"));
     let f = Fixture::new(&data, AGE, &config(K2));
     let err = f.anonymize().unwrap_err().to_string();
@@ -772,6 +773,9 @@ const TOO_LONG_FIELD: usize = 2 << 20;
 /// past it naming the line and column, whether the file is read whole or streamed.
 #[test]
 fn overlong_lines_and_fields_are_refused_with_their_place() {
+    assert!(TOO_LONG_LINE > cellsafe::input::MAX_LINE);
+    assert!(TOO_LONG_FIELD > cellsafe::input::MAX_FIELD);
+    assert!(TOO_LONG_FIELD < cellsafe::input::MAX_LINE);
     let long_line = format!("{DATA}{}\n", "a".repeat(TOO_LONG_LINE));
     let f = Fixture::new(&long_line, AGE, &config(K2));
     let err = f.anonymize().unwrap_err().to_string();
@@ -780,7 +784,7 @@ fn overlong_lines_and_fields_are_refused_with_their_place() {
 
     let long_field = format!("{DATA}gil,24126,{},flu\n", "3".repeat(TOO_LONG_FIELD));
     for text in [long_field.clone(), long_field.replace('\n', "\r\n")] {
-        // CRLF goes through the streaming reader, LF through the plain one
+        // the plain reader declines a long field, and the general one says where it is
         let f = Fixture::new(&text, AGE, &config(K2));
         let err = f.anonymize().unwrap_err().to_string();
         assert!(err.contains(&format!("{}:8:3", f.path("data.csv"))), "{err:.300}");
@@ -816,6 +820,7 @@ fn an_overlong_line_from_a_fifo_is_refused() {
 /// (`cellsafe::input::MAX_CONFIG`, 4 MiB) it is refused, naming the file.
 #[test]
 fn an_oversized_config_is_refused() {
+    assert!(5 << 20 > cellsafe::input::MAX_CONFIG);
     let padding = "# padding\n".repeat((5 << 20) / 10);
     let f = Fixture::new(DATA, AGE, &format!("{}{padding}", config(K2)));
     let err = f.anonymize().unwrap_err().to_string();

@@ -9,6 +9,10 @@
 //!   differently (`./x`, `dir/../x`), a path through a symlinked directory, a symlink or a
 //!   hard link. Paths are compared canonically and, where both files exist, by (device,
 //!   inode).
+//! - **Only regular files are written.** [`check_paths`] and [`Transaction::begin`] refuse
+//!   an output that exists and is not a regular file — a device, a FIFO, a socket, a
+//!   directory, or a symlink to one — with [`Error::NotRegularOutput`]: the commit's
+//!   rename would replace it (as root, `/dev/null` itself), not write to it.
 //! - **All or nothing.** A [`Transaction`] stages each file in full into a temporary file
 //!   in its target's directory (buffered, flushed, fsynced) where the caller can audit it;
 //!   [`Transaction::commit`] then renames every staged file onto its target and fsyncs the
@@ -34,10 +38,11 @@
 //! exit right after it.
 //!
 //! Limits: each rename is atomic, the set of them is not. The temporary files already sit
-//! in the target directories and [`Transaction::begin`] refuses a target that is a
-//! directory, so a rename rarely fails; if one does, the targets renamed before it keep
+//! in the target directories and [`Transaction::begin`] refuses a target that is not a
+//! regular file, so a rename rarely fails; if one does, the targets renamed before it keep
 //! their new content and [`Error::Commit`] lists them. A target that is a symlink is
-//! replaced by the new file, not written through. Locks are advisory (`flock`): they
+//! replaced by the new file, not written through (a symlink to a file that is not
+//! regular is refused). Locks are advisory (`flock`): they
 //! exclude other cellsafe runs, not other programs; on a file system without `flock` the
 //! runs are not excluded.
 //!
@@ -124,8 +129,9 @@ impl Transaction {
     /// Starts a transaction writing `targets` (duplicates are merged): removes stale files
     /// from their directories, then locks each target. Fails with [`Error::Busy`] if
     /// another live process (or another transaction in this one) writes one of them, and
-    /// with an I/O error naming the target if its directory does not exist or the target
-    /// is a directory. Call [`check_paths`] first.
+    /// with an I/O error naming the target if its directory does not exist, and with
+    /// [`Error::NotRegularOutput`] if the target exists and is not a regular file (a
+    /// device, a FIFO, a directory...). Call [`check_paths`] first.
     pub fn begin(targets: &[PathBuf]) -> Result<Transaction> {
         Self::begin_in(&REGISTRY, targets)
     }
@@ -271,12 +277,7 @@ impl Target {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(ReleaseError::NotAFile(user.to_owned()).into());
         };
-        if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-            return Err(Error::io(
-                user,
-                io::Error::new(ErrorKind::IsADirectory, "is a directory"),
-            ));
-        }
+        paths::check_regular("the output", user)?;
         Ok(Target {
             user: user.to_owned(),
             dir: dir.to_owned(),
