@@ -991,10 +991,22 @@ fn outputs_that_are_not_regular_files_are_refused() {
     let job = d.join("job.toml");
     let s = |p: &Path| p.to_str().unwrap().to_owned();
     let mut cases: Vec<(Vec<String>, &Path)> = vec![
-        (vec!["anonymize".into(), s(&job), "--report".into(), s(&fifo)], &fifo),
-        (vec!["anonymize".into(), s(&job), "--mapping".into(), s(&fifo)], &fifo),
-        (vec!["risk".into(), s(&job), "--html".into(), s(&fifo)], &fifo),
-        (vec!["safety".into(), s(&job), "--report".into(), s(&fifo)], &fifo),
+        (
+            vec!["anonymize".into(), s(&job), "--report".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["anonymize".into(), s(&job), "--mapping".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["risk".into(), s(&job), "--html".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["safety".into(), s(&job), "--report".into(), s(&fifo)],
+            &fifo,
+        ),
         (
             vec![
                 "synth".into(),
@@ -1010,8 +1022,14 @@ fn outputs_that_are_not_regular_files_are_refused() {
         ),
     ];
     if made {
-        cases.push((vec!["anonymize".into(), s(&job), "--output".into(), s(&device)], &device));
-        cases.push((vec!["pareto".into(), s(&job), "--report".into(), s(&device)], &device));
+        cases.push((
+            vec!["anonymize".into(), s(&job), "--output".into(), s(&device)],
+            &device,
+        ));
+        cases.push((
+            vec!["pareto".into(), s(&job), "--report".into(), s(&device)],
+            &device,
+        ));
     }
     for (args, path) in cases {
         cellsafe()
@@ -1024,7 +1042,10 @@ fn outputs_that_are_not_regular_files_are_refused() {
     }
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     if made {
-        assert!(std::fs::metadata(&device).unwrap().file_type().is_char_device());
+        assert!(std::fs::metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device());
     }
     assert_eq!(leftovers(d), Vec::<String>::new());
 }

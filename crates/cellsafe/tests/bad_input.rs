@@ -767,19 +767,25 @@ fn a_fifo_is_read_as_data_and_refused_as_a_hierarchy_or_config() {
 /// 16 MiB), and of a field longer than any (`MAX_FIELD`, 1 MiB).
 const TOO_LONG_LINE: usize = 17 << 20;
 const TOO_LONG_FIELD: usize = 2 << 20;
+const _: () = assert!(TOO_LONG_LINE > cellsafe::input::MAX_LINE);
+const _: () = assert!(TOO_LONG_FIELD > cellsafe::input::MAX_FIELD);
+const _: () = assert!(TOO_LONG_FIELD < cellsafe::input::MAX_LINE);
+/// Bytes of a config file past the limit (`cellsafe::input::MAX_CONFIG`).
+const TOO_LARGE_CONFIG: usize = 5 << 20;
+const _: () = assert!(TOO_LARGE_CONFIG as u64 > cellsafe::input::MAX_CONFIG);
 
 /// Regression: a line or field of unbounded length (an endless line from a pipe) was read
 /// into memory whole. A line past the limit is refused naming the file and line, a field
 /// past it naming the line and column, whether the file is read whole or streamed.
 #[test]
 fn overlong_lines_and_fields_are_refused_with_their_place() {
-    assert!(TOO_LONG_LINE > cellsafe::input::MAX_LINE);
-    assert!(TOO_LONG_FIELD > cellsafe::input::MAX_FIELD);
-    assert!(TOO_LONG_FIELD < cellsafe::input::MAX_LINE);
     let long_line = format!("{DATA}{}\n", "a".repeat(TOO_LONG_LINE));
     let f = Fixture::new(&long_line, AGE, &config(K2));
     let err = f.anonymize().unwrap_err().to_string();
-    assert!(err.contains(&format!("{}:8", f.path("data.csv"))), "{err:.300}");
+    assert!(
+        err.contains(&format!("{}:8", f.path("data.csv"))),
+        "{err:.300}"
+    );
     assert!(err.contains("longer than"), "{err:.300}");
 
     let long_field = format!("{DATA}gil,24126,{},flu\n", "3".repeat(TOO_LONG_FIELD));
@@ -787,14 +793,20 @@ fn overlong_lines_and_fields_are_refused_with_their_place() {
         // the plain reader declines a long field, and the general one says where it is
         let f = Fixture::new(&text, AGE, &config(K2));
         let err = f.anonymize().unwrap_err().to_string();
-        assert!(err.contains(&format!("{}:8:3", f.path("data.csv"))), "{err:.300}");
+        assert!(
+            err.contains(&format!("{}:8:3", f.path("data.csv"))),
+            "{err:.300}"
+        );
         assert!(err.contains("longer than"), "{err:.300}");
     }
 
     let long_label = format!("34;{};*\n{AGE}", "x".repeat(TOO_LONG_FIELD));
     let f = Fixture::new(DATA, &long_label, &config(K2));
     let err = f.anonymize().unwrap_err().to_string();
-    assert!(err.contains(&format!("{}:1:2", f.path("age.csv"))), "{err:.300}");
+    assert!(
+        err.contains(&format!("{}:1:2", f.path("age.csv"))),
+        "{err:.300}"
+    );
     assert!(err.contains("longer than"), "{err:.300}");
 }
 
@@ -812,7 +824,10 @@ fn an_overlong_line_from_a_fifo_is_refused() {
     let result = f.anonymize();
     release_writer(&data, writer);
     let err = result.unwrap_err().to_string();
-    assert!(err.contains(&format!("{}:8", f.path("data.csv"))), "{err:.300}");
+    assert!(
+        err.contains(&format!("{}:8", f.path("data.csv"))),
+        "{err:.300}"
+    );
     assert!(err.contains("longer than"), "{err:.300}");
 }
 
@@ -820,8 +835,7 @@ fn an_overlong_line_from_a_fifo_is_refused() {
 /// (`cellsafe::input::MAX_CONFIG`, 4 MiB) it is refused, naming the file.
 #[test]
 fn an_oversized_config_is_refused() {
-    assert!(5 << 20 > cellsafe::input::MAX_CONFIG);
-    let padding = "# padding\n".repeat((5 << 20) / 10);
+    let padding = "# padding\n".repeat(TOO_LARGE_CONFIG / 10);
     let f = Fixture::new(DATA, AGE, &format!("{}{padding}", config(K2)));
     let err = f.anonymize().unwrap_err().to_string();
     assert!(err.contains(&f.path("job.toml")), "{err:.300}");

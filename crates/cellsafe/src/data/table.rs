@@ -679,10 +679,53 @@ mod tests {
     }
 
     #[test]
-    fn a_directory_is_an_io_error() {
+    fn a_directory_is_refused_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let err = Table::read_csv(dir.path(), &CsvFormat::default()).unwrap_err();
-        assert!(matches!(err, Error::Io { .. }), "{err}");
+        let text = err.to_string();
+        assert!(matches!(err, Error::Data { .. }), "{err}");
+        assert!(text.starts_with(&format!("{}: is a directory", dir.path().display())));
+    }
+
+    /// A field or line of exactly the limit is read; one byte more is refused, where it
+    /// starts, whether it is plain, quoted or at the end of the input.
+    #[test]
+    fn fields_and_lines_are_read_up_to_their_limits() {
+        let format = CsvFormat::default();
+        let at_limit = "x".repeat(MAX_FIELD);
+        for quoted in [false, true] {
+            let field = |s: &str| {
+                if quoted {
+                    format!("\"{s}\"")
+                } else {
+                    s.to_owned()
+                }
+            };
+            let n = if quoted { MAX_FIELD - 2 } else { MAX_FIELD };
+            let ok = format!("a,b\n1,{}\n", field(&at_limit[..n]));
+            let t = Table::from_bytes(ok.as_bytes(), Path::new("t.csv"), &format).unwrap();
+            assert_eq!(t.value(0, 1).len(), n);
+            for end in ["\n", ""] {
+                let long = format!("a,b\n1,{}{end}", field(&format!("{}x", &at_limit[..n])));
+                let err = Table::from_bytes(long.as_bytes(), Path::new("t.csv"), &format)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    err.starts_with("t.csv:2:2: field longer than 1 MiB"),
+                    "{err}"
+                );
+            }
+        }
+        // many fields, each within the limit: the line's limit
+        let field = "y".repeat(MAX_FIELD / 2);
+        let width = MAX_LINE / field.len() + 1;
+        let row = vec![field.as_str(); width].join(",");
+        let header: Vec<String> = (0..width).map(|i| i.to_string()).collect();
+        let text = format!("{}\n{row}\n", header.join(","));
+        let err = Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:2: line longer than 16 MiB"), "{err}");
     }
 
     #[test]

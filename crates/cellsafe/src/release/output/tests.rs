@@ -227,7 +227,11 @@ fn second_begin_is_busy_until_the_first_ends() {
         format!(
             "another cellsafe run is writing {} (it holds the lock {})",
             a.display(),
-            dir.path().canonicalize().unwrap().join(".a.csv.cellsafe-lock").display()
+            dir.path()
+                .canonicalize()
+                .unwrap()
+                .join(".a.csv.cellsafe-lock")
+                .display()
         )
     );
     drop(first);
