@@ -16,10 +16,10 @@
 //!   limit of its own: its rows are the data.
 
 use std::fs::{self, File, FileType};
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::Path;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
 /// The most bytes a field of a CSV file may hold: 1 MiB.
 pub const MAX_FIELD: usize = 1 << 20;
@@ -90,7 +90,7 @@ fn check(path: &Path, metadata: &fs::Metadata, kind: Kind) -> Result<()> {
         } else {
             format!("is {what}, not a regular file or a FIFO: cellsafe does not read it")
         };
-        return Err(Error::data(Location::file(path), message));
+        return Err(refused(path, message));
     }
     match kind.limit() {
         Some((limit, what)) if file_type.is_file() && metadata.len() > limit => {
@@ -101,13 +101,18 @@ fn check(path: &Path, metadata: &fs::Metadata, kind: Kind) -> Result<()> {
 }
 
 fn too_large(path: &Path, limit: u64, what: &str) -> Error {
-    Error::data(
-        Location::file(path),
+    refused(
+        path,
         format!(
             "the file is larger than {} MiB, the most {what} may be",
             limit >> 20
         ),
     )
+}
+
+/// A file not read, as an I/O error naming it (it has no line to name).
+fn refused(path: &Path, message: String) -> Error {
+    Error::io(path, std::io::Error::new(ErrorKind::InvalidInput, message))
 }
 
 #[cfg(unix)]

@@ -683,7 +683,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = Table::read_csv(dir.path(), &CsvFormat::default()).unwrap_err();
         let text = err.to_string();
-        assert!(matches!(err, Error::Data { .. }), "{err}");
+        assert!(matches!(err, Error::Io { .. }), "{err}");
         assert!(text.starts_with(&format!("{}: is a directory", dir.path().display())));
     }
 
