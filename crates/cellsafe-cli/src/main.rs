@@ -1,6 +1,7 @@
 //! `cellsafe`: the command-line front end. It parses arguments, calls the library, prints
-//! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage or an output that
-//! would overwrite an input, 3 nothing found, not acceptable or unsafe, 130 interrupted).
+//! results, and maps outcomes to exit codes (0 success, 1 error, 2 usage, an output that
+//! would overwrite an input or that exists and is not a regular file, 3 nothing found, not
+//! acceptable or unsafe, 130 interrupted, whenever the signal comes).
 //! Long work shows progress bars on stderr when it is a terminal, and Ctrl-C stops it
 //! through the library's cancellation (see [`Front`]).
 
@@ -39,7 +40,8 @@ use clap::{Parser, Subcommand};
 /// Exit code when no transformation satisfies the privacy models, the evaluated one is not
 /// acceptable, or the release is unsafe.
 const NOT_FOUND: u8 = 3;
-/// Exit code of bad arguments, including an output path that names an input.
+/// Exit code of bad arguments, including an output path that names an input or an
+/// existing file that is not a regular file.
 const USAGE: u8 = 2;
 /// Exit code after Ctrl-C or a termination signal (128 + SIGINT).
 const INTERRUPTED: u8 = 130;
@@ -67,7 +69,7 @@ enum Command {
         /// Released CSV (default: [output] path in the config, else INPUT.anonymized.csv).
         #[arg(long)]
         output: Option<PathBuf>,
-        /// JSON report (default: [output] report in the config, else printed to stdout).
+        /// JSON report (`-`: stdout; default: [output] report in the config, else stdout).
         #[arg(long)]
         report: Option<PathBuf>,
         /// Also write a CSV mapping each released row to its input line (for the
@@ -121,7 +123,7 @@ enum Command {
         /// Strategy (default: the config's disclose.strategy, else exclusive).
         #[arg(long, value_enum)]
         strategy: Option<StrategyArg>,
-        /// JSON report (default: printed to stdout).
+        /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
     },
@@ -143,7 +145,7 @@ enum Command {
         /// List at most this many unsafe persons.
         #[arg(long, default_value_t = 100)]
         limit: usize,
-        /// JSON report (default: printed to stdout).
+        /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
     },
@@ -170,7 +172,7 @@ enum Command {
         /// record risks, the table as it is beside the transformation of `--levels`.
         #[arg(long)]
         html: Option<PathBuf>,
-        /// JSON report (default: printed to stdout).
+        /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
     },
@@ -186,7 +188,7 @@ enum Command {
         /// reported).
         #[arg(long)]
         seed: Option<u64>,
-        /// JSON report (default: printed to stdout).
+        /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]
         report: Option<PathBuf>,
         /// Also write one self-contained HTML page: the front plotted for each pair of
@@ -227,14 +229,20 @@ fn serve(config: &Path, listen: Option<&str>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // First thing: Ctrl-C and SIGTERM are held until the handler is in place, so one that
+    // comes while the arguments are parsed (or that the parent held back) ends the run
+    // through the handler, with exit 130, never by the default action.
+    signals::hold();
     let cli = Cli::parse();
     // the service handles SIGTERM and Ctrl-C itself: answers in flight complete first
     if let Command::Serve { config, listen } = &cli.command {
+        signals::release();
         return serve(config, listen.as_deref());
     }
     let front = Arc::new(Front::new(cli.quiet));
     let handler = Arc::clone(&front);
     let _ = ctrlc::set_handler(move || interrupt(&handler));
+    signals::release();
     match run(cli, &*front) {
         Ok(code) => code,
         Err(e) if stopped(&e) => {
@@ -243,11 +251,45 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            let clash = e
-                .chain()
-                .any(|c| matches!(c.downcast_ref(), Some(cellsafe::Error::PathClash { .. })));
-            ExitCode::from(if clash { USAGE } else { 1 })
+            let usage = e.chain().any(|c| {
+                c.is::<Usage>()
+                    || matches!(
+                        c.downcast_ref(),
+                        Some(
+                            cellsafe::Error::PathClash { .. }
+                                | cellsafe::Error::NotRegularOutput { .. }
+                        )
+                    )
+            });
+            ExitCode::from(if usage { USAGE } else { 1 })
         }
+    }
+}
+
+/// The signals the handler answers (those of `ctrlc` with its `termination` feature),
+/// held back while it is installed.
+mod signals {
+    #[cfg(unix)]
+    fn set() -> nix::sys::signal::SigSet {
+        use nix::sys::signal::{SigSet, Signal};
+        let mut set = SigSet::empty();
+        for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+            set.add(signal);
+        }
+        set
+    }
+
+    /// Blocks the signals: one that comes now waits, pending, for [`release`].
+    pub(crate) fn hold() {
+        #[cfg(unix)]
+        let _ = set().thread_block();
+    }
+
+    /// Unblocks the signals, also when the parent started this process with them blocked:
+    /// one pending is delivered now, to the handler if it is installed.
+    pub(crate) fn release() {
+        #[cfg(unix)]
+        let _ = set().thread_unblock();
     }
 }
 
@@ -289,6 +331,40 @@ fn stdout_failed(e: std::io::Error) -> ! {
     std::process::exit(1);
 }
 
+/// Bad arguments the CLI itself finds (exit [`USAGE`]).
+#[derive(Debug)]
+struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// Whether `path` is `-`: standard output.
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// A `--report` option: `-` is stdout, as no option is.
+fn report_arg(path: Option<PathBuf>) -> Option<PathBuf> {
+    path.filter(|p| !is_stdout(p))
+}
+
+/// Refuses `-` for an output that must be a file (the table is staged and audited before
+/// it is written; the others go beside it).
+fn file_only(option: &str, path: &Option<PathBuf>) -> Result<()> {
+    if path.as_deref().is_some_and(is_stdout) {
+        return Err(Usage(format!(
+            "{option} -: only --report can go to stdout; name a file (./- for a file named -)"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Refuses a `--report` that would overwrite one of the config's inputs.
 fn check_report(config: &Config, report: &Option<PathBuf>) -> Result<()> {
     if let Some(path) = report {
@@ -309,15 +385,19 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             mapping,
             levels,
             query_error,
-        } => anonymize(
-            &config,
-            output,
-            report,
-            mapping,
-            levels,
-            query_error,
-            observer,
-        ),
+        } => {
+            file_only("--output", &output)?;
+            file_only("--mapping", &mapping)?;
+            anonymize(
+                &config,
+                output,
+                report,
+                mapping,
+                levels,
+                query_error,
+                observer,
+            )
+        }
         Command::Serve { config, listen } => Ok(serve(&config, listen.as_deref())),
         Command::Synth {
             input,
@@ -327,6 +407,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             seed,
             output,
         } => {
+            file_only("--output", &Some(output.clone()))?;
             let delimiter = u8::try_from(delimiter)
                 .ok()
                 .filter(u8::is_ascii)
@@ -347,7 +428,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             config,
             strategy,
             report,
-        } => disclose(&config, strategy, report, observer),
+        } => disclose(&config, strategy, report_arg(report), observer),
         Command::Evaluate { config, levels } => {
             let config = Config::from_file(&config)?;
             let problem = config.problem_observed(observer)?;
@@ -372,7 +453,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             levels,
             limit,
             report,
-        } => safety(&config, levels, limit, report, observer),
+        } => safety(&config, levels, limit, report_arg(report), observer),
         Command::Risk {
             config,
             levels,
@@ -383,6 +464,8 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             report,
         } => {
             use job::risk::Population;
+            file_only("--html", &html)?;
+            let report = report_arg(report);
             let population = population_size
                 .map(Population::Size)
                 .or(sampling_fraction.map(Population::Fraction));
@@ -428,6 +511,8 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             report,
             html,
         } => {
+            file_only("--html", &html)?;
+            let report = report_arg(report);
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
             check_report(&config, &html)?;
@@ -484,7 +569,11 @@ pub(crate) fn anonymize(
     let table = output
         .or_else(|| config.output.path.as_ref().map(|p| config.resolve(p)))
         .unwrap_or_else(|| default_output(&config));
-    let report_path = report.or_else(|| config.output.report.as_ref().map(|p| config.resolve(p)));
+    // `--report -`: stdout, over the config's [output] report
+    let report_path = match report {
+        Some(p) if is_stdout(&p) => None,
+        report => report.or_else(|| config.output.report.as_ref().map(|p| config.resolve(p))),
+    };
     let outputs = Outputs {
         table: Some(table),
         report: report_path.clone(),

@@ -946,7 +946,8 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
             .assert()
             .code(1)
             .stderr(predicate::str::contains("another cellsafe run is writing"))
-            .stderr(predicate::str::contains("out.csv"));
+            .stderr(predicate::str::contains("out.csv"))
+            .stderr(predicate::str::contains(".out.csv.cellsafe-lock"));
         signal(&first, sig);
         let status = first.wait().unwrap();
         assert_eq!(
@@ -958,6 +959,181 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
         assert!(!d.join("out.csv").exists() && !d.join("report.json").exists());
         assert!(!d.join("other.json").exists());
         assert_eq!(leftovers(d), Vec::<String>::new(), "{sig}");
+    }
+}
+
+/// Regression: an output that was a device or a FIFO was replaced by a regular file, exit 0
+/// (as root, `--report /dev/null` replaced the system's /dev/null). Every output path the
+/// CLI writes is refused with exit 2, naming it, before any work, and left as it is.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_not_regular_files_are_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = fixture(DATA, AGE, &config(&k(2)));
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let device = d.join("null");
+    // /dev/null's numbers: nothing is written even by code that failed to refuse it
+    let made = std::process::Command::new("mknod")
+        .arg(&device)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("SKIPPED: cannot make a device node (not root?); device part not tested");
+    }
+    let job = d.join("job.toml");
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let mut cases: Vec<(Vec<String>, &Path)> = vec![
+        (
+            vec!["anonymize".into(), s(&job), "--report".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["anonymize".into(), s(&job), "--mapping".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["risk".into(), s(&job), "--html".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec!["safety".into(), s(&job), "--report".into(), s(&fifo)],
+            &fifo,
+        ),
+        (
+            vec![
+                "synth".into(),
+                s(&d.join("data.csv")),
+                "--semi-sensitive".into(),
+                "0.5".into(),
+                "--columns".into(),
+                "age".into(),
+                "--output".into(),
+                s(&fifo),
+            ],
+            &fifo,
+        ),
+    ];
+    if made {
+        cases.push((
+            vec!["anonymize".into(), s(&job), "--output".into(), s(&device)],
+            &device,
+        ));
+        cases.push((
+            vec!["pareto".into(), s(&job), "--report".into(), s(&device)],
+            &device,
+        ));
+    }
+    for (args, path) in cases {
+        cellsafe()
+            .current_dir(d)
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(path.display().to_string()))
+            .stderr(predicate::str::contains("not a regular file"));
+    }
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    if made {
+        assert!(std::fs::metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
+    assert_eq!(leftovers(d), Vec::<String>::new());
+}
+
+/// `--report -` prints the report on stdout (as no `--report` does), also over the
+/// config's `[output] report`; no file named `-` is written. `-` for any other output is
+/// refused (exit 2): the table is staged and audited before it is written, so it needs a
+/// file.
+#[test]
+fn a_dash_report_goes_to_stdout() {
+    let dir = fixture(
+        DATA,
+        AGE,
+        &format!("{}[output]\nreport = \"report.json\"\n", config(&k(2))),
+    );
+    let d = dir.path();
+    let out = cellsafe()
+        .current_dir(d)
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .args(["--output", "out.csv", "--report", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["found"], true);
+    assert!(d.join("out.csv").exists());
+    assert!(!d.join("-").exists() && !d.join("report.json").exists());
+    for option in ["--output", "--mapping"] {
+        cellsafe()
+            .current_dir(d)
+            .arg("anonymize")
+            .arg(d.join("job.toml"))
+            .args([option, "-"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(option));
+    }
+    assert!(!d.join("-").exists());
+}
+
+/// Regression: a signal that came before the CLI's handler was installed ended the run by
+/// the signal instead of with exit 130. The child starts with SIGINT and SIGTERM blocked,
+/// so the signal sent right after it starts is held until the CLI unblocks them: it must
+/// reach the handler (exit 130, nothing written), not the default action.
+#[cfg(unix)]
+#[test]
+fn a_signal_before_the_handler_is_installed_exits_130() {
+    use nix::sys::signal::{kill, SigSet, Signal};
+    use nix::unistd::Pid;
+    use std::os::unix::process::CommandExt;
+    let dir = fixture(DATA, AGE, &config(&k(2)));
+    let d = dir.path();
+    for sig in [Signal::SIGINT, Signal::SIGTERM] {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"));
+        command
+            .arg("anonymize")
+            .arg(d.join("job.toml"))
+            .arg("--output")
+            .arg(d.join("out.csv"))
+            .arg("--report")
+            .arg(d.join("report.json"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        // SAFETY: between fork and exec the closure only calls pthread_sigmask, which is
+        // async-signal-safe, and allocates nothing.
+        unsafe {
+            command.pre_exec(|| {
+                let mut set = SigSet::empty();
+                set.add(Signal::SIGINT);
+                set.add(Signal::SIGTERM);
+                set.thread_block().map_err(std::io::Error::from)
+            });
+        }
+        let child = command.spawn().unwrap();
+        kill(Pid::from_raw(child.id() as i32), sig).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{sig}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!d.join("out.csv").exists() && !d.join("report.json").exists());
+        assert_eq!(leftovers(d), Vec::<String>::new());
     }
 }
 

@@ -157,12 +157,7 @@ impl Service {
         // the admin's settings, once changed, live in the database
         let text = match store.setting("center")? {
             Some(t) => t,
-            None => center_text(&std::fs::read_to_string(config_path).map_err(|e| {
-                cellsafe::Error::Io {
-                    path: config_path.to_path_buf(),
-                    cause: e,
-                }
-            })?)?,
+            None => center_text(&cellsafe::input::read_config(config_path)?)?,
         };
         let center_config = Config::parse(&text, config_path)?;
         let center = cellsafe::job::gatekeeper::center(&center_config, table.clone())?;

@@ -32,6 +32,7 @@ pub mod error;
 pub mod framework;
 pub mod gatekeeper;
 pub mod hierarchy;
+pub mod input;
 pub mod job;
 pub mod metric;
 pub mod observer;

@@ -67,7 +67,8 @@ fn config_key(err: &Error) -> &str {
 
 #[test]
 fn long_values_are_cut_in_messages() {
-    let long = "7".repeat(10_000_000);
+    // the longest field read: a value may be this long (and is then cut in the message)
+    let long = "7".repeat(cellsafe::input::MAX_FIELD);
     let data = DATA.replace("bob,24129,35,", &format!("bob,24129,{long},"));
     let f = Fixture::new(&data, AGE, &config(K2));
     let err = f.anonymize().unwrap_err().to_string();
@@ -642,4 +643,201 @@ fn research_subset_mistakes_are_located() {
         config_key(&f.config().unwrap().problem().unwrap_err()),
         "privacy[0].delta_max"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Files that are not regular, and inputs of unbounded size (issue 27, items 10)
+// ---------------------------------------------------------------------------------------
+
+/// Makes a character device node at `path` with the numbers of /dev/null (1, 3), so that
+/// nothing is read even by code that failed to refuse it. False (and says so) when this
+/// process may not make device nodes.
+#[cfg(unix)]
+fn null_device(path: &std::path::Path) -> bool {
+    let made = std::process::Command::new("mknod")
+        .arg(path)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("SKIPPED: cannot make a device node (not root?); device part not tested");
+    }
+    made
+}
+
+#[cfg(unix)]
+fn fifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A thread that writes `content` into the FIFO at `path` once a reader opens it. If the
+/// code under test refuses the FIFO without opening it, [`release_writer`] opens it
+/// without blocking so the writer ends.
+#[cfg(unix)]
+fn fifo_writer(path: &std::path::Path, content: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let path = path.to_owned();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut w = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let _ = w.write_all(&content); // the reader may stop early: a broken pipe
+    })
+}
+
+#[cfg(unix)]
+fn release_writer(path: &std::path::Path, writer: std::thread::JoinHandle<()>) {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // A non-blocking reader: lets a writer still waiting in `open` go on, then drains.
+    let mut r = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .unwrap();
+    let mut sink = [0u8; 65536];
+    while !writer.is_finished() {
+        match r.read(&mut sink) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::yield_now(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    writer.join().unwrap();
+}
+
+/// Regression: a device given as the data, hierarchy or config file was read (`/dev/zero`
+/// grew the process until the OOM killer ended it). A device, a socket or a directory is
+/// refused before it is opened, naming the file.
+#[cfg(unix)]
+#[test]
+fn device_and_directory_inputs_are_refused_naming_the_file() {
+    for name in ["data.csv", "age.csv", "job.toml"] {
+        let f = Fixture::new(DATA, AGE, &config(K2));
+        let path = f.dir.path().join(name);
+        std::fs::remove_file(&path).unwrap();
+        if !null_device(&path) {
+            continue;
+        }
+        let err = f.anonymize().unwrap_err().to_string();
+        assert!(err.contains(&f.path(name)), "{name}: {err}");
+        assert!(err.contains("is a character device"), "{name}: {err}");
+    }
+    let f = Fixture::new(DATA, AGE, &config(K2));
+    let path = f.dir.path().join("age.csv");
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(err.contains(&f.path("age.csv")), "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+/// A FIFO is read as the data file (a pipe given on purpose, e.g. `<(zcat data.csv.gz)`),
+/// but refused, without opening it, as a hierarchy or config file.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_read_as_data_and_refused_as_a_hierarchy_or_config() {
+    let f = Fixture::new(DATA, AGE, &config(K2));
+    let data = f.dir.path().join("data.csv");
+    std::fs::remove_file(&data).unwrap();
+    fifo(&data);
+    let writer = fifo_writer(&data, DATA.as_bytes().to_vec());
+    let found = f.anonymize();
+    release_writer(&data, writer);
+    assert!(found.unwrap().found);
+    for name in ["age.csv", "job.toml"] {
+        let f = Fixture::new(DATA, AGE, &config(K2));
+        let path = f.dir.path().join(name);
+        std::fs::remove_file(&path).unwrap();
+        fifo(&path);
+        let content = if name == "age.csv" { AGE } else { "" };
+        let writer = fifo_writer(&path, content.as_bytes().to_vec());
+        let result = f.anonymize();
+        release_writer(&path, writer);
+        let err = result.unwrap_err().to_string();
+        assert!(err.contains(&f.path(name)), "{name}: {err}");
+        assert!(err.contains("is a FIFO"), "{name}: {err}");
+    }
+}
+
+/// Bytes of a line longer than any the readers accept (`cellsafe::input::MAX_LINE`,
+/// 16 MiB), and of a field longer than any (`MAX_FIELD`, 1 MiB).
+const TOO_LONG_LINE: usize = 17 << 20;
+const TOO_LONG_FIELD: usize = 2 << 20;
+const _: () = assert!(TOO_LONG_LINE > cellsafe::input::MAX_LINE);
+const _: () = assert!(TOO_LONG_FIELD > cellsafe::input::MAX_FIELD);
+const _: () = assert!(TOO_LONG_FIELD < cellsafe::input::MAX_LINE);
+/// Bytes of a config file past the limit (`cellsafe::input::MAX_CONFIG`).
+const TOO_LARGE_CONFIG: usize = 5 << 20;
+const _: () = assert!(TOO_LARGE_CONFIG as u64 > cellsafe::input::MAX_CONFIG);
+
+/// Regression: a line or field of unbounded length (an endless line from a pipe) was read
+/// into memory whole. A line past the limit is refused naming the file and line, a field
+/// past it naming the line and column, whether the file is read whole or streamed.
+#[test]
+fn overlong_lines_and_fields_are_refused_with_their_place() {
+    let long_line = format!("{DATA}{}\n", "a".repeat(TOO_LONG_LINE));
+    let f = Fixture::new(&long_line, AGE, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{}:8", f.path("data.csv"))),
+        "{err:.300}"
+    );
+    assert!(err.contains("longer than"), "{err:.300}");
+
+    let long_field = format!("{DATA}gil,24126,{},flu\n", "3".repeat(TOO_LONG_FIELD));
+    for text in [long_field.clone(), long_field.replace('\n', "\r\n")] {
+        // the plain reader declines a long field, and the general one says where it is
+        let f = Fixture::new(&text, AGE, &config(K2));
+        let err = f.anonymize().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("{}:8:3", f.path("data.csv"))),
+            "{err:.300}"
+        );
+        assert!(err.contains("longer than"), "{err:.300}");
+    }
+
+    let long_label = format!("34;{};*\n{AGE}", "x".repeat(TOO_LONG_FIELD));
+    let f = Fixture::new(DATA, &long_label, &config(K2));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{}:1:2", f.path("age.csv"))),
+        "{err:.300}"
+    );
+    assert!(err.contains("longer than"), "{err:.300}");
+}
+
+/// The same through a pipe: the data file streamed from a FIFO stops at the limit.
+#[cfg(unix)]
+#[test]
+fn an_overlong_line_from_a_fifo_is_refused() {
+    let f = Fixture::new(DATA, AGE, &config(K2));
+    let data = f.dir.path().join("data.csv");
+    std::fs::remove_file(&data).unwrap();
+    fifo(&data);
+    let mut content = DATA.as_bytes().to_vec();
+    content.resize(content.len() + TOO_LONG_LINE, 0);
+    let writer = fifo_writer(&data, content);
+    let result = f.anonymize();
+    release_writer(&data, writer);
+    let err = result.unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{}:8", f.path("data.csv"))),
+        "{err:.300}"
+    );
+    assert!(err.contains("longer than"), "{err:.300}");
+}
+
+/// Regression: a config file of any size was read whole. Past the limit
+/// (`cellsafe::input::MAX_CONFIG`, 4 MiB) it is refused, naming the file.
+#[test]
+fn an_oversized_config_is_refused() {
+    let padding = "# padding\n".repeat(TOO_LARGE_CONFIG / 10);
+    let f = Fixture::new(DATA, AGE, &format!("{}{padding}", config(K2)));
+    let err = f.anonymize().unwrap_err().to_string();
+    assert!(err.contains(&f.path("job.toml")), "{err:.300}");
+    assert!(err.contains("larger than"), "{err:.300}");
 }

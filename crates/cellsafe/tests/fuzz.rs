@@ -776,9 +776,11 @@ fn located(e: &Error) -> bool {
             at.line.is_some_and(|l| text.contains(&format!(":{l}")))
         }
         // a file that cannot be read or written is named, and has no line to name
-        Error::Io { .. } | Error::PathClash { .. } | Error::Busy { .. } | Error::Commit { .. } => {
-            true
-        }
+        Error::Io { .. }
+        | Error::PathClash { .. }
+        | Error::NotRegularOutput { .. }
+        | Error::Busy { .. }
+        | Error::Commit { .. } => true,
         // a failed audit is a bug, not bad input
         Error::AuditFailed { .. }
         | Error::Interrupted

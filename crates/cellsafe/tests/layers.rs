@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Layers from the bottom up; `error` and `observer` are shared by all.
+/// Layers from the bottom up; `error`, `observer` and `input` are shared by all.
 const LAYERS: &[&[&str]] = &[
-    &["error", "observer"],
+    &["error", "observer", "input"],
     &["data"],
     &["hierarchy"],
     &["framework"],

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 
 use crate::error::{excerpt, DataError, Error, Location, Result};
+use crate::input::{MAX_FIELD, MAX_LINE};
 
 mod plain;
 /// How a CSV file is laid out.
@@ -279,8 +280,13 @@ impl Table {
         observer: &dyn crate::observer::Observer,
     ) -> Result<Table> {
         use crate::observer::{Reader, Stage, LOADING};
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let size = file.metadata().ok().map(|m| m.len());
+        let file = crate::input::open(path, crate::input::Kind::Table)?;
+        // a FIFO has no size: it is streamed
+        let size = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
         let stage = Stage::start(observer, LOADING, size);
         let mut reader = Reader::new(file, &stage);
         // a file of moderate size is read whole and split directly when plain; a larger
@@ -337,6 +343,9 @@ impl<R: Read> Records<R> {
     pub(crate) fn read(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>> {
         let result = self.csv.read_record(record);
         let scanner = self.csv.get_mut();
+        if let Some(long) = scanner.too_long {
+            return Err(long.error(&self.source));
+        }
         if let Some((line, field)) = scanner.unterminated() {
             return Err(Error::data(
                 Location::at(&self.source, line, Some(field)),
@@ -390,12 +399,42 @@ enum ScanState {
     QuoteInQuoted,
 }
 
+/// A field or line past its limit ([`MAX_FIELD`], [`MAX_LINE`]): where it starts.
+#[derive(Debug, Clone, Copy)]
+enum TooLong {
+    Field { line: u64, field: u64 },
+    Line { line: u64 },
+}
+
+impl TooLong {
+    fn error(self, source: &Path) -> Error {
+        match self {
+            TooLong::Field { line, field } => Error::data(
+                Location::at(source, line, Some(field)),
+                format!(
+                    "field longer than {} MiB, the most a field may hold",
+                    MAX_FIELD >> 20
+                ),
+            ),
+            TooLong::Line { line } => Error::data(
+                Location::at(source, line, None),
+                format!(
+                    "line longer than {} MiB, the most a line may hold",
+                    MAX_LINE >> 20
+                ),
+            ),
+        }
+    }
+}
+
 /// One linear pass over the raw bytes on their way to the csv crate, following its
 /// grammar (csv-core: `\r`, `\n` and `\r\n` end records, blank lines are skipped, a quote
 /// opens a quoted field only at a field's start, doubled quotes are literal). It records
 /// the line each record starts on, because the csv crate reports where it started
 /// looking (one line early after `\r\n` or a blank line), and where a quoted field still
-/// open at the end of the input began, because the csv crate accepts that silently.
+/// open at the end of the input began, because the csv crate accepts that silently. It
+/// also stops the input at a field longer than [`MAX_FIELD`] or a line (or record) longer
+/// than [`MAX_LINE`], so that no endless line is held in memory.
 struct Scanner<R> {
     inner: R,
     delimiter: u8,
@@ -409,6 +448,13 @@ struct Scanner<R> {
     /// Line and field where the current quoted field began.
     quote_at: (u64, u64),
     eof: bool,
+    /// Offset in the input of the next byte to scan, of the current line's (or record's)
+    /// first byte, and of the current field's first byte.
+    offset: u64,
+    line_start: u64,
+    field_start: u64,
+    /// Set when a field or line went past its limit: reading stops there.
+    too_long: Option<TooLong>,
 }
 
 impl<R> Scanner<R> {
@@ -423,6 +469,10 @@ impl<R> Scanner<R> {
             starts: VecDeque::new(),
             quote_at: (1, 1),
             eof: false,
+            offset: 0,
+            line_start: 0,
+            field_start: 0,
+            too_long: None,
         }
     }
 
@@ -452,7 +502,30 @@ impl<R> Scanner<R> {
         }
     }
 
-    fn scan(&mut self, bytes: &[u8]) {
+    /// Whether the field or line under way at offset `at` (the field's or line's end, or
+    /// as far as the input is read) is past its limit; if so records it.
+    fn past_limit(&mut self, at: u64) -> bool {
+        let in_field = matches!(
+            self.state,
+            ScanState::InField | ScanState::InQuoted | ScanState::QuoteInQuoted
+        );
+        if in_field && at - self.field_start > MAX_FIELD as u64 {
+            let (line, field) = if self.state == ScanState::InField {
+                (self.line, self.field)
+            } else {
+                self.quote_at
+            };
+            self.too_long = Some(TooLong::Field { line, field });
+        } else if at - self.line_start > MAX_LINE as u64 {
+            self.too_long = Some(TooLong::Line { line: self.line });
+        }
+        self.too_long.is_some()
+    }
+
+    /// Scans `bytes`; false if a field or line went past its limit.
+    fn scan(&mut self, bytes: &[u8]) -> bool {
+        let base = self.offset;
+        self.offset += bytes.len() as u64;
         let mut i = 0;
         while i < bytes.len() {
             // inside a field nothing matters but its end; inside quotes, only quotes and
@@ -461,7 +534,7 @@ impl<R> Scanner<R> {
                 ScanState::InField => {
                     match memchr::memchr3(self.delimiter, b'\r', b'\n', &bytes[i..]) {
                         Some(k) => i += k,
-                        None => return,
+                        None => break,
                     }
                 }
                 ScanState::InQuoted => {
@@ -470,12 +543,16 @@ impl<R> Scanner<R> {
                     self.line += memchr::memchr_iter(b'\n', &rest[..k]).count() as u64;
                     i += k;
                     if i == bytes.len() {
-                        return;
+                        break;
                     }
                 }
                 _ => {}
             }
             let b = bytes[i];
+            let at = base + i as u64;
+            if self.past_limit(at) {
+                return false;
+            }
             i += 1;
             self.state = match self.state {
                 ScanState::StartRecord if b == b'\r' || b == b'\n' => ScanState::StartRecord,
@@ -491,20 +568,34 @@ impl<R> Scanner<R> {
                 ScanState::QuoteInQuoted if b == self.quote => ScanState::InQuoted,
                 ScanState::QuoteInQuoted => self.after_field(b),
             };
+            match self.state {
+                ScanState::StartField => self.field_start = at + 1,
+                ScanState::StartRecord => {
+                    self.field_start = at + 1;
+                    self.line_start = at + 1;
+                }
+                _ => {}
+            }
             if b == b'\n' {
                 self.line += 1;
             }
         }
+        !self.past_limit(self.offset)
     }
 }
 
 impl<R: Read> Read for Scanner<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.too_long.is_some() {
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
         let n = self.inner.read(buf)?;
         if n == 0 && !buf.is_empty() {
             self.eof = true;
         }
-        self.scan(&buf[..n]);
+        if !self.scan(&buf[..n]) {
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
         Ok(n)
     }
 }
@@ -588,10 +679,53 @@ mod tests {
     }
 
     #[test]
-    fn a_directory_is_an_io_error() {
+    fn a_directory_is_refused_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let err = Table::read_csv(dir.path(), &CsvFormat::default()).unwrap_err();
+        let text = err.to_string();
         assert!(matches!(err, Error::Io { .. }), "{err}");
+        assert!(text.starts_with(&format!("{}: is a directory", dir.path().display())));
+    }
+
+    /// A field or line of exactly the limit is read; one byte more is refused, where it
+    /// starts, whether it is plain, quoted or at the end of the input.
+    #[test]
+    fn fields_and_lines_are_read_up_to_their_limits() {
+        let format = CsvFormat::default();
+        let at_limit = "x".repeat(MAX_FIELD);
+        for quoted in [false, true] {
+            let field = |s: &str| {
+                if quoted {
+                    format!("\"{s}\"")
+                } else {
+                    s.to_owned()
+                }
+            };
+            let n = if quoted { MAX_FIELD - 2 } else { MAX_FIELD };
+            let ok = format!("a,b\n1,{}\n", field(&at_limit[..n]));
+            let t = Table::from_bytes(ok.as_bytes(), Path::new("t.csv"), &format).unwrap();
+            assert_eq!(t.value(0, 1).len(), n);
+            for end in ["\n", ""] {
+                let long = format!("a,b\n1,{}{end}", field(&format!("{}x", &at_limit[..n])));
+                let err = Table::from_bytes(long.as_bytes(), Path::new("t.csv"), &format)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    err.starts_with("t.csv:2:2: field longer than 1 MiB"),
+                    "{err}"
+                );
+            }
+        }
+        // many fields, each within the limit: the line's limit
+        let field = "y".repeat(MAX_FIELD / 2);
+        let width = MAX_LINE / field.len() + 1;
+        let row = vec![field.as_str(); width].join(",");
+        let header: Vec<String> = (0..width).map(|i| i.to_string()).collect();
+        let text = format!("{}\n{row}\n", header.join(","));
+        let err = Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("t.csv:2: line longer than 16 MiB"), "{err}");
     }
 
     #[test]

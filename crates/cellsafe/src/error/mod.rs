@@ -153,11 +153,27 @@ pub enum Error {
         /// The other path.
         input: PathBuf,
     },
+    /// An output path names an existing file that is not a regular file (a device, a FIFO,
+    /// a socket, a directory, or a symlink to one): it would be replaced, not written to.
+    #[error(
+        "{what} {path} is {kind}, not a regular file: cellsafe writes only regular files \
+         (it would replace this one); choose another path"
+    )]
+    NotRegularOutput {
+        /// What the output is (`the report`).
+        what: String,
+        /// The output path, as given.
+        path: PathBuf,
+        /// What the file is (`a FIFO`, `a character device`, ...).
+        kind: &'static str,
+    },
     /// Another live process holds the lock on an output.
-    #[error("another cellsafe run is writing {path}")]
+    #[error("another cellsafe run is writing {path} (it holds the lock {lock})")]
     Busy {
         /// The file concerned.
         path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
     },
     /// No transformation satisfies the privacy models within the suppression limit.
     #[error("no transformation satisfies the privacy models within the suppression limit")]

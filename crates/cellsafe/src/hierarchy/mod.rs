@@ -392,7 +392,7 @@ impl Hierarchy {
 
     /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
     pub fn read_arx(path: &Path, delimiter: u8) -> Result<Hierarchy> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let file = crate::input::open(path, crate::input::Kind::Auxiliary)?;
         let mut records = Records::new(file, path, delimiter, b'"', true);
         let mut record = csv::StringRecord::new();
         let mut rows = Vec::new();

@@ -374,7 +374,7 @@ fn read_con_file(
             ));
         }
     }
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::input::open(path, crate::input::Kind::Auxiliary)?;
     let mut records = crate::data::table::Records::new(file, path, b',', b'"', false);
     let mut record = csv::StringRecord::new();
     let header_line = records.read(&mut record)?.unwrap_or(1);

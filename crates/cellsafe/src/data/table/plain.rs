@@ -4,11 +4,13 @@
 //!
 //! The fast path either produces exactly the table the general reader would, or declines
 //! (`None`) and the general reader runs, which also gives every error its message and
-//! location: a ragged row, invalid UTF-8, a duplicate column name, an empty file.
+//! location: a ragged row, invalid UTF-8, a duplicate column name, an empty file, a field
+//! or line past its limit.
 
 use std::path::Path;
 
 use super::{CsvFormat, Dictionary, Table};
+use crate::input::{MAX_FIELD, MAX_LINE};
 
 /// The table of `bytes`, or `None` when the input is not plain or has an error.
 pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<Table> {
@@ -56,6 +58,10 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     } else {
         (1..=width).map(|i| i.to_string()).collect()
     };
+    // a field or line past its limit: the general reader says where
+    if first.len() > MAX_LINE || header.iter().any(|h| h.len() > MAX_FIELD) {
+        return None;
+    }
     if super::duplicate_name(&header).is_some() {
         return None;
     }
@@ -73,8 +79,11 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
         let bytes = data.as_bytes();
         let ends =
             memchr::memchr2_iter(delimiter, b'\n', bytes).chain(std::iter::once(bytes.len()));
-        let (mut start, mut column) = (0usize, 0usize);
+        let (mut start, mut column, mut record_start) = (0usize, 0usize, 0usize);
         for end in ends {
+            if end - start > MAX_FIELD || end - record_start > MAX_LINE {
+                return None;
+            }
             let record_ends = end == bytes.len() || bytes[end] == b'\n';
             let mut field = &data[start..end];
             if record_ends && crlf {
@@ -91,6 +100,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
                 lines.push(line);
                 line += 1;
                 column = 0;
+                record_start = start;
             }
         }
     }

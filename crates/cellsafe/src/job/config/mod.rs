@@ -106,7 +106,7 @@ fn single_byte(s: &str, file: &str, key: &str) -> Result<u8> {
 impl Config {
     /// Reads and parses a config file (syntax and types only).
     pub fn from_file(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_config(path)?;
         Self::parse(&text, path)
     }
 

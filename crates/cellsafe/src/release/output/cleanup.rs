@@ -165,13 +165,16 @@ impl Leftover {
 }
 
 fn remove_if_stale(path: &Path, kind: Leftover, now: SystemTime) -> bool {
+    // Judged by name, type and age before it is locked: a young file is never locked here,
+    // so a run starting beside the cleaner never finds its lock held by it.
     match fs::symlink_metadata(path) {
-        Ok(m) if m.is_file() && !is_protected(path, &m) => {}
+        Ok(m) if m.is_file() && old_enough(&m, now) && !is_protected(path, &m) => {}
         _ => return false,
     }
     let Ok(file) = File::open(path) else {
         return false;
     };
+    super::count_lock_try();
     if file.try_lock().is_err() {
         return false; // a live process holds it, or locks do not work here
     }
@@ -182,11 +185,15 @@ fn remove_if_stale(path: &Path, kind: Leftover, now: SystemTime) -> bool {
     if kind == Leftover::Lock && metadata.len() != 0 {
         return false;
     }
-    let old = metadata
+    // Unlink while holding the lock: whoever locks the old inode next sees it unnamed.
+    old_enough(&metadata, now) && still_named(path, &file) && fs::remove_file(path).is_ok()
+}
+
+/// Last modified more than `STALE_AFTER` before `now`.
+fn old_enough(metadata: &fs::Metadata, now: SystemTime) -> bool {
+    metadata
         .modified()
         .ok()
         .and_then(|modified| now.duration_since(modified).ok())
-        .is_some_and(|age| age > STALE_AFTER);
-    // Unlink while holding the lock: whoever locks the old inode next sees it unnamed.
-    old && still_named(path, &file) && fs::remove_file(path).is_ok()
+        .is_some_and(|age| age > STALE_AFTER)
 }

@@ -9,6 +9,10 @@
 //!   differently (`./x`, `dir/../x`), a path through a symlinked directory, a symlink or a
 //!   hard link. Paths are compared canonically and, where both files exist, by (device,
 //!   inode).
+//! - **Only regular files are written.** [`check_paths`] and [`Transaction::begin`] refuse
+//!   an output that exists and is not a regular file — a device, a FIFO, a socket, a
+//!   directory, or a symlink to one — with [`Error::NotRegularOutput`]: the commit's
+//!   rename would replace it (as root, `/dev/null` itself), not write to it.
 //! - **All or nothing.** A [`Transaction`] stages each file in full into a temporary file
 //!   in its target's directory (buffered, flushed, fsynced) where the caller can audit it;
 //!   [`Transaction::commit`] then renames every staged file onto its target and fsyncs the
@@ -16,7 +20,8 @@
 //!   targets untouched and no temporary files.
 //! - **One writer per output.** [`Transaction::begin`] takes an exclusive lock per target
 //!   through a lock file next to it, so a second cellsafe run on the same output fails at
-//!   once with [`Error::Busy`] instead of interleaving its files with the first run's.
+//!   once (without waiting) with [`Error::Busy`], naming the lock file, instead of
+//!   interleaving its files with the first run's.
 //!
 //! Files this module creates (so a cleaner can recognize them):
 //! temporary files `.cellsafe-<pid>-<random>.tmp` (the random part six ASCII letters or
@@ -33,10 +38,11 @@
 //! exit right after it.
 //!
 //! Limits: each rename is atomic, the set of them is not. The temporary files already sit
-//! in the target directories and [`Transaction::begin`] refuses a target that is a
-//! directory, so a rename rarely fails; if one does, the targets renamed before it keep
+//! in the target directories and [`Transaction::begin`] refuses a target that is not a
+//! regular file, so a rename rarely fails; if one does, the targets renamed before it keep
 //! their new content and [`Error::Commit`] lists them. A target that is a symlink is
-//! replaced by the new file, not written through. Locks are advisory (`flock`): they
+//! replaced by the new file, not written through (a symlink to a file that is not
+//! regular is refused). Locks are advisory (`flock`): they
 //! exclude other cellsafe runs, not other programs; on a file system without `flock` the
 //! runs are not excluded.
 //!
@@ -87,10 +93,9 @@ const TEMP_PREFIX: &str = ".cellsafe-";
 const TEMP_SUFFIX: &str = ".tmp";
 const LOCK_SUFFIX: &str = ".cellsafe-lock";
 
-/// How often a lock that is held is tried again before giving up: a cleaner holds a stale
-/// lock file's lock only for an instant, a live run holds it for the whole run.
-const LOCK_ATTEMPTS: u32 = 5;
-const LOCK_PAUSE: Duration = Duration::from_millis(20);
+/// How often a lock file unlinked between our open and our lock (by a cleaner or the
+/// previous holder) is reopened. A lock that is held is never waited for.
+const LOCK_REOPENS: u32 = 5;
 
 /// A set of output files written all or nothing; see the module documentation.
 ///
@@ -124,8 +129,9 @@ impl Transaction {
     /// Starts a transaction writing `targets` (duplicates are merged): removes stale files
     /// from their directories, then locks each target. Fails with [`Error::Busy`] if
     /// another live process (or another transaction in this one) writes one of them, and
-    /// with an I/O error naming the target if its directory does not exist or the target
-    /// is a directory. Call [`check_paths`] first.
+    /// with an I/O error naming the target if its directory does not exist, and with
+    /// [`Error::NotRegularOutput`] if the target exists and is not a regular file (a
+    /// device, a FIFO, a directory...). Call [`check_paths`] first.
     pub fn begin(targets: &[PathBuf]) -> Result<Transaction> {
         Self::begin_in(&REGISTRY, targets)
     }
@@ -271,12 +277,7 @@ impl Target {
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(ReleaseError::NotAFile(user.to_owned()).into());
         };
-        if fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-            return Err(Error::io(
-                user,
-                io::Error::new(ErrorKind::IsADirectory, "is a directory"),
-            ));
-        }
+        paths::check_regular("the output", user)?;
         Ok(Target {
             user: user.to_owned(),
             dir: dir.to_owned(),
@@ -302,8 +303,10 @@ impl Target {
 }
 
 /// Opens and locks the lock file of `user` at `lock_path`, registering it in `state`.
+/// A lock another run holds fails at once with [`Error::Busy`]: a run holds it for its
+/// whole length, and the cleaner locks only lock files old enough to be stale.
 fn acquire(state: &mut State, user: &Path, lock_path: &Path) -> Result<File> {
-    for attempt in 1..=LOCK_ATTEMPTS {
+    for _ in 0..LOCK_REOPENS {
         let file = open_lock(lock_path).map_err(|e| Error::io(user, e))?;
         match try_lock(&file) {
             Ok(()) if still_named(lock_path, &file) => {
@@ -312,16 +315,13 @@ fn acquire(state: &mut State, user: &Path, lock_path: &Path) -> Result<File> {
             }
             // Unlinked by a cleaner or the previous holder after we opened it: reopen.
             Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                if attempt < LOCK_ATTEMPTS {
-                    std::thread::sleep(LOCK_PAUSE);
-                }
-            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
             Err(e) => return Err(Error::io(user, e)),
         }
     }
     Err(Error::Busy {
         path: user.to_owned(),
+        lock: lock_path.to_owned(),
     })
 }
 
@@ -339,9 +339,22 @@ fn open_lock(path: &Path) -> io::Result<File> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Lock attempts of this thread (acquiring and cleaning), for the tests.
+    pub(super) static LOCK_TRIES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a lock attempt (tests only).
+pub(super) fn count_lock_try() {
+    #[cfg(test)]
+    LOCK_TRIES.with(|t| t.set(t.get() + 1));
+}
+
 /// An exclusive lock on `file`, without waiting. A file system without locks counts as
 /// locked (nothing else can do better there).
 fn try_lock(file: &File) -> io::Result<()> {
+    count_lock_try();
     match file.try_lock() {
         Ok(()) => Ok(()),
         Err(TryLockError::WouldBlock) => Err(ErrorKind::WouldBlock.into()),

@@ -13,7 +13,9 @@ use super::LOCK_SUFFIX;
 use super::{remove_stale, Transaction};
 use crate::error::{Error, Result};
 
-/// Refuses (with [`Error::PathClash`]) any output that is the same file as an input or as
+/// Refuses (with [`Error::NotRegularOutput`]) any output that exists and is not a regular
+/// file (a device, a FIFO, a socket, a directory; through symlinks), then (with
+/// [`Error::PathClash`]) any output that is the same file as an input or as
 /// an earlier output, and any input or output that is the lock file of an output (a run
 /// creates that file and removes it when it ends). Each entry is (what, path) as the user
 /// gave it, e.g. `("--output", path)` or `("hierarchy for age", path)`; the error names
@@ -22,6 +24,9 @@ use crate::error::{Error, Result};
 /// Every path given is also remembered for the life of the process: [`remove_stale`] never
 /// removes one of them, whatever its name.
 pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(String, PathBuf)]) -> Result<()> {
+    for (what, path) in outputs {
+        check_regular(what, path)?;
+    }
     let inputs: Vec<Resolved> = inputs.iter().map(Resolved::new).collect();
     let outputs: Vec<Resolved> = outputs.iter().map(Resolved::new).collect();
     protect(inputs.iter().chain(&outputs));
@@ -56,6 +61,20 @@ pub fn check_paths(inputs: &[(String, PathBuf)], outputs: &[(String, PathBuf)]) 
         }
     }
     Ok(())
+}
+
+/// Refuses (with [`Error::NotRegularOutput`]) an existing `path` that is not a regular
+/// file, through symlinks: a device, a FIFO, a socket or a directory would be replaced by
+/// the rename that commits the output. A path that does not exist yet is fine.
+pub(super) fn check_regular(what: &str, path: &Path) -> Result<()> {
+    match fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::NotRegularOutput {
+            what: what.to_owned(),
+            path: path.to_owned(),
+            kind: crate::input::describe(&m.file_type()),
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn clash(output: &Resolved, other: &Resolved) -> Error {

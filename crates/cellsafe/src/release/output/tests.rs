@@ -224,13 +224,50 @@ fn second_begin_is_busy_until_the_first_ends() {
     assert!(matches!(err, Error::Busy { .. }));
     assert_eq!(
         err.to_string(),
-        format!("another cellsafe run is writing {}", a.display())
+        format!(
+            "another cellsafe run is writing {} (it holds the lock {})",
+            a.display(),
+            dir.path()
+                .canonicalize()
+                .unwrap()
+                .join(".a.csv.cellsafe-lock")
+                .display()
+        )
     );
     drop(first);
     assert!(names(dir.path()).is_empty());
     let second = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
     second.commit().unwrap();
     assert!(names(dir.path()).is_empty());
+}
+
+/// Regression: a held lock was tried five times, 20 ms apart, before the run gave up; it
+/// must fail at the first try (a lock is held for a whole run, never for an instant: the
+/// cleaner locks only lock files old enough to be stale).
+#[test]
+fn a_held_lock_fails_at_the_first_try() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.csv");
+    let _first = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
+    LOCK_TRIES.with(|t| t.set(0));
+    let err = Transaction::begin_in(registry(), std::slice::from_ref(&a))
+        .err()
+        .unwrap();
+    assert!(matches!(err, Error::Busy { .. }), "{err}");
+    assert_eq!(LOCK_TRIES.with(|t| t.get()), 1);
+}
+
+/// The cleaner never locks a lock file too young to be stale, so it cannot make a run
+/// starting beside it fail as busy.
+#[test]
+fn the_cleaner_leaves_young_lock_files_unlocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join(".a.csv.cellsafe-lock");
+    fs::write(&lock, "").unwrap();
+    LOCK_TRIES.with(|t| t.set(0));
+    assert_eq!(remove_stale(dir.path()), 0);
+    assert_eq!(LOCK_TRIES.with(|t| t.get()), 0);
+    assert!(lock.exists());
 }
 
 #[test]
@@ -445,4 +482,57 @@ fn final_file_respects_the_umask() {
     tx.commit().unwrap();
     let mode = fs::metadata(&a).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o666 & !umask);
+}
+
+/// Regression: an output that was a device or a FIFO was replaced by a regular file (as
+/// root, `--report /dev/null` replaced the system's /dev/null). [`check_paths`] and
+/// [`Transaction::begin`] refuse any existing output that is not a regular file, naming
+/// it, and leave it as it is; a symlink to a regular file and a new path are fine.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_not_regular_files_are_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut odd = vec![(fifo.clone(), "a FIFO")];
+    let device = d.join("null");
+    // /dev/null's numbers: nothing is written even by code that failed to refuse it
+    let made = std::process::Command::new("mknod")
+        .arg(&device)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        odd.push((device.clone(), "a character device"));
+    } else {
+        eprintln!("SKIPPED: cannot make a device node (not root?); device part not tested");
+    }
+    std::os::unix::fs::symlink(&fifo, d.join("to-fifo")).unwrap();
+    odd.push((d.join("to-fifo"), "a FIFO"));
+    for (path, kind) in &odd {
+        let err = check_paths(&[], &[pair("the report", path)]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(text.contains(kind), "{text}");
+        let err = Transaction::begin_in(registry(), std::slice::from_ref(path))
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains(kind), "{err}");
+    }
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    if made {
+        assert!(fs::metadata(&device).unwrap().file_type().is_char_device());
+    }
+    fs::write(d.join("plain"), "x").unwrap();
+    std::os::unix::fs::symlink(d.join("plain"), d.join("to-plain")).unwrap();
+    for ok in ["plain", "to-plain", "new"] {
+        check_paths(&[], &[pair("the report", d.join(ok))]).unwrap();
+    }
 }

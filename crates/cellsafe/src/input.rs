@@ -1,0 +1,154 @@
+//! Input files: which kinds of file are read, and how much of each. Every file the
+//! library reads from a path goes through [`open`] (the config through [`read_config`]),
+//! so the rules and the limits are here, in one place.
+//!
+//! - **Kinds.** A regular file (or a symlink to one) is read. A FIFO — a named pipe, or a
+//!   shell's `<(zcat data.csv.gz)` — is read only as a CSV table (the data file, a
+//!   research subset's file, lgb's mask, `synth`'s input): streamed once, it is given on
+//!   purpose. As a config, hierarchy or CON file a FIFO is refused before it is opened
+//!   (those files are small, and opening a FIFO with no writer would wait forever). A
+//!   device (`/dev/zero`), a socket or a directory is refused as any input, before it is
+//!   opened. The refusal names the file and what it is.
+//! - **Sizes.** In every CSV file (tables, hierarchies, CON files) a field may hold at most
+//!   [`MAX_FIELD`] bytes and a line (a record, with its quoted line breaks) at most
+//!   [`MAX_LINE`]; the error names the file, line and column. A config file may be at most
+//!   [`MAX_CONFIG`], a hierarchy or CON file at most [`MAX_AUXILIARY`]. A table has no
+//!   limit of its own: its rows are the data.
+
+use std::fs::{self, File, FileType};
+use std::io::{ErrorKind, Read};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The most bytes a field of a CSV file may hold: 1 MiB.
+pub const MAX_FIELD: usize = 1 << 20;
+/// The most bytes a line (a record, quoted line breaks included) of a CSV file may hold:
+/// 16 MiB.
+pub const MAX_LINE: usize = 16 << 20;
+/// The largest config file read: 4 MiB.
+pub const MAX_CONFIG: u64 = 4 << 20;
+/// The largest hierarchy or CON file read: 256 MiB.
+pub const MAX_AUXILIARY: u64 = 256 << 20;
+
+/// What an input file is read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A CSV table: a regular file or a FIFO, of any size.
+    Table,
+    /// The config: a regular file of at most [`MAX_CONFIG`] bytes.
+    Config,
+    /// A hierarchy or CON file: a regular file of at most [`MAX_AUXILIARY`] bytes.
+    Auxiliary,
+}
+
+impl Kind {
+    fn limit(self) -> Option<(u64, &'static str)> {
+        match self {
+            Kind::Table => None,
+            Kind::Config => Some((MAX_CONFIG, "a config file")),
+            Kind::Auxiliary => Some((MAX_AUXILIARY, "a hierarchy or CON file")),
+        }
+    }
+}
+
+/// Opens `path` to be read as `kind`, after checking what it is (and again on the file
+/// opened, in case it was replaced in between); see the module documentation.
+pub(crate) fn open(path: &Path, kind: Kind) -> Result<File> {
+    let metadata = fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    check(path, &metadata, kind)?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let metadata = file.metadata().map_err(|e| Error::io(path, e))?;
+    check(path, &metadata, kind)?;
+    Ok(file)
+}
+
+/// The text of the config file at `path` (a regular file of at most [`MAX_CONFIG`] bytes,
+/// in UTF-8).
+pub fn read_config(path: &Path) -> Result<String> {
+    let file = open(path, Kind::Config)?;
+    let mut text = String::new();
+    file.take(MAX_CONFIG + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    if text.len() as u64 > MAX_CONFIG {
+        return Err(too_large(path, MAX_CONFIG, "a config file"));
+    }
+    Ok(text)
+}
+
+fn check(path: &Path, metadata: &fs::Metadata, kind: Kind) -> Result<()> {
+    let file_type = metadata.file_type();
+    let allowed = file_type.is_file() || (kind == Kind::Table && is_fifo(&file_type));
+    if !allowed {
+        let what = describe(&file_type);
+        let message = if is_fifo(&file_type) {
+            format!(
+                "is {what}, not a regular file: a config, hierarchy or CON file must be a \
+                 regular file (only a CSV table may come through a pipe)"
+            )
+        } else {
+            format!("is {what}, not a regular file or a FIFO: cellsafe does not read it")
+        };
+        return Err(refused(path, message));
+    }
+    match kind.limit() {
+        Some((limit, what)) if file_type.is_file() && metadata.len() > limit => {
+            Err(too_large(path, limit, what))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn too_large(path: &Path, limit: u64, what: &str) -> Error {
+    refused(
+        path,
+        format!(
+            "the file is larger than {} MiB, the most {what} may be",
+            limit >> 20
+        ),
+    )
+}
+
+/// A file not read, as an I/O error naming it (it has no line to name).
+fn refused(path: &Path, message: String) -> Error {
+    Error::io(path, std::io::Error::new(ErrorKind::InvalidInput, message))
+}
+
+#[cfg(unix)]
+fn is_fifo(file_type: &FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    file_type.is_fifo()
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &FileType) -> bool {
+    false
+}
+
+/// What a file that is not a regular file is, for messages: `a FIFO`, `a directory`, ...
+pub(crate) fn describe(file_type: &FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
