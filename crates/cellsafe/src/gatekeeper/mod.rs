@@ -1,6 +1,8 @@
 //! The gatekeeper of paper 002 (section 4.4, figure 14): a recipient queries the data
 //! center freely, and every answer is filtered, tested, generalized when unsafe, and
-//! recorded as what that recipient now holds.
+//! recorded as what that recipient now holds. The paper's test judges each answer alone;
+//! judging it together with everything the recipient received before (their
+//! [`Knowledge`]) is cellsafe's extension.
 //!
 //! A [`Center`] is one table with its roles, hierarchies, confidential formulas and
 //! class-based models. [`Center::answer`] takes a [`Request`] (columns and conditions), the
