@@ -55,7 +55,9 @@ fn every_example_header_runs_the_example_itself() {
             );
         }
         assert!(
-            commands.iter().any(|c| c.split_whitespace().any(|w| w == own)),
+            commands
+                .iter()
+                .any(|c| c.split_whitespace().any(|w| w == own)),
             "{own}: no command of its header runs it: {commands:?}"
         );
     }

@@ -275,15 +275,13 @@ fn until_closed(mut s: TcpStream) -> Option<String> {
 }
 
 /// Item 4: a client that sends half a request head, or half a body, is cut off; the
-/// connections of one address are capped while other addresses are still served; and
-/// SIGTERM ends the service while a slow client holds a connection open.
+/// connections of one address are capped while other addresses are still served.
 #[test]
 fn slow_clients_are_cut_off_and_capped() {
     let center = center_with(
-        "header_timeout_seconds = 1\nbody_timeout_seconds = 1\nmax_connections_per_client = 3\n\
-         shutdown_seconds = 1",
+        "header_timeout_seconds = 1\nbody_timeout_seconds = 1\nmax_connections_per_client = 3",
     );
-    let mut server = Server::start(center.path());
+    let server = Server::start(center.path());
     let addr = server.addr.clone();
     // half a head
     let mut s = connect_from(&addr, "127.0.0.1");
@@ -325,9 +323,21 @@ fn slow_clients_are_cut_off_and_capped() {
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["status"], 503);
     assert_eq!(request_from(&addr, "127.0.0.2", health, b"").0, 200);
     drop(idle);
-    // SIGTERM with a client that sent half a head and waits
+}
+
+/// Item 4: SIGTERM ends the service within `shutdown_seconds` while a client holds a
+/// connection with half a request head (the head's own timeout is an hour here, so only
+/// the deadline can end it).
+#[test]
+fn sigterm_ends_the_service_whatever_a_slow_client_does() {
+    let center = center_with("header_timeout_seconds = 3600\nshutdown_seconds = 1");
+    let mut server = Server::start(center.path());
+    let addr = server.addr.clone();
     let mut slow = connect_from(&addr, "127.0.0.3");
     slow.write_all(b"GET /health HTTP/1.1\r\n").unwrap();
+    // the service has the connection once it answers another
+    let health = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    assert_eq!(request_from(&addr, "127.0.0.1", health, b"").0, 200);
     assert!(Command::new("kill")
         .args(["-TERM", &server.child.id().to_string()])
         .status()
@@ -343,6 +353,51 @@ fn slow_clients_are_cut_off_and_capped() {
     };
     assert!(status.success(), "{status}");
     drop(slow);
+}
+
+/// Item 4: a client that sends requests and never reads the answers loses its connection
+/// once a write has waited `write_timeout_seconds`: its place comes back (one place per
+/// address here).
+#[test]
+fn a_client_that_reads_nothing_loses_its_connection() {
+    let center = center_with("write_timeout_seconds = 1\nmax_connections_per_client = 1");
+    let server = Server::start(center.path());
+    let addr = server.addr.clone();
+    let stalled = connect_from(&addr, "127.0.0.1");
+    let socket = socket2::SockRef::from(&stalled);
+    let _ = socket.set_recv_buffer_size(4096);
+    let mut writer = stalled.try_clone().unwrap();
+    // pipelined requests, never read, until the server closes the connection
+    let sender = std::thread::spawn(move || {
+        let request = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n".repeat(256);
+        let start = Instant::now();
+        while start.elapsed() < BOUND {
+            if writer.write_all(&request).is_err() {
+                return true;
+            }
+        }
+        false
+    });
+    // the place is held while the client stalls; it comes back once the server gives up
+    let health = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    let start = Instant::now();
+    loop {
+        let (status, _, _) = request_from(&addr, "127.0.0.1", health, b"");
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503);
+        assert!(
+            start.elapsed() < BOUND,
+            "the stalled connection kept its place"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        sender.join().unwrap(),
+        "the server never closed the stalled connection"
+    );
+    drop(stalled);
 }
 
 /// Item 5: a rejected request's text is kept bounded in the audit log (a 65,000-character
@@ -464,6 +519,29 @@ fn settings_read_no_file_outside_the_center() {
         assert!(e.contains("must lie in the center's directory"), "{e}");
         assert!(!e.contains("TOPSECRET"), "{e}");
     }
+    // a link inside the center's directory that leads out is followed, and refused, with
+    // the same message whether the file behind it exists or not
+    std::os::unix::fs::symlink(outside.path(), center.path().join("link")).unwrap();
+    for name in ["secret.csv", "missing.csv"] {
+        let body = json!({"safety": {"file": format!("link/{name}"), "column": "name"}});
+        let (s, v) = server.call("PUT", "/admin/settings", Some(ADMIN), &body.to_string());
+        assert_eq!(s, 400, "{v}");
+        let e = v["error"].as_str().unwrap();
+        assert!(e.contains("must lie in"), "{name}: {e}");
+    }
+    // the config and the database are never read as settings files
+    for name in ["center.toml", "center.db"] {
+        let body = json!({"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": name}}});
+        let (s, v) = server.call("PUT", "/admin/settings", Some(ADMIN), &body.to_string());
+        assert_eq!(s, 400, "{v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("neither the config nor"),
+            "{v}"
+        );
+    }
     // a file inside the center's directory is read as before
     std::fs::write(
         center.path().join("zip.csv"),
@@ -515,6 +593,10 @@ fn every_error_is_json_and_echoes_little() {
         &serde_json::from_str(&body).unwrap_or(Value::String(body.clone())),
         "a head too large",
     );
+    // a number too small to be one (the database refuses it as out of range): a 400
+    let (s, v) = server.query(ANA, "SELECT sex FROM patients WHERE age = 1e-400");
+    assert_eq!(s, 400, "{v}");
+    check(400, &v, "a number out of range");
     let column = "c".repeat(16_000);
     let (s, v) = server.query(ANA, &format!("SELECT {column} FROM patients"));
     assert_eq!(s, 400);

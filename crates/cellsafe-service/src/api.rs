@@ -307,8 +307,8 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(Failure::internal(format!("a worker failed: {e}"))))
 }
 
-/// The client's address (the connection's peer; unspecified when the server did not
-/// record it).
+/// The client's address as the limits count it ([`crate::server::client_key`]: an IPv6
+/// client by its /64; unspecified when the server did not record the peer).
 #[derive(Debug, Clone, Copy)]
 pub struct Peer(pub IpAddr);
 
@@ -323,7 +323,9 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
             parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip()),
+                .map_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| {
+                    crate::server::client_key(c.0.ip())
+                }),
         ))
     }
 }

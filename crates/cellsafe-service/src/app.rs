@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -106,7 +107,7 @@ pub struct App {
     pub throttle: Throttle,
     /// Argon2 checks running at once: as many as the cores, so that a flood of wrong
     /// tokens costs a bounded amount of memory (each check takes its hash's `m`).
-    argon2: tokio::sync::Semaphore,
+    argon2: Arc<tokio::sync::Semaphore>,
     /// The users' token hashes, by name: a token of a name that is no user is checked
     /// against one of them (chosen by a keyed hash of the name), so that both paths cost
     /// the same and the answer's time does not tell which names exist.
@@ -114,7 +115,10 @@ pub struct App {
     /// The key choosing that hash.
     hash_key: std::hash::RandomState,
     /// Argon2 checks run so far.
-    checks: std::sync::atomic::AtomicU64,
+    checks: AtomicU64,
+    /// Argon2 checks running now, and the most that ever ran at once.
+    pub(crate) running: AtomicU64,
+    most_running: AtomicU64,
     /// Admin page sessions by id.
     sessions: Mutex<HashMap<String, Session>>,
     /// Queries per user and minute.
@@ -122,8 +126,8 @@ pub struct App {
     /// Per user, the queries they may still send now and when that was counted (a token
     /// bucket of `queries_per_minute`).
     rates: Mutex<HashMap<String, (f64, Instant)>>,
-    /// Directories (canonical) the admin's settings may read files from.
-    pub file_roots: Vec<PathBuf>,
+    /// The files the admin's settings may read.
+    pub files: Files,
 }
 
 /// A released answer, as sent.
@@ -181,16 +185,18 @@ impl App {
             held: Mutex::new(HashMap::new()),
             verified: Verified::default(),
             throttle: Throttle::new(5, std::time::Duration::from_secs(60)),
-            argon2: tokio::sync::Semaphore::new(
+            argon2: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
-            ),
+            )),
             hashes: RwLock::new(Vec::new()),
             hash_key: std::hash::RandomState::new(),
-            checks: std::sync::atomic::AtomicU64::new(0),
+            checks: AtomicU64::new(0),
+            running: AtomicU64::new(0),
+            most_running: AtomicU64::new(0),
             sessions: Mutex::new(HashMap::new()),
             queries_per_minute: 120,
             rates: Mutex::new(HashMap::new()),
-            file_roots: Vec::new(),
+            files: Files::default(),
         }
     }
 
@@ -220,32 +226,9 @@ impl App {
         Ok(())
     }
 
-    /// Checks that every file `config` reads besides the config and its data lies in one
-    /// of [`file_roots`](Self::file_roots): an admin's settings cannot read (and echo in an
-    /// error) any other file the server can read. The message does not say whether the
-    /// file exists.
+    /// Checks the files `config` reads against [`files`](Self::files).
     pub fn check_files(&self, config: &Config) -> Result<(), Failure> {
-        let data = config.resolve(&config.input.path);
-        for (what, path) in config.input_files() {
-            if what == "the config" || path == data {
-                continue;
-            }
-            let inside = std::fs::canonicalize(&path)
-                .ok()
-                .or_else(|| lexical(&path))
-                .is_some_and(|p| self.file_roots.iter().any(|r| p.starts_with(r)));
-            if !inside {
-                return Err(Failure::new(
-                    400,
-                    format!(
-                        "{what}: a file the settings read must lie in the center's directory \
-                         or a directory of [service] files; `{}` does not",
-                        crate::api::cut(&path.display().to_string())
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        self.files.check(config)
     }
 
     /// Reads the users' token hashes again; call after any change of users or tokens.
@@ -266,7 +249,12 @@ impl App {
 
     /// Argon2 checks run so far (the same for a name that is a user and one that is not).
     pub fn argon2_checks(&self) -> u64 {
-        self.checks.load(std::sync::atomic::Ordering::Relaxed)
+        self.checks.load(Ordering::SeqCst)
+    }
+
+    /// The most argon2 checks that ever ran at once (at most the cores).
+    pub fn most_argon2_at_once(&self) -> u64 {
+        self.most_running.load(Ordering::SeqCst)
     }
 
     /// The hash a token of `name`, which is no user, is checked against.
@@ -354,18 +342,30 @@ impl App {
                 ),
             ));
         }
-        let permit = self.argon2.acquire().await.map_err(Failure::internal)?;
+        // the permit goes with the check onto its thread: a client that hangs up frees
+        // its place only when its check has finished, so no more checks run than permits
+        let permit = self
+            .argon2
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(Failure::internal)?;
         let hash = match &found {
             Some((_, hash)) => hash.clone(),
             None => self.stand_in(&name),
         };
-        let checked = hash.clone();
-        self.checks
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let right = tokio::task::spawn_blocking(move || auth::verify(&secret, &checked))
-            .await
-            .map_err(Failure::internal)?;
-        drop(permit);
+        let app = self.clone();
+        let right = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let running = app.running.fetch_add(1, Ordering::SeqCst) + 1;
+            app.most_running.fetch_max(running, Ordering::SeqCst);
+            app.checks.fetch_add(1, Ordering::SeqCst);
+            let right = auth::verify(&secret, &hash);
+            app.running.fetch_sub(1, Ordering::SeqCst);
+            right
+        })
+        .await
+        .map_err(Failure::internal)?;
         match found {
             Some((role, stored)) if right => {
                 self.throttle.succeeded(&name, from);
@@ -501,8 +501,17 @@ impl App {
         }
     }
 
-    /// The whole pipeline for one query of `user`, whose knowledge `held` is locked.
+    /// The whole pipeline for one query of `user`, whose knowledge `held` is locked. Every
+    /// failure is in the audit log: one that wrote no entry of its own (the database or
+    /// the gatekeeper failed) gets a `rejected` entry, best effort.
     pub fn query(&self, user: &User, text: &str, held: &mut Held) -> Result<Released, Failure> {
+        match self.answer_query(user, text, held) {
+            Err(f) if f.audit_id.is_none() && f.status != 503 => Err(self.reject(user, text, f)),
+            other => other,
+        }
+    }
+
+    fn answer_query(&self, user: &User, text: &str, held: &mut Held) -> Result<Released, Failure> {
         let live = self.live();
         let parsed = match sql::parse(text) {
             Ok(p) => p,
@@ -661,19 +670,67 @@ pub fn audit_failure(e: crate::store::StoreError) -> Failure {
     }
 }
 
-/// `path` made absolute and without `.` and `..`, read from the text alone (for a path
-/// that does not exist).
-fn lexical(path: &std::path::Path) -> Option<PathBuf> {
-    use std::path::Component;
-    let absolute = std::path::absolute(path).ok()?;
-    let mut out = PathBuf::new();
-    for c in absolute.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
+/// The files an admin's settings may read: those under one of `roots` (canonical
+/// directories: the config file's own and `[service] files`), except `private` (the
+/// config file and the database's files).
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    /// Directories, canonical.
+    pub roots: Vec<PathBuf>,
+    /// Files never read, canonical.
+    pub private: Vec<PathBuf>,
+}
+
+impl Files {
+    /// Checks that every file `config` reads besides the config and its data (the
+    /// operator's own) is allowed: an admin's settings cannot read, and so echo in an
+    /// error, any other file the server can read. The message is the same whether the
+    /// file exists or not.
+    pub fn check(&self, config: &Config) -> Result<(), Failure> {
+        let data = config.resolve(&config.input.path);
+        for (what, path) in config.input_files() {
+            if what == "the config" || path == data {
+                continue;
             }
-            Component::CurDir => {}
-            c => out.push(c),
+            let allowed = locate(&path).is_some_and(|p| {
+                self.roots.iter().any(|r| p.starts_with(r)) && !self.private.contains(&p)
+            });
+            if !allowed {
+                return Err(Failure::new(
+                    400,
+                    format!(
+                        "{what}: a file the settings read must lie in the center's directory \
+                         or a directory of [service] files, and be neither the config nor \
+                         the database; `{}` is not such a file",
+                        crate::api::cut(&path.display().to_string())
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where `path` leads: its longest existing ancestor resolved as the system resolves it
+/// (symbolic links, `..`), and the rest of the path appended and read as text. The same
+/// whether or not the file itself exists.
+pub fn locate(path: &std::path::Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let mut base = absolute.as_path();
+    let mut rest = Vec::new();
+    let resolved = loop {
+        if let Ok(c) = std::fs::canonicalize(base) {
+            break c;
+        }
+        rest.push(base.file_name()?.to_os_string());
+        base = base.parent()?;
+    };
+    let mut out = resolved;
+    for part in rest.iter().rev() {
+        if part == ".." {
+            out.pop();
+        } else if part != "." {
+            out.push(part);
         }
     }
     Some(out)
@@ -690,5 +747,18 @@ fn query_failure(e: Error) -> Failure {
     match e {
         Error::Query(q) => Failure::new(400, q.to_string()),
         e => Failure::internal(e),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// Sets session `id`'s last use and sign-in to `used` and `opened`.
+    pub(crate) fn age_session(app: &App, id: &str, used: Instant, opened: Instant) {
+        let mut sessions = app.sessions.lock().unwrap();
+        let s = sessions.get_mut(id).unwrap();
+        s.used = used;
+        s.opened = opened;
     }
 }

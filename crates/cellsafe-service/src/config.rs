@@ -15,6 +15,8 @@
 //! header_timeout_seconds = 10 # most time to send a request's head (and to stay idle
 //!                             # between requests)
 //! body_timeout_seconds = 30   # most time to send a request's body
+//! write_timeout_seconds = 30  # most time an answer's write may wait on a client that
+//!                             # reads nothing
 //! max_connections = 512       # connections open at once
 //! max_connections_per_client = 32  # of them from one client address
 //! shutdown_seconds = 30       # on SIGTERM, how long answers in flight may take before
@@ -76,6 +78,10 @@ pub struct ServiceSpec {
     /// Most seconds a client may take to send a request's body.
     #[serde(default = "default_body_timeout")]
     pub body_timeout_seconds: u64,
+    /// Most seconds a write of an answer may make no progress (a client that reads
+    /// nothing) before its connection is closed.
+    #[serde(default = "default_body_timeout")]
+    pub write_timeout_seconds: u64,
     /// Connections open at once.
     #[serde(default = "default_max_connections")]
     pub max_connections: usize,
@@ -189,6 +195,7 @@ impl ServiceSpec {
                 self.header_timeout_seconds,
             ),
             ("service.body_timeout_seconds", self.body_timeout_seconds),
+            ("service.write_timeout_seconds", self.write_timeout_seconds),
             ("service.shutdown_seconds", self.shutdown_seconds),
         ];
         if let Some((key, _)) = seconds.iter().find(|(_, v)| *v > YEAR) {
@@ -226,6 +233,7 @@ impl Default for ServiceSpec {
             lockout_seconds: default_lockout_seconds(),
             header_timeout_seconds: default_header_timeout(),
             body_timeout_seconds: default_body_timeout(),
+            write_timeout_seconds: default_body_timeout(),
             max_connections: default_max_connections(),
             max_connections_per_client: default_max_connections_per_client(),
             shutdown_seconds: default_shutdown_seconds(),

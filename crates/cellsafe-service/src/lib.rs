@@ -154,12 +154,43 @@ impl Service {
         }
         let (header, rows) = store.load(&table_name, &row_key)?;
         let table = Table::from_rows(header, &rows)?;
-        // the admin's settings, once changed, live in the database
-        let text = match store.setting("center")? {
-            Some(t) => t,
+        // the directories an admin's settings may read files from, and the service's own
+        // files, which they may never read
+        let center_dir = config_path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let files = app::Files {
+            roots: std::iter::once(center_dir.to_path_buf())
+                .chain(spec.files.iter().map(|f| config.resolve(f)))
+                .filter_map(|d| std::fs::canonicalize(d).ok())
+                .collect(),
+            private: std::iter::once(config_path.to_path_buf())
+                .chain(
+                    ["", "-wal", "-shm", "-journal"]
+                        .iter()
+                        .map(|s| PathBuf::from(format!("{}{s}", database.display()))),
+                )
+                .filter_map(|p| app::locate(&p))
+                .collect(),
+        };
+        // the admin's settings, once changed, live in the database; they are held to the
+        // directories allowed now
+        let stored = store.setting("center")?;
+        let text = match &stored {
+            Some(t) => t.clone(),
             None => center_text(&cellsafe::input::read_config(config_path)?)?,
         };
         let center_config = Config::parse(&text, config_path)?;
+        if stored.is_some() {
+            files
+                .check(&center_config)
+                .map_err(|f| ServiceError::Config {
+                    file: file.clone(),
+                    key: "the settings an admin stored".into(),
+                    message: f.message,
+                })?;
+        }
         let center = cellsafe::job::gatekeeper::center(&center_config, table.clone())?;
         for (i, u) in spec.users.iter().enumerate() {
             let key = format!("service.users[{i}]");
@@ -213,14 +244,7 @@ impl Service {
             std::time::Duration::from_secs(spec.lockout_seconds),
         );
         app.queries_per_minute = spec.queries_per_minute;
-        let center_dir = config_path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        app.file_roots = std::iter::once(center_dir.to_path_buf())
-            .chain(spec.files.iter().map(|f| config.resolve(f)))
-            .filter_map(|d| std::fs::canonicalize(d).ok())
-            .collect();
+        app.files = files;
         app.users_changed()
             .map_err(|f| ServiceError::Net(f.message))?;
         Ok(Service {
@@ -255,6 +279,7 @@ impl Service {
         );
         let limits = server::Limits {
             header_timeout: seconds(self.spec.header_timeout_seconds),
+            write_timeout: seconds(self.spec.write_timeout_seconds),
             max_connections: self.spec.max_connections,
             max_per_client: self.spec.max_connections_per_client,
             shutdown: seconds(self.spec.shutdown_seconds),
@@ -298,7 +323,13 @@ pub fn run(
         .build()
         .map_err(|e| ServiceError::Net(format!("cannot start the runtime: {e}")))?;
     let service = Service::open(config_path, runtime.handle())?;
-    runtime.block_on(service.serve(listen, ready, terminated()))
+    let deadline = std::time::Duration::from_secs(service.spec.shutdown_seconds);
+    let served = runtime.block_on(service.serve(listen, ready, terminated()));
+    // work still running on the blocking threads (a long query, a database waiting on a
+    // lock) gets no more than the deadline either: an answer's entry is committed before
+    // the answer is sent, so nothing sent goes unlogged
+    runtime.shutdown_timeout(deadline);
+    served
 }
 
 #[cfg(test)]
@@ -361,5 +392,88 @@ mod tests {
             .unwrap_err();
         assert_eq!(failure.status, 401);
         assert_eq!(app.argon2_checks(), before);
+    }
+
+    /// Clients that hang up while their wrong token is checked free no place before the
+    /// check ends: no more checks run at once than the cores (the permit used to be
+    /// dropped with the request, while argon2 went on on its thread).
+    #[test]
+    fn hung_up_checks_keep_their_place_until_they_end() {
+        let (_dir, runtime, service) = example();
+        let app = service.app.clone();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let from: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        runtime.block_on(async {
+            for round in 0..4u64 {
+                let before = app.argon2_checks();
+                let tasks: Vec<_> = (0..12)
+                    .map(|i| {
+                        let app = app.clone();
+                        tokio::spawn(async move {
+                            let header = format!("Bearer u{round}x{i}.{}", "0".repeat(64));
+                            let _ = app.authenticate(Some(&header), from).await;
+                        })
+                    })
+                    .collect();
+                // once a check runs, every client hangs up
+                while app.argon2_checks() == before {
+                    tokio::task::yield_now().await;
+                }
+                for t in &tasks {
+                    t.abort();
+                }
+            }
+            while app.running.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                tokio::task::yield_now().await;
+            }
+        });
+        let most = app.most_argon2_at_once();
+        assert!(
+            most >= 1 && most <= cores,
+            "{most} checks at once on {cores} cores"
+        );
+    }
+
+    /// A page session lasts 30 minutes unused and 8 hours in all, and ends when its user
+    /// is no longer an admin (changed in the database: no endpoint changes a role).
+    #[test]
+    fn page_sessions_expire_and_end_with_the_admin_role() {
+        let (dir, runtime, service) = example();
+        let app = service.app.clone();
+        let from: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+        let admin = "Bearer admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
+        let user = runtime
+            .block_on(app.authenticate(Some(admin), from))
+            .unwrap();
+        let id = app.open_session(&user);
+        assert_eq!(
+            app.session(&id).unwrap().map(|u| u.name),
+            Some("admin".into())
+        );
+        // the clock, moved by hand
+        let shift = |idle: std::time::Duration, age: std::time::Duration| {
+            let now = std::time::Instant::now();
+            app::tests_support::age_session(&app, &id, now - idle, now - age);
+        };
+        shift(
+            app::SESSION_IDLE - std::time::Duration::from_secs(5),
+            std::time::Duration::ZERO,
+        );
+        assert!(app.session(&id).unwrap().is_some(), "used 29 minutes ago");
+        shift(
+            app::SESSION_IDLE + std::time::Duration::from_secs(1),
+            std::time::Duration::ZERO,
+        );
+        assert!(app.session(&id).unwrap().is_none(), "unused for 30 minutes");
+        let id = app.open_session(&user);
+        let now = std::time::Instant::now();
+        app::tests_support::age_session(&app, &id, now, now - app::SESSION_MAX);
+        assert!(app.session(&id).unwrap().is_none(), "8 hours after sign-in");
+        let id = app.open_session(&user);
+        assert!(app.session(&id).unwrap().is_some());
+        let db = rusqlite::Connection::open(dir.path().join("center.db")).unwrap();
+        db.execute("UPDATE users SET role = 'analyst' WHERE name = 'admin'", [])
+            .unwrap();
+        assert!(app.session(&id).unwrap().is_none(), "no longer an admin");
     }
 }

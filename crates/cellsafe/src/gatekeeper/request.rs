@@ -53,8 +53,10 @@ pub enum Test {
     NotBetween(String, String),
 }
 
-/// `text` as a plain number (`-12`, `3.5`, `1e3`; no scale suffix, finite), the form
-/// a database stores as a number. A column is numeric when all its values are.
+/// `text` as a plain number (`-12`, `3.5`, `1e3`; no scale suffix, finite, and not a
+/// non-zero number so small that it reads as 0, like `1e-400`, which a database refuses
+/// as out of range), the form a database stores as a number. A column is numeric when
+/// all its values are.
 pub fn plain_number(text: &str) -> Option<f64> {
     let t = text.as_bytes();
     let digits = |b: &u8| b.is_ascii_digit();
@@ -91,7 +93,16 @@ pub fn plain_number(text: &str) -> Option<f64> {
     if i != t.len() {
         return None;
     }
-    text.parse::<f64>().ok().filter(|x| x.is_finite())
+    let mantissa_end = t
+        .iter()
+        .position(|&b| b == b'e' || b == b'E')
+        .unwrap_or(t.len());
+    let nonzero = t[..mantissa_end]
+        .iter()
+        .any(|&b| (b'1'..=b'9').contains(&b));
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && (*x != 0.0 || !nonzero))
 }
 
 impl Condition {
@@ -177,11 +188,27 @@ mod tests {
             ("1e3", 1000.0),
             (".5", 0.5),
             ("5.", 5.0),
+            ("0e-400", 0.0),
+            ("-0.000", 0.0),
+            ("1e-310", 1e-310),
         ] {
             assert_eq!(plain_number(t), Some(x), "{t}");
         }
         for t in [
-            "", "-", ".", "300K", " 1", "1 ", "inf", "NaN", "1e", "1e400", "0x10", "+1",
+            "",
+            "-",
+            ".",
+            "300K",
+            " 1",
+            "1 ",
+            "inf",
+            "NaN",
+            "1e",
+            "1e400",
+            "0x10",
+            "+1",
+            "1e-400",
+            "-2.5e-999",
         ] {
             assert_eq!(plain_number(t), None, "{t}");
         }
