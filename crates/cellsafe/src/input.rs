@@ -1,5 +1,5 @@
 //! Input files: which kinds of file are read, and how much of each. Every file the
-//! library reads from a path goes through [`open`] (the config through [`read_config`]),
+//! library reads from a path goes through `open` (the config through [`read_config`]),
 //! so the rules and the limits are here, in one place.
 //!
 //! - **Kinds.** A regular file (or a symlink to one) is read. A FIFO — a named pipe, or a
