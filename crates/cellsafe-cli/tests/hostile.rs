@@ -50,27 +50,7 @@ fn connect_from(addr: &str, from: &str) -> TcpStream {
 
 /// One request over a fresh connection from `from`: (status, headers, body).
 fn request_from(addr: &str, from: &str, head: &str, body: &[u8]) -> (u16, String, String) {
-    let mut s = connect_from(addr, from);
-    s.write_all(head.as_bytes()).unwrap();
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {text:?}"));
-    let (headers, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let body = if headers
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        unchunk(body)
-    } else {
-        body.to_string()
-    };
-    (status, headers.to_string(), body)
+    exchange(connect_from(addr, from), head, body)
 }
 
 /// A query with `token` from address `from`: (status, JSON body).

@@ -157,7 +157,7 @@ pub fn http(
     token: Option<&str>,
     body: &[u8],
 ) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
+    let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
@@ -168,6 +168,13 @@ pub fn http(
         head.push_str(&format!("Authorization: Bearer {t}\r\n"));
     }
     head.push_str("\r\n");
+    let (status, _, body) = exchange(s, &head, body);
+    (status, body)
+}
+
+/// Sends `head` and `body` on `s` and reads the answer to the end: (status, headers, body,
+/// unchunked).
+pub fn exchange(mut s: TcpStream, head: &str, body: &[u8]) -> (u16, String, String) {
     s.write_all(head.as_bytes()).unwrap();
     let _ = s.write_all(body); // a server refusing an oversize body may close early
     let mut raw = Vec::new();
@@ -187,7 +194,7 @@ pub fn http(
     } else {
         body.to_string()
     };
-    (status, body)
+    (status, headers.to_string(), body)
 }
 
 pub fn unchunk(mut s: &str) -> String {
