@@ -45,7 +45,9 @@ class Axis:
         pos = [v for v in values if v > 0]
         self.lo_px, self.hi_px = lo_px, hi_px
         vmin, vmax = min(values), max(values)
-        self.log = bool(pos) and vmin >= 0 and max(pos) / min(pos) > 100
+        # log only when every value is positive (a 0, e.g. GLM of the ungeneralized node,
+        # has no place on a log axis)
+        self.log = vmin > 0 and vmax / vmin > 100
         if self.log:
             self.a = math.floor(math.log10(min(pos)))
             self.b = math.ceil(math.log10(max(pos)))
@@ -110,24 +112,27 @@ def panel(x0, y0, xs_name, ys_name, exact, archive):
     return out
 
 
-def figure(report, title):
+def figure(report, title, command):
     names = [o["name"] for o in report["objectives"]]
     dirs = {o["name"]: o["direction"] for o in report["objectives"]}
     exact = [n["values"] for n in report["exact"]["front"]]
     archive = [n["values"] for n in report["front"]]
     pairs = list(itertools.combinations(names, 2))
-    width, height = W * len(pairs), H + 44
+    width, top = max(W * len(pairs), 600), 30
+    height = top + H + 40
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="8" y="16" font-size="13">{esc(title)}</text>']
+           f'<text x="8" y="15" font-size="13">{esc(title)}</text>',
+           f'<text x="8" y="30" font-family="monospace">{esc(command)}</text>']
     for i, (a, b) in enumerate(pairs):
-        out += panel(W * i, 14, a, b, exact, archive)
-    legend = (f"grey rings: exact front ({len(exact)} minimal PBGs); blue dots: PBG-EA "
-              f"archive ({len(archive)}), seed {report['seed']}; "
-              + ", ".join(f"{n} {'max' if dirs[n] == 'maximize' else 'min'}imized"
-                          for n in names))
-    out.append(f'<text x="8" y="{height - 6}">{esc(legend)}</text>')
+        out += panel(W * i, top, a, b, exact, archive)
+    line1 = (f"grey rings: exact front ({len(exact)} minimal PBGs); blue dots: PBG-EA "
+             f"archive ({len(archive)}), seed {report['seed']}")
+    line2 = ", ".join(f"{n} {'max' if dirs[n] == 'maximize' else 'min'}imized"
+                      for n in names)
+    out.append(f'<text x="8" y="{height - 20}">{esc(line1)}</text>')
+    out.append(f'<text x="8" y="{height - 6}">{esc(line2)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -137,10 +142,10 @@ def main():
     seed = sys.argv[2] if len(sys.argv) > 2 else "0"
     for fig, name in FIGURES:
         report = json.load(open(os.path.join(src, f"{name}-{seed}.json")))
-        title = (f"Paper 003 {fig.replace('fig', 'Figure ')}: {name} "
-                 f"(cellsafe pareto docs/pbg/{name}.toml --exhaustive --seed {seed})")
+        title = f"Paper 003 {fig.replace('fig', 'Figure ')}: {name}, cellsafe"
+        command = f"cellsafe pareto docs/pbg/{name}.toml --exhaustive --seed {seed}"
         with open(os.path.join(HERE, f"{fig}-{name}.svg"), "w") as f:
-            f.write(figure(report, title))
+            f.write(figure(report, title, command))
 
 
 if __name__ == "__main__":
