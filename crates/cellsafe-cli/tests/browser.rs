@@ -86,9 +86,9 @@ async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view
         found("chromedriver"),
         found("chromium").or_else(|| found("chromium-browser")),
     ) else {
-        eprintln!(
-            "skipping the browser test: chromedriver or chromium not found \
-             (apt-get install chromium chromium-driver)"
+        common::skipped(
+            "the admin page in a browser: chromedriver or chromium not found \
+             (apt-get install chromium chromium-driver)",
         );
         return;
     };

@@ -4,6 +4,8 @@
 //! One file, past 600 lines, because each test runs the built binary the same way and
 //! they share its fixtures; a test per behaviour of the command line.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -986,7 +988,7 @@ fn outputs_that_are_not_regular_files_are_refused() {
         .status()
         .is_ok_and(|s| s.success());
     if !made {
-        eprintln!("SKIPPED: cannot make a device node (not root?); device part not tested");
+        common::skipped("outputs that are devices: a device node cannot be made here (not root?)");
     }
     let job = d.join("job.toml");
     let s = |p: &Path| p.to_str().unwrap().to_owned();

@@ -2,6 +2,8 @@
 //! config key, echoes user values only in short excerpts, and every size a user can set
 //! is bounded.
 
+mod common;
+
 use cellsafe::error::Error;
 use cellsafe::job::config::Config;
 use cellsafe::job::{self, Outputs};
@@ -661,7 +663,7 @@ fn null_device(path: &std::path::Path) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !made {
-        eprintln!("SKIPPED: cannot make a device node (not root?); device part not tested");
+        common::skipped("input refusals: a device node cannot be made here (not root?)");
     }
     made
 }

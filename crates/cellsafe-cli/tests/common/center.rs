@@ -89,7 +89,7 @@ pub fn centers() -> Vec<Center> {
                 postgres: Some((server, name)),
             });
         }
-        _ => eprintln!("PostgreSQL not tested: CELLSAFE_TEST_POSTGRES is not set"),
+        _ => super::skipped("the service on PostgreSQL: CELLSAFE_TEST_POSTGRES is not set"),
     }
     out
 }

@@ -406,6 +406,21 @@ impl Store {
 pub(crate) mod tests {
     use super::*;
 
+    /// Says that `what` was not tested, and why: on stderr, and as a line of the file that
+    /// `CELLSAFE_SKIPS` names (`scripts/test` lists them when the run ends).
+    pub(crate) fn skipped(what: &str) {
+        eprintln!("SKIPPED: {what}");
+        let file = std::env::var_os("CELLSAFE_SKIPS").map(|p| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+        });
+        if let Some(Ok(mut f)) = file {
+            let _ = std::io::Write::write_all(&mut f, format!("{what}\n").as_bytes());
+        }
+    }
+
     pub(crate) fn entry() -> Entry {
         Entry {
             user: "u".into(),
@@ -424,6 +439,11 @@ pub(crate) mod tests {
     /// a server (a URL whose user may create databases).
     pub(crate) fn stores(dir: &Path) -> Vec<(Store, Option<postgres::Scratch>)> {
         let mut out = vec![(Store::open(&dir.join("c.db"), 0).unwrap(), None)];
+        if std::env::var("CELLSAFE_TEST_POSTGRES").is_ok_and(|s| s.trim().is_empty())
+            || std::env::var("CELLSAFE_TEST_POSTGRES").is_err()
+        {
+            skipped("the store on PostgreSQL: CELLSAFE_TEST_POSTGRES is not set");
+        }
         if let Some(scratch) = postgres::Scratch::create() {
             let store = std::thread::scope(|s| {
                 s.spawn(|| Store::connect(&scratch.url, scratch.runtime.handle().clone()))

@@ -460,7 +460,9 @@ mod tests {
     #[test]
     fn the_audit_log_refuses_updates_deletes_and_truncation() {
         let Some(scratch) = super::Scratch::create() else {
-            eprintln!("skipping: CELLSAFE_TEST_POSTGRES is not set");
+            super::super::tests::skipped(
+                "the audit log's triggers on PostgreSQL: CELLSAFE_TEST_POSTGRES is not set",
+            );
             return;
         };
         let handle = scratch.runtime.handle().clone();
