@@ -616,18 +616,13 @@ pub(crate) fn anonymize(
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
         outln!("{}", serde_json::to_string_pretty(&report)?);
-    } else if let Some(levels) = &report.levels {
-        eprintln!(
-            "levels {}; {} rows suppressed; {} = {}; report in {}",
-            serde_json::to_string(levels)?,
-            report.suppressed_rows,
-            serde_json::to_string(&report.metric)?.trim_matches('"'),
-            report.score.unwrap_or(f64::NAN),
-            report_path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        );
+    }
+    // what was released, where and how, whatever the search; then the warnings
+    for line in report.summary() {
+        eprintln!("{line}");
+    }
+    if let Some(path) = &report_path {
+        eprintln!("report: {}", path.display());
     }
     if !report.found {
         match &report.disclosure {

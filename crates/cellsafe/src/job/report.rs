@@ -1,6 +1,8 @@
 //! The JSON report of a run: what was released, how safe and how useful it is, and how the
 //! search went. Levels are 0-based and listed per quasi-identifier in header order.
 
+mod summary;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
