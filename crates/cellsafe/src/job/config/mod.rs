@@ -76,6 +76,10 @@ pub struct Config {
     file: PathBuf,
 }
 
+/// The hierarchy local recoding gives a quasi-identifier that has none: every value and
+/// `*`, so that a group shows the interval of its numbers, else the set of its values.
+pub(crate) const FLAT: HierarchySpec = HierarchySpec::Builder(Builder::Suppress {});
+
 /// Most `[search] threads` per available core.
 const MAX_THREADS_PER_CORE: usize = 4;
 
@@ -623,11 +627,20 @@ impl Config {
             let build = |h: &HierarchySpec| self.hierarchy(&table, column, h, hdelim);
             match (role, spec.and_then(|s| s.hierarchy.as_ref())) {
                 (Role::QuasiIdentifying, Some(h)) => hierarchies.push(build(h)?),
+                // local recoding shows intervals of numbers and sets of other values
+                (Role::QuasiIdentifying, None) if self.search.algorithm.is_local() => {
+                    hierarchies.push(build(&FLAT)?)
+                }
                 (Role::QuasiIdentifying, None) => {
                     return Err(Error::config(
                         &file,
                         key,
-                        "a quasi-identifier needs a hierarchy",
+                        format!(
+                            "the quasi-identifier `{name}` needs a hierarchy for a \
+                             full-domain search (algorithm = \"{}\"); only local recoding \
+                             (\"mondrian\", \"lgb\") needs none",
+                            self.search.algorithm.name()
+                        ),
                     ))
                 }
                 (Role::Sensitive, h) => {
