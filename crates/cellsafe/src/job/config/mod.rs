@@ -108,6 +108,13 @@ fn single_byte(s: &str, file: &str, key: &str) -> Result<u8> {
 }
 
 impl Config {
+    /// Whether `anonymize` releases one node of the `[pareto]` front: a `[pareto]` section,
+    /// no `[[privacy]]` model and the node's levels. The node is released with the budget's
+    /// suppression (paper 003's η) and k-anonymity at the k that gives it.
+    pub fn releases_pareto_node(&self) -> bool {
+        self.pareto.is_some() && self.privacy.is_empty() && self.search.levels.is_some()
+    }
+
     /// Reads and parses a config file (syntax and types only).
     pub fn from_file(path: &Path) -> Result<Config> {
         let text = crate::input::read_config(path)?;
@@ -287,12 +294,41 @@ impl Config {
                 crate::anonymizer::SUBSET_IN_INPUT_ORDER,
             ));
         }
-        if self.privacy.is_empty() {
+        if self.releases_pareto_node() {
+            // the node's k under the [pareto] budget is the model (see job::anonymize)
+            if let Some(key) = [
+                (self.disclose.is_some(), "disclose"),
+                (self.input.subset.is_some(), "input.subset"),
+                (
+                    matches!(
+                        self.search.algorithm,
+                        Algorithm::SetBased | Algorithm::Mondrian | Algorithm::Genetic
+                    ),
+                    "search.algorithm",
+                ),
+            ]
+            .into_iter()
+            .find_map(|(bad, key)| bad.then_some(key))
+            {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    "a node of the [pareto] front is released as it is, with the budget's \
+                     suppression: remove this key, or add a [[privacy]] model",
+                ));
+            }
+        } else if self.privacy.is_empty() {
             return Err(Error::config(
                 &file,
                 "privacy",
-                "no privacy model: add a [[privacy]] section (to score one transformation \
-                 without models, use `cellsafe evaluate`)",
+                if self.pareto.is_some() {
+                    "no privacy model: a [pareto] config without [[privacy]] releases one node \
+                     of its front, so give its levels (`cellsafe anonymize CONFIG --levels \
+                     ...`, as each node's `release` in the report of `cellsafe pareto` says)"
+                } else {
+                    "no privacy model: add a [[privacy]] section (to score one transformation \
+                     without models, use `cellsafe evaluate`)"
+                },
             ));
         }
         if self.search.algorithm == Algorithm::SetBased
