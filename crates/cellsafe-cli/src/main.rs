@@ -629,6 +629,18 @@ pub(crate) fn anonymize(
                 .unwrap_or_default()
         );
     }
+    if let (Some(node), Some(_)) = (&report.pareto, &report_path) {
+        eprintln!(
+            "a node of the [pareto] front: k = {} within the budget of {} rows; {}",
+            node.k,
+            node.budget_rows,
+            node.values
+                .iter()
+                .map(|(name, v)| format!("{name} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if !report.found {
         match &report.disclosure {
             Some(d) => eprintln!(

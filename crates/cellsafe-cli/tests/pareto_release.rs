@@ -53,7 +53,9 @@ objectives = [
 /// `;`-separated lines, split.
 fn read(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines().map(|l| l.split(';').map(String::from).collect());
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(';').map(String::from).collect());
     let header = lines.next().unwrap();
     (header, lines.collect())
 }
@@ -168,7 +170,9 @@ fn every_front_node_is_released_from_the_pareto_config_with_its_values() {
     let nodes = front["front"].as_array().unwrap();
     assert!(nodes.len() >= 3, "{} nodes", nodes.len());
     assert!(
-        nodes.iter().any(|n| n["suppressed_rows"].as_u64() > Some(0)),
+        nodes
+            .iter()
+            .any(|n| n["suppressed_rows"].as_u64() > Some(0)),
         "no node suppresses rows"
     );
     let losses: HashMap<&str, Loss> = QUASI.iter().map(|q| (*q, Loss::read(q))).collect();
@@ -212,7 +216,10 @@ fn every_front_node_is_released_from_the_pareto_config_with_its_values() {
         assert_eq!(counted.k, node["k"].as_f64().unwrap());
         assert_eq!(counted.l, value("l(occupation)"), "{command}");
         assert_eq!(counted.s_k, value("S_k"), "{command}");
-        assert_eq!(counted.suppressed, node["suppressed_rows"].as_u64().unwrap());
+        assert_eq!(
+            counted.suppressed,
+            node["suppressed_rows"].as_u64().unwrap()
+        );
         let glm = value("GLM");
         assert!(
             (counted.glm - glm).abs() <= 1e-9 * glm.max(1.0),

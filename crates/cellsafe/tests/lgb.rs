@@ -216,14 +216,20 @@ fn lgb_needs_no_hierarchy() {
             let value = &input[line][col(&in_header, a)];
             // an empty occupation is in a bucket
             if !(a == "occupation" && cell.is_empty()) {
-                assert!(covers(cell, value), "{a}: `{cell}` does not cover `{value}`");
+                assert!(
+                    covers(cell, value),
+                    "{a}: `{cell}` does not cover `{value}`"
+                );
                 assert_ne!(cell, "*", "{a}");
             }
             intervals += usize::from(cell.starts_with('['));
             sets += usize::from(cell.starts_with('{'));
         }
     }
-    assert!(intervals > 0 && sets > 0, "{intervals} intervals, {sets} sets");
+    assert!(
+        intervals > 0 && sets > 0,
+        "{intervals} intervals, {sets} sets"
+    );
     let gid = col(&header, "gid");
     let shown: Vec<usize> = [
         "age",

@@ -206,7 +206,9 @@ fn mondrian_needs_no_hierarchy() {
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
     assert!(rows.iter().any(|row| row[col("age")].starts_with('[')));
     assert!(rows.iter().all(|row| row[col("age")] != "*"));
-    assert!(rows.iter().any(|row| row[col("education")].starts_with('{')));
+    assert!(rows
+        .iter()
+        .any(|row| row[col("education")].starts_with('{')));
     assert!(rows.iter().all(|row| row[col("education")] != "*"));
 }
 

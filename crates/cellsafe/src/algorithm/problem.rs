@@ -288,8 +288,8 @@ impl Problem {
         self.rule = SuppressionRule::Smallest;
         self.max_suppressed = rows;
         self.suppression_limit = rows as f64 / self.data.rows() as f64;
-        self.max_classes = (self.data.rows() / self.min_class_size() as usize)
-            .saturating_add(rows as usize);
+        self.max_classes =
+            (self.data.rows() / self.min_class_size() as usize).saturating_add(rows as usize);
     }
 
     /// Each quasi-identifier's hierarchy, in header order.

@@ -389,3 +389,26 @@ fn node(problem: &Problem, names: &[String], n: &Evaluated, config: &str) -> Nod
         suppressed_rows: n.values.suppressed_rows,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::release_command;
+
+    /// The command is one line a shell runs as written: a path with spaces or quotes is
+    /// quoted, a plain one left as it is.
+    #[test]
+    fn release_commands_quote_what_a_shell_would_split() {
+        assert_eq!(
+            release_command("examples/pbg/pbg.toml", &[0, 6, 1]),
+            "cellsafe anonymize examples/pbg/pbg.toml --levels 0,6,1"
+        );
+        assert_eq!(
+            release_command("my jobs/it's.toml", &[2]),
+            r"cellsafe anonymize 'my jobs/it'\''s.toml' --levels 2"
+        );
+        assert_eq!(
+            release_command("a;b$c.toml", &[1, 0]),
+            "cellsafe anonymize 'a;b$c.toml' --levels 1,0"
+        );
+    }
+}
