@@ -624,6 +624,18 @@ pub(crate) fn anonymize(
     if let Some(path) = &report_path {
         eprintln!("report: {}", path.display());
     }
+    if let (Some(node), Some(_)) = (&report.pareto, &report_path) {
+        eprintln!(
+            "a node of the [pareto] front: k = {} within the budget of {} rows; {}",
+            node.k,
+            node.budget_rows,
+            node.values
+                .iter()
+                .map(|(name, v)| format!("{name} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if !report.found {
         match &report.disclosure {
             Some(d) => eprintln!(

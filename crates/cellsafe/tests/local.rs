@@ -29,9 +29,13 @@ const QUASI: [&str; 8] = [
 ];
 
 fn config(extra: &str, dir: &Path) -> Config {
+    config_edited(extra, dir, |t| t)
+}
+
+/// [`config`] with `edit` applied to the example's text first.
+fn config_edited(extra: &str, dir: &Path, edit: impl Fn(String) -> String) -> Config {
     let path = common::examples().join("adult/adult.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap()
+    let text = edit(std::fs::read_to_string(&path).unwrap())
         .replace("suppression_limit = 0.01", "suppression_limit = 0")
         .replace("algorithm = \"optimal\"", "algorithm = \"mondrian\"");
     let text = format!("{text}\n{extra}\n");
@@ -179,6 +183,63 @@ fn mondrian_releases_pass_an_independent_count() {
         assert_eq!(local.c_dm, c_dm);
         assert!((0.0..=1.0).contains(&local.ncp_normalized));
     }
+}
+
+/// Issue 28 item 10: local recoding needs no hierarchy. `age` (numbers) and `education`
+/// (words) given none show intervals and sets of values, and the release passes its audit
+/// and the independent count (which accepts `[lo,hi]` and `{a,b}` covering the input).
+#[test]
+fn mondrian_needs_no_hierarchy() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = config_edited("[output]\nseed = 5", dir.path(), |t| {
+        t.replace("hierarchy = \"adult_hierarchy_age.csv\"\n", "")
+            .replace("hierarchy = \"adult_hierarchy_education.csv\"\n", "")
+    });
+    assert!(c.attributes["age"].hierarchy.is_none());
+    assert!(c.attributes["education"].hierarchy.is_none());
+    let r = run(&c, dir.path());
+    assert!(r.report.found);
+    assert!(r.report.audit.as_ref().is_some_and(|a| a.passed));
+    check(&r, 5, None);
+    // the columns without a hierarchy show intervals and sets, never a hierarchy's label
+    let (header, rows) = common::read_semicolon(&r.out);
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    assert!(rows.iter().any(|row| row[col("age")].starts_with('[')));
+    assert!(rows.iter().all(|row| row[col("age")] != "*"));
+    assert!(rows
+        .iter()
+        .any(|row| row[col("education")].starts_with('{')));
+    assert!(rows.iter().all(|row| row[col("education")] != "*"));
+}
+
+/// A full-domain search still needs a hierarchy per quasi-identifier, and says which.
+#[test]
+fn full_domain_names_the_missing_hierarchy() {
+    let dir = tempfile::tempdir().unwrap();
+    // the Mondrian config without age's hierarchy, turned back to the optimal search
+    config_edited("", dir.path(), |t| {
+        t.replace("hierarchy = \"adult_hierarchy_age.csv\"\n", "")
+    });
+    let text = std::fs::read_to_string(dir.path().join("local.toml"))
+        .unwrap()
+        .replace("algorithm = \"mondrian\"", "algorithm = \"optimal\"");
+    let file = dir.path().join("full.toml");
+    std::fs::write(&file, text).unwrap();
+    let c = Config::from_file(&file).unwrap();
+    let outputs = Outputs {
+        table: Some(dir.path().join("x.csv")),
+        report: None,
+        mapping: None,
+    };
+    let e = job::anonymize(&c, &outputs, &Silent).unwrap_err();
+    assert!(
+        matches!(&e, Error::Config { key, .. } if key == "attributes.age.hierarchy"),
+        "{e}"
+    );
+    let message = e.to_string();
+    assert!(message.contains("full.toml"), "{message}");
+    assert!(message.contains("`age` needs a hierarchy"), "{message}");
+    assert!(!dir.path().join("x.csv").exists());
 }
 
 #[test]

@@ -149,6 +149,71 @@ fn a_front_node_is_released_as_reported() {
     assert_eq!(report["audit"]["passed"], true);
 }
 
+/// Issue 28 item 9, in the library: a pareto config without `[[privacy]]` releases node
+/// `--levels` with the budget's suppression; settings that cannot go with it, or levels
+/// that are no node, are named by key, and nothing is written.
+#[test]
+fn releasing_a_front_node_refuses_what_does_not_fit_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut base = config(K_L_GLM);
+    base.privacy.clear();
+    let found = pareto(&base, Some(3), false, &Silent).unwrap();
+    let node = found
+        .front
+        .iter()
+        .find(|n| n.suppressed_rows > 0)
+        .expect("a node that suppresses rows");
+    let levels: Vec<u8> = node
+        .release
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let table = dir.path().join("released.csv");
+    let outputs = cellsafe::job::Outputs {
+        table: Some(table.clone()),
+        ..Default::default()
+    };
+    let mut job = base.clone();
+    job.search.levels = Some(levels.clone());
+    let report = cellsafe::job::anonymize(&job, &outputs, &Silent).unwrap();
+    let report = serde_json::to_value(&report).unwrap();
+    assert_eq!(
+        report["pareto"]["values"],
+        serde_json::to_value(&node.values).unwrap()
+    );
+    assert_eq!(report["pareto"]["budget_rows"], 301);
+    assert_eq!(report["suppressed_rows"], node.suppressed_rows);
+    assert_eq!(report["audit"]["passed"], true);
+    std::fs::remove_file(&table).unwrap();
+    let refused = |edit: &dyn Fn(&mut Config), key: &str| {
+        let mut c = job.clone();
+        edit(&mut c);
+        let e = cellsafe::job::anonymize(&c, &outputs, &Silent).unwrap_err();
+        assert!(
+            matches!(&e, cellsafe::Error::Config { key: k, .. } if k == key),
+            "{key}: {e}"
+        );
+        assert!(!table.exists());
+    };
+    refused(&|c| c.search.levels = None, "privacy");
+    refused(&|c| c.search.levels = Some(vec![0, 0]), "search.levels");
+    refused(
+        &|c| c.search.algorithm = cellsafe::algorithm::Algorithm::Mondrian,
+        "search.algorithm",
+    );
+    refused(
+        &|c| {
+            let p = c.pareto.as_mut().unwrap();
+            p.budget_fraction = None;
+            p.budget_rows = Some(30162);
+        },
+        "pareto.budget_rows",
+    );
+}
+
 /// The HTML page: one plot per pair of objectives, one table row per front node, names
 /// escaped, nothing to fetch and no script.
 #[test]

@@ -173,6 +173,27 @@ impl Search for Genetic {
 }
 
 impl Algorithm {
+    /// The name `[search] algorithm` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Exhaustive => "exhaustive",
+            Algorithm::Minimal => "minimal",
+            Algorithm::MinimalBfs => "minimal-bfs",
+            Algorithm::MinimalInference => "minimal-inference",
+            Algorithm::Genetic => "genetic",
+            Algorithm::SetBased => "set-based",
+            Algorithm::Mondrian => "mondrian",
+            Algorithm::Lgb => "lgb",
+            Algorithm::Optimal => "optimal",
+        }
+    }
+
+    /// Whether it recodes locally (Mondrian, LGB): each group of rows shows the interval of
+    /// its numbers or the set of its values, so a quasi-identifier needs no hierarchy.
+    pub fn is_local(self) -> bool {
+        matches!(self, Algorithm::Mondrian | Algorithm::Lgb)
+    }
+
     /// The node search this names, the genetic one with parameters `genetic`; `None` for
     /// [`Algorithm::SetBased`] and [`Algorithm::Mondrian`], which are not node searches
     /// (see [`setbased::run`] and [`local::mondrian::mondrian`]).
@@ -305,4 +326,27 @@ fn check_bounded(problem: &Problem, algorithm: Algorithm) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::Algorithm;
+
+    /// `name` is the config's spelling of every algorithm.
+    #[test]
+    fn names_are_the_config_spelling() {
+        for a in [
+            Algorithm::Exhaustive,
+            Algorithm::Minimal,
+            Algorithm::MinimalBfs,
+            Algorithm::MinimalInference,
+            Algorithm::Genetic,
+            Algorithm::SetBased,
+            Algorithm::Mondrian,
+            Algorithm::Lgb,
+            Algorithm::Optimal,
+        ] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.name());
+        }
+    }
 }

@@ -281,6 +281,17 @@ impl Problem {
         })
     }
 
+    /// Suppresses, instead of the limit's rule, the smallest classes within `rows` rows
+    /// (paper 003's budget η, as [`crate::algorithm::pareto::objective::Evaluator`] does):
+    /// every class of a size whose classes, with all smaller ones, hold at most `rows` rows.
+    pub(crate) fn suppress_smallest_within(&mut self, rows: u64) {
+        self.rule = SuppressionRule::Smallest;
+        self.max_suppressed = rows;
+        self.suppression_limit = rows as f64 / self.data.rows() as f64;
+        self.max_classes =
+            (self.data.rows() / self.min_class_size() as usize).saturating_add(rows as usize);
+    }
+
     /// Each quasi-identifier's hierarchy, in header order.
     pub fn hierarchies(&self) -> Vec<&Hierarchy> {
         self.data.hierarchies()

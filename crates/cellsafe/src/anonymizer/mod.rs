@@ -129,6 +129,8 @@ pub struct Anonymizer<'a> {
     algorithm: Algorithm,
     /// A node to release instead of searching.
     levels: Option<Vec<u8>>,
+    /// Rows of the smallest classes to suppress instead of the limit's rule (paper 003).
+    smallest_within: Option<u64>,
     genetic: GeneticSpec,
     set_based: SetBasedSpec,
     local: LocalSpec,
@@ -163,6 +165,7 @@ impl<'a> Anonymizer<'a> {
             metric: MetricSpec::default(),
             algorithm: Algorithm::Optimal,
             levels: None,
+            smallest_within: None,
             genetic: GeneticSpec::default(),
             set_based: SetBasedSpec::default(),
             local: LocalSpec::default(),
@@ -252,6 +255,14 @@ impl<'a> Anonymizer<'a> {
     /// [`set_based`](Self::set_based)'s).
     pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
         self.algorithm = algorithm;
+        self
+    }
+
+    /// Suppresses the smallest classes within `rows` rows (paper 003's budget η: every class
+    /// of a size whose classes, with all smaller ones, hold at most `rows` rows) instead of
+    /// the suppression limit's rule; the released classes must still satisfy every model.
+    pub fn suppress_smallest_within(mut self, rows: u64) -> Self {
+        self.smallest_within = Some(rows);
         self
     }
 
@@ -413,7 +424,31 @@ impl<'a> Anonymizer<'a> {
     pub fn attempt(mut self) -> Result<Release> {
         let start = Instant::now();
         let data = self.dataset()?;
-        let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        let mut problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        if let Some(rows) = self.smallest_within {
+            if rows >= problem.data.rows() as u64 {
+                return Err(Error::Invalid(format!(
+                    "a budget of {rows} rows would suppress the whole table of {} rows",
+                    problem.data.rows()
+                )));
+            }
+            if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
+                return Err(Error::Invalid(
+                    "a budget of suppressed rows is for a level-based release: local \
+                     recoding and the set-based search suppress no rows"
+                        .into(),
+                ));
+            }
+            if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
+                return Err(Error::Invalid(format!(
+                    "{} cannot be combined with suppressing the smallest classes: which \
+                     ones were suppressed tells a recipient holding the population who is in \
+                     the subset",
+                    m.spec.name()
+                )));
+            }
+            problem.suppress_smallest_within(rows);
+        }
         if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
             return Err(Error::Invalid(SUBSET_IN_INPUT_ORDER.into()));
         }

@@ -373,12 +373,9 @@ pub fn data(config: &Config, table: Table) -> Result<(LgbData, LgbSpec)> {
             (Role::QuasiIdentifying | Role::SemiSensitive, Some(h)) => {
                 Some(config.hierarchy(&table, c, h, hdelim)?)
             }
+            // local groups show the interval of their numbers, else the set of their values
             (Role::QuasiIdentifying | Role::SemiSensitive, None) => {
-                return Err(Error::config(
-                    &file,
-                    format!("attributes.{name}.hierarchy"),
-                    "a quasi-identifying or semi-sensitive attribute needs a hierarchy",
-                ))
+                Some(config.hierarchy(&table, c, &crate::job::config::FLAT, hdelim)?)
             }
             _ => None,
         };

@@ -35,6 +35,7 @@ use crate::algorithm::problem::{levels_map, partition_names};
 use crate::algorithm::problem::{Evaluation, Problem, SuppressionRule};
 use crate::algorithm::Algorithm;
 use crate::anonymizer::{Anonymizer, Release};
+use crate::criteria::ModelSpec;
 use crate::error::{Error, ProblemError, Result};
 use crate::job::config::{Config, OutputValues};
 use crate::job::report::{describe, Report};
@@ -116,10 +117,24 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     let clock = Instant::now();
     let data = config.dataset(table)?;
     let aggregators = config.aggregators(&data)?;
+    // a node of the [pareto] front: its values under the budget, and k-anonymity at its k
+    let pareto = match &config.search.levels {
+        Some(levels) if config.releases_pareto_node() => {
+            Some(pareto::node_release(config, &data, levels)?)
+        }
+        _ => None,
+    };
+    let models: Vec<ModelSpec> = match &pareto {
+        Some(node) => vec![ModelSpec::KAnonymity {
+            k: u32::try_from(node.k)
+                .map_err(|_| Error::Invalid(format!("the node's k = {} is too large", node.k)))?,
+        }],
+        None => config.privacy.clone(),
+    };
     let prepared = clock.elapsed().as_secs_f64();
     let algorithm = config.search.algorithm;
     let mut anonymizer = Anonymizer::from_dataset(data)
-        .models(config.privacy.iter().cloned())
+        .models(models)
         .suppression_limit(config.suppression_limit)
         .metric(config.metric.clone())
         .algorithm(algorithm)
@@ -147,10 +162,32 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     if let Some(aggregators) = aggregators {
         anonymizer = anonymizer.microaggregate(aggregators);
     }
+    if let Some(node) = &pareto {
+        anonymizer = anonymizer.suppress_smallest_within(node.budget_rows);
+    }
     let release = anonymizer
         .attempt()
         .map_err(|e| locate(e, &file, outputs.table.as_deref()))?;
     let mut report = report(config, &release);
+    if let Some(node) = pareto {
+        // the release suppresses what the front's evaluator does, or it is not that node
+        let released = release.evaluation().map(|e| e.suppressed_rows);
+        if released != Some(node.suppressed_rows) {
+            return Err(Error::Invalid(format!(
+                "the release of the [pareto] node suppressed {released:?} rows where its \
+                 budget suppresses {}",
+                node.suppressed_rows
+            )));
+        }
+        if config.suppression_limit > 0.0 {
+            report.warnings.push(
+                "suppression_limit is not used for a node of the [pareto] front: its \
+                 budget decides which rows are suppressed"
+                    .to_owned(),
+            );
+        }
+        report.pareto = Some(node);
+    }
     let mut timings = *release.timings();
     timings.read = read;
     timings.encode += prepared;

@@ -13,7 +13,8 @@ use crate::algorithm::pareto::objective::{Evaluator, Objective, Property};
 use crate::algorithm::pareto::{exact_front, oriented, Evaluated};
 use crate::algorithm::problem::{levels_map, Problem};
 use crate::error::{Error, ParetoError, Result};
-use crate::job::config::{Config, ObjectiveSpec};
+use crate::framework::dataset::Dataset;
+use crate::job::config::{Config, ObjectiveSpec, ParetoSpec};
 use crate::metric::MetricSpec;
 use crate::observer::Observer;
 
@@ -37,6 +38,22 @@ pub struct NodeReport {
     pub k: u64,
     /// Rows the budget suppressed.
     pub suppressed_rows: u64,
+    /// The command that releases the node: `cellsafe anonymize CONFIG --levels ...`.
+    pub release: String,
+}
+
+/// What `cellsafe anonymize --levels` of a `[pareto]` config without `[[privacy]]` released:
+/// the node under the budget, with the objective values `cellsafe pareto` gives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParetoRelease {
+    /// The suppression budget η in rows.
+    pub budget_rows: u64,
+    /// The k the budget gave the node (the released table is k-anonymous at it).
+    pub k: u64,
+    /// Rows the budget suppressed.
+    pub suppressed_rows: u64,
+    /// Value per objective, by name, as `cellsafe pareto` reports them.
+    pub values: Map<String, Value>,
 }
 
 /// The exact front and how the run compares with it.
@@ -114,35 +131,9 @@ pub fn pareto(
             "`cellsafe pareto` needs a [pareto] section with its objectives",
         ));
     };
-    let objectives = spec
-        .objectives
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            objective(o).map_err(|m| Error::config(&file, format!("pareto.objectives[{i}]"), m))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let objectives = objectives(spec, &file)?;
     let problem = config.problem_observed(observer)?;
-    let rows = problem.data.rows() as u64;
-    let budget = match (spec.budget_rows, spec.budget_fraction) {
-        (Some(_), Some(_)) => {
-            return Err(Error::config(
-                &file,
-                "pareto.budget_rows",
-                "give budget_rows or budget_fraction, not both",
-            ))
-        }
-        (Some(r), None) => r,
-        (None, Some(f)) if (0.0..1.0).contains(&f) => (f * rows as f64).floor() as u64,
-        (None, Some(f)) => {
-            return Err(Error::config(
-                &file,
-                "pareto.budget_fraction",
-                format!("must lie in [0, 1), not {f}"),
-            ))
-        }
-        (None, None) => 0,
-    };
+    let budget = budget(spec, problem.data.rows() as u64, &file)?;
     let evaluator = Evaluator::new(&problem, &objectives, budget).map_err(|e| at_key(e, &file))?;
     let seed = seed.or(spec.seed).unwrap_or_else(rand::random);
     let ea = EaSpec {
@@ -179,7 +170,10 @@ pub fn pareto(
                 &directed(&found),
                 &run.eps,
             ),
-            front: front.iter().map(|n| node(&problem, &names, n)).collect(),
+            front: front
+                .iter()
+                .map(|n| node(&problem, &names, n, &file))
+                .collect(),
             seconds,
         })
     } else {
@@ -213,13 +207,103 @@ pub fn pareto(
         front: run
             .archive
             .iter()
-            .map(|n| node(&problem, &names, n))
+            .map(|n| node(&problem, &names, n, &file))
             .collect(),
         nodes_evaluated: run.nodes_evaluated,
         lattice_size: problem.lattice.size(),
         seconds,
         exact,
     })
+}
+
+/// The objectives of `[pareto]`, errors named by key.
+fn objectives(spec: &ParetoSpec, file: &str) -> Result<Vec<Objective>> {
+    spec.objectives
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            objective(o).map_err(|m| Error::config(file, format!("pareto.objectives[{i}]"), m))
+        })
+        .collect()
+}
+
+/// The suppression budget η of `[pareto]` in rows, for a table of `rows` rows.
+fn budget(spec: &ParetoSpec, rows: u64, file: &str) -> Result<u64> {
+    Ok(match (spec.budget_rows, spec.budget_fraction) {
+        (Some(_), Some(_)) => {
+            return Err(Error::config(
+                file,
+                "pareto.budget_rows",
+                "give budget_rows or budget_fraction, not both",
+            ))
+        }
+        (Some(r), None) => r,
+        (None, Some(f)) if (0.0..1.0).contains(&f) => (f * rows as f64).floor() as u64,
+        (None, Some(f)) => {
+            return Err(Error::config(
+                file,
+                "pareto.budget_fraction",
+                format!("must lie in [0, 1), not {f}"),
+            ))
+        }
+        (None, None) => 0,
+    })
+}
+
+/// Node `levels` of `data` under the `[pareto]` budget of `config`: what `cellsafe pareto`
+/// reports for it, computed by the same evaluator, to release it with
+/// [`crate::job::anonymize`]. Errors name the key at fault.
+pub(crate) fn node_release(
+    config: &Config,
+    data: &Dataset,
+    levels: &[u8],
+) -> Result<ParetoRelease> {
+    let file = config.file_name();
+    let spec = config
+        .pareto
+        .as_ref()
+        .ok_or_else(|| Error::config(&file, "pareto", "no [pareto] section"))?;
+    let objectives = objectives(spec, &file)?;
+    let problem = Problem::new(data.clone(), &[], 0.0, &config.metric)?;
+    let budget = budget(spec, problem.data.rows() as u64, &file)?;
+    let evaluator = Evaluator::new(&problem, &objectives, budget).map_err(|e| at_key(e, &file))?;
+    problem
+        .check_levels(levels)
+        .map_err(|e| Error::config(&file, "search.levels", e.to_string()))?;
+    let values = evaluator.evaluate(levels, &problem.classes(levels));
+    Ok(ParetoRelease {
+        budget_rows: budget,
+        k: values.k,
+        suppressed_rows: values.suppressed_rows,
+        values: objectives
+            .iter()
+            .zip(&values.values)
+            .map(|(o, &v)| (o.name(), Value::from(v)))
+            .collect(),
+    })
+}
+
+/// `path` as one shell word: as it is when it needs no quoting, else in single quotes.
+fn shell_word(path: &str) -> String {
+    let plain = !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./+,:=@%".contains(c));
+    if plain {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that releases node `levels` of the config at `config_path`.
+pub fn release_command(config_path: &str, levels: &[u8]) -> String {
+    let levels: Vec<String> = levels.iter().map(u8::to_string).collect();
+    format!(
+        "cellsafe anonymize {} --levels {}",
+        shell_word(config_path),
+        levels.join(",")
+    )
 }
 
 /// The objective `o` describes, or what is wrong with it.
@@ -292,8 +376,9 @@ fn at_key(e: Error, file: &str) -> Error {
     }
 }
 
-fn node(problem: &Problem, names: &[String], n: &Evaluated) -> NodeReport {
+fn node(problem: &Problem, names: &[String], n: &Evaluated, config: &str) -> NodeReport {
     NodeReport {
+        release: release_command(config, &n.levels),
         levels: levels_map(problem, &n.levels),
         values: names
             .iter()
@@ -302,5 +387,28 @@ fn node(problem: &Problem, names: &[String], n: &Evaluated) -> NodeReport {
             .collect(),
         k: n.values.k,
         suppressed_rows: n.values.suppressed_rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::release_command;
+
+    /// The command is one line a shell runs as written: a path with spaces or quotes is
+    /// quoted, a plain one left as it is.
+    #[test]
+    fn release_commands_quote_what_a_shell_would_split() {
+        assert_eq!(
+            release_command("examples/pbg/pbg.toml", &[0, 6, 1]),
+            "cellsafe anonymize examples/pbg/pbg.toml --levels 0,6,1"
+        );
+        assert_eq!(
+            release_command("my jobs/it's.toml", &[2]),
+            r"cellsafe anonymize 'my jobs/it'\''s.toml' --levels 2"
+        );
+        assert_eq!(
+            release_command("a;b$c.toml", &[1, 0]),
+            "cellsafe anonymize 'a;b$c.toml' --levels 1,0"
+        );
     }
 }

@@ -175,6 +175,10 @@ pub struct Report {
     /// For local recoding: the groups (count, smallest) and the utility (C_DM, NCP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local: Option<crate::algorithm::local::utility::Utility>,
+    /// For a node of the `[pareto]` front released from its config: the budget, the node's
+    /// k and suppressed rows, and its objective values as `cellsafe pareto` reports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pareto: Option<crate::job::pareto::ParetoRelease>,
     /// When some hierarchy's partitions form a partial order: the name of the released
     /// partition of each quasi-identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -228,6 +232,7 @@ impl Report {
             genetic: None,
             set_based: None,
             local: None,
+            pareto: None,
         }
     }
 }

@@ -76,6 +76,10 @@ pub struct Config {
     file: PathBuf,
 }
 
+/// The hierarchy local recoding gives a quasi-identifier that has none: every value and
+/// `*`, so that a group shows the interval of its numbers, else the set of its values.
+pub(crate) const FLAT: HierarchySpec = HierarchySpec::Builder(Builder::Suppress {});
+
 /// Most `[search] threads` per available core.
 const MAX_THREADS_PER_CORE: usize = 4;
 
@@ -104,6 +108,13 @@ fn single_byte(s: &str, file: &str, key: &str) -> Result<u8> {
 }
 
 impl Config {
+    /// Whether `anonymize` releases one node of the `[pareto]` front: a `[pareto]` section,
+    /// no `[[privacy]]` model and the node's levels. The node is released with the budget's
+    /// suppression (paper 003's η) and k-anonymity at the k that gives it.
+    pub fn releases_pareto_node(&self) -> bool {
+        self.pareto.is_some() && self.privacy.is_empty() && self.search.levels.is_some()
+    }
+
     /// Reads and parses a config file (syntax and types only).
     pub fn from_file(path: &Path) -> Result<Config> {
         let text = crate::input::read_config(path)?;
@@ -283,12 +294,41 @@ impl Config {
                 crate::anonymizer::SUBSET_IN_INPUT_ORDER,
             ));
         }
-        if self.privacy.is_empty() {
+        if self.releases_pareto_node() {
+            // the node's k under the [pareto] budget is the model (see job::anonymize)
+            if let Some(key) = [
+                (self.disclose.is_some(), "disclose"),
+                (self.input.subset.is_some(), "input.subset"),
+                (
+                    matches!(
+                        self.search.algorithm,
+                        Algorithm::SetBased | Algorithm::Mondrian | Algorithm::Genetic
+                    ),
+                    "search.algorithm",
+                ),
+            ]
+            .into_iter()
+            .find_map(|(bad, key)| bad.then_some(key))
+            {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    "a node of the [pareto] front is released as it is, with the budget's \
+                     suppression: remove this key, or add a [[privacy]] model",
+                ));
+            }
+        } else if self.privacy.is_empty() {
             return Err(Error::config(
                 &file,
                 "privacy",
-                "no privacy model: add a [[privacy]] section (to score one transformation \
-                 without models, use `cellsafe evaluate`)",
+                if self.pareto.is_some() {
+                    "no privacy model: a [pareto] config without [[privacy]] releases one node \
+                     of its front, so give its levels (`cellsafe anonymize CONFIG --levels \
+                     ...`, as each node's `release` in the report of `cellsafe pareto` says)"
+                } else {
+                    "no privacy model: add a [[privacy]] section (to score one transformation \
+                     without models, use `cellsafe evaluate`)"
+                },
             ));
         }
         if self.search.algorithm == Algorithm::SetBased
@@ -623,11 +663,20 @@ impl Config {
             let build = |h: &HierarchySpec| self.hierarchy(&table, column, h, hdelim);
             match (role, spec.and_then(|s| s.hierarchy.as_ref())) {
                 (Role::QuasiIdentifying, Some(h)) => hierarchies.push(build(h)?),
+                // local recoding shows intervals of numbers and sets of other values
+                (Role::QuasiIdentifying, None) if self.search.algorithm.is_local() => {
+                    hierarchies.push(build(&FLAT)?)
+                }
                 (Role::QuasiIdentifying, None) => {
                     return Err(Error::config(
                         &file,
                         key,
-                        "a quasi-identifier needs a hierarchy",
+                        format!(
+                            "the quasi-identifier `{name}` needs a hierarchy for a \
+                             full-domain search (algorithm = \"{}\"); only local recoding \
+                             (\"mondrian\", \"lgb\") needs none",
+                            self.search.algorithm.name()
+                        ),
                     ))
                 }
                 (Role::Sensitive, h) => {

@@ -105,7 +105,8 @@ fn default_role() -> Role {
 pub struct AttributeSpec {
     /// The column's role.
     pub role: Role,
-    /// Generalization hierarchy of a quasi-identifier: a file, or a builder.
+    /// Generalization hierarchy of a quasi-identifier: a file, or a builder. Local recoding
+    /// (`mondrian`, `lgb`) needs none: it shows intervals of numbers, else sets of values.
     #[serde(default)]
     pub hierarchy: Option<HierarchySpec>,
     /// Measurement scale for microaggregation output. Default: continuous if every value
