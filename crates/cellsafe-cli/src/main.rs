@@ -621,10 +621,7 @@ pub(crate) fn anonymize(
     for line in report.summary() {
         eprintln!("{line}");
     }
-    if let Some(path) = &report_path {
-        eprintln!("report: {}", path.display());
-    }
-    if let (Some(node), Some(_)) = (&report.pareto, &report_path) {
+    if let Some(node) = &report.pareto {
         eprintln!(
             "a node of the [pareto] front: k = {} within the budget of {} rows; {}",
             node.k,
@@ -635,6 +632,9 @@ pub(crate) fn anonymize(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+    }
+    if let Some(path) = &report_path {
+        eprintln!("report: {}", path.display());
     }
     if !report.found {
         match &report.disclosure {
