@@ -117,3 +117,70 @@ fn every_search_ends_with_the_same_summary_and_the_warnings() {
         )));
     }
 }
+
+/// Runs `cellsafe ARGS` in `dir` on `config` over `data`: (exit code, stderr).
+fn fail(dir: &Path, data: &str, config: &str, args: &[&str]) -> (Option<i32>, String) {
+    std::fs::write(dir.join("data.csv"), data).unwrap();
+    std::fs::write(dir.join("job.toml"), config).unwrap();
+    let out = Command::cargo_bin("cellsafe")
+        .unwrap()
+        .args(args)
+        .arg(dir.join("job.toml"))
+        .arg("--output")
+        .arg(dir.join("out.csv"))
+        .arg("--report")
+        .arg(dir.join("report.json"))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const JOB: &str = "suppression_limit = 0.3\n[input]\npath = \"data.csv\"\n[attributes.name]\n\
+role = \"identifying\"\n[attributes.zip]\nrole = \"quasi-identifying\"\n\
+hierarchy = { kind = \"mask\" }\n[attributes.age]\nrole = \"quasi-identifying\"\n\
+hierarchy = { kind = \"intervals\", widths = [10, 20] }\n[attributes.disease]\n\
+role = \"sensitive\"\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 3\n";
+
+/// The messages of the first hour say what would have helped: k above the row count, a
+/// wrong delimiter, a top-level key under a table, levels of the wrong length.
+#[test]
+fn messages_say_what_would_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // k larger than the table
+    let (code, err) = fail(d, DATA, &JOB.replace("k = 3", "k = 50"), &["anonymize"]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("k = 50 is more than the table's 8 rows"),
+        "{err}"
+    );
+    // the data file is delimited by `;`
+    let (code, err) = fail(d, &DATA.replace(',', ";"), JOB, &["anonymize"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("it has 1 column: `name;zip;age;disease`")
+            && err.contains("delimiter = \";\""),
+        "{err}"
+    );
+    // a top-level key written under [input]
+    let late = JOB.replace("suppression_limit = 0.3\n", "").replace(
+        "path = \"data.csv\"\n",
+        "path = \"data.csv\"\nsuppression_limit = 0.3\n",
+    );
+    let (code, err) = fail(d, DATA, &late, &["anonymize"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("`suppression_limit` is a top-level key: write it before the first [table]"),
+        "{err}"
+    );
+    // levels of the wrong length name the quasi-identifiers in order
+    let (code, err) = fail(d, DATA, JOB, &["anonymize", "--levels", "1"]);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("one per quasi-identifier in header order: zip (0 to 5), age (0 to 3)"),
+        "{err}"
+    );
+}

@@ -429,6 +429,7 @@ impl Problem {
                 levels: levels.to_vec(),
                 dimensions: self.lattice.dimensions(),
                 maxima: self.lattice.max_levels().to_vec(),
+                names: self.data.quasi.iter().map(|q| q.name.clone()).collect(),
             }
             .into());
         }

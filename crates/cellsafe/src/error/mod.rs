@@ -329,7 +329,11 @@ pub enum ProblemError {
     )]
     LatticeTooLarge(usize),
     /// Levels that are not a node of the lattice.
-    #[error("levels {levels:?} are not a transformation: expected {dimensions} levels with maxima {maxima:?}")]
+    #[error(
+        "levels {levels:?} are not a transformation: expected {dimensions} levels, one per \
+         quasi-identifier in header order: {}",
+        names.iter().zip(maxima).map(|(n, m)| format!("{n} (0 to {m})")).collect::<Vec<_>>().join(", ")
+    )]
     Levels {
         /// The levels given.
         levels: Vec<u8>,
@@ -337,6 +341,8 @@ pub enum ProblemError {
         dimensions: usize,
         /// Highest level of each quasi-identifier.
         maxima: Vec<u8>,
+        /// The quasi-identifiers, in header order.
+        names: Vec<String>,
     },
     /// A setting local recoding cannot use.
     #[error("{0}")]

@@ -188,6 +188,11 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         }
         report.pareto = Some(node);
     }
+    if !report.found {
+        report
+            .warnings
+            .extend(why_nothing(&config.privacy, release.problem().data.rows()));
+    }
     let mut timings = *release.timings();
     timings.read = read;
     timings.encode += prepared;
@@ -329,6 +334,18 @@ fn layout(
         suppression_rule: problem.rule,
         suppression_read_sensitive_values: suppressed > 0 && problem.suppression_reads_sensitive(),
     }
+}
+
+/// Why no transformation can satisfy `models` on a table of `rows` rows, when the models
+/// alone say so (a class needs more rows than the table has).
+fn why_nothing(models: &[ModelSpec], rows: usize) -> Option<String> {
+    models.iter().find_map(|m| match m {
+        ModelSpec::KAnonymity { k } if *k as usize > rows => Some(format!(
+            "k = {k} is more than the table's {rows} rows: no transformation can make a class \
+             of {k}"
+        )),
+        _ => None,
+    })
 }
 
 /// What a recipient who knows the algorithm may still infer from this release, and other

@@ -125,10 +125,21 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Config> {
         let mut config: Config = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            let mut message = crate::error::cut(e.message().trim(), 300).into_owned();
+            // a top-level key written under a table belongs to that table in TOML
+            if let Some(key) = TOP_LEVEL
+                .iter()
+                .find(|k| message.contains(&format!("unknown field `{k}`")))
+            {
+                message.push_str(&format!(
+                    "; `{key}` is a top-level key: write it before the first [table] (in \
+                     TOML, a key after a [table] header belongs to that table)"
+                ));
+            }
             Error::ConfigSyntax {
                 at: Location::at(path, line, Some(column)),
                 // the parser quotes offending values whole
-                message: crate::error::cut(e.message().trim(), 300).into_owned(),
+                message,
             }
         })?;
         config.file = path.to_owned();
@@ -216,8 +227,9 @@ impl Config {
                 self.file_name(),
                 format!("attributes.{name}"),
                 format!(
-                    "no column `{name}` in the header of {}",
-                    table.source().display()
+                    "no column `{name}` in the header of {}{}",
+                    table.source().display(),
+                    header_hint(table.header(), &self.input.delimiter)
                 ),
             )),
             None => Ok(()),
@@ -782,6 +794,45 @@ impl Config {
         Metric::bind(&self.metric, &data).map_err(|e| e.in_config(&file))?;
         Ok(data)
     }
+}
+
+/// The config's keys that stand outside every table.
+const TOP_LEVEL: [&str; 1] = ["suppression_limit"];
+
+/// What a reader needs when a configured column is not in `header`: the header as read,
+/// and, when it is one column holding another usual delimiter, that delimiter.
+fn header_hint(header: &[String], delimiter: &str) -> String {
+    let shown: Vec<String> = header
+        .iter()
+        .take(12)
+        .map(|h| format!("`{}`", crate::error::excerpt(h)))
+        .collect();
+    let more = if header.len() > 12 { ", ..." } else { "" };
+    let mut hint = format!(
+        " (it has {} column{}: {}{more})",
+        header.len(),
+        if header.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    );
+    if let [only] = header {
+        // (what to call it, the byte, how TOML writes it)
+        let usual = [
+            (",", ",", ","),
+            (";", ";", ";"),
+            ("a tab", "\t", "\\t"),
+            ("|", "|", "|"),
+        ];
+        if let Some((name, _, toml)) = usual
+            .iter()
+            .find(|(_, d, _)| *d != delimiter && only.contains(d))
+        {
+            hint.push_str(&format!(
+                "; the header holds {name}: is the file delimited by it? set [input] \
+                 delimiter = \"{toml}\""
+            ));
+        }
+    }
+    hint
 }
 
 #[cfg(test)]
