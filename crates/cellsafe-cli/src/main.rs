@@ -513,6 +513,8 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
         } => {
             file_only("--html", &html)?;
             let report = report_arg(report);
+            // the page names the config as given, in the command that releases a node
+            let config_text = config.display().to_string();
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
             check_report(&config, &html)?;
@@ -522,7 +524,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
                 None => outln!("{}", serde_json::to_string_pretty(&found)?),
             }
             if let Some(path) = &html {
-                let page = job::pareto_page::html(&found);
+                let page = job::pareto_page::html(&found, &config_text);
                 cellsafe::release::write_atomic(path, |w| w.write_all(page.as_bytes()))?;
             }
             eprintln!(

@@ -354,7 +354,10 @@ fn assert_round(ticks: &[f64], what: &str) {
         "{what}: step {step} in {ticks:?}"
     );
     for (i, t) in ticks.iter().enumerate() {
-        assert!((t - i as f64 * step).abs() < 1e-9 * step.max(1.0), "{what}: {ticks:?}");
+        assert!(
+            (t - i as f64 * step).abs() < 1e-9 * step.max(1.0),
+            "{what}: {ticks:?}"
+        );
     }
 }
 
@@ -416,7 +419,10 @@ fn the_risk_page_says_what_it_draws() {
     // with nothing suppressed, nothing is said of suppressed records being anywhere
     let alone = cellsafe::job::risk_page::html(&before, None);
     assert!(alone.contains("No record is suppressed"), "{alone}");
-    for (page, released) in [(&star_page, star.records), (&drop_page, drop.records - 1158)] {
+    for (page, released) in [
+        (&star_page, star.records),
+        (&drop_page, drop.records - 1158),
+    ] {
         let charts: Vec<&str> = page.split("<svg").skip(1).collect();
         assert_eq!(charts.len(), 2);
         for chart in &charts {
