@@ -184,9 +184,9 @@ enum Command {
         /// error and representation ratio against it.
         #[arg(long)]
         exhaustive: bool,
-        /// Seed of the evolutionary search (default: [pareto] seed, else a fresh one,
-        /// reported).
-        #[arg(long)]
+        /// Seed of the evolutionary search, at most 2^53 − 1 (default: [pareto] seed, else
+        /// a fresh one, reported).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(..=cellsafe::release::MAX_SEED))]
         seed: Option<u64>,
         /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]

@@ -144,7 +144,9 @@ pub fn pareto(
         (None, None) => 0,
     };
     let evaluator = Evaluator::new(&problem, &objectives, budget).map_err(|e| at_key(e, &file))?;
-    let seed = seed.or(spec.seed).unwrap_or_else(rand::random);
+    let seed = seed
+        .or(spec.seed)
+        .unwrap_or_else(crate::release::fresh_seed);
     let ea = EaSpec {
         population: spec.population,
         iterations: spec.iterations,
