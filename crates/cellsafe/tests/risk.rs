@@ -435,3 +435,47 @@ fn the_risk_page_says_what_it_draws() {
         assert!(page.contains(&format!("of the {released} records in the released file")));
     }
 }
+
+/// SNB without a fit is `null` with a reason in the JSON, not 0 (a share that would read
+/// as "no population uniques"); a fit, and the true 0 of a sample without uniques, are
+/// numbers without a note.
+#[test]
+fn snb_without_a_fit_is_null_with_a_reason() {
+    let estimate = |flat: &[u64], population: u64| {
+        let sizes = flat
+            .chunks(2)
+            .flat_map(|sc| std::iter::repeat_n(sc[0], sc[1] as usize));
+        let h = cellsafe::risk::Histogram::from_sizes(sizes);
+        serde_json::to_value(cellsafe::risk::population::uniques(&h, population)).unwrap()
+    };
+    // ARX finds no SNB fit here (tests/arx/risk.jsonl); Zayatz does give one
+    let none = estimate(&[1, 3, 2, 1, 4, 1], 180);
+    assert!(none["snb"].is_null(), "{none}");
+    assert!(
+        none["snb_note"].as_str().unwrap().contains("no fit"),
+        "{none}"
+    );
+    assert!(none["zayatz"].as_f64().unwrap() > 0.0);
+    // no sample uniques: every estimate is truly 0
+    let zero = estimate(&[2, 1, 3, 1, 4, 1], 135);
+    assert_eq!(zero["snb"], 0.0, "{zero}");
+    assert!(zero.get("snb_note").is_none(), "{zero}");
+    // a fit: the first histogram on which ARX found one
+    let arx =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/arx/risk.jsonl"))
+            .unwrap();
+    let case: serde_json::Value = arx
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|c| c.get("k").is_none() && c["snb"].as_f64().unwrap() > 0.0)
+        .unwrap();
+    let flat: Vec<u64> = case["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let fit = estimate(&flat, case["population_size"].as_u64().unwrap());
+    assert!(fit["snb"].as_f64().unwrap() > 0.0, "{fit}");
+    assert!(fit.get("snb_note").is_none(), "{fit}");
+}

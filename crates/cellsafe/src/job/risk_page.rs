@@ -322,7 +322,7 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
         });
         row("population uniques: SNB", &|r| {
             r.population_uniques
-                .map_or("–".into(), |p| estimate(r, p.snb))
+                .map_or("–".into(), |p| p.snb.map_or("no fit".into(), pct))
         });
         row("population uniques: Dankar's rule", &|r| {
             r.population_uniques.map_or("–".into(), |p| {
