@@ -133,7 +133,9 @@ impl Axis {
         let ticks: Vec<(f64, String)> = (first as i64..=last as i64)
             .map(|k| {
                 let v = tick_value(k as f64, nice, power);
-                let label = if step >= 1e5 || step < 1e-4 {
+                let label = if k == 0 {
+                    "0".to_string()
+                } else if !(1e-4..1e5).contains(&step) {
                     format!("{v:e}")
                 } else {
                     format!("{v:.decimals$}")
@@ -324,7 +326,7 @@ pub fn html(report: &ParetoReport, config: &str) -> String {
          body{font-family:sans-serif;margin:2em;max-width:80em}\
          table{border-collapse:collapse;margin:1em 0}\
          td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}\
-         th{background:#f3f3f3}td.l,th.l{text-align:left}\
+         th{background:#f3f3f3}td.l,th.l{text-align:left}code{white-space:nowrap}\
          .plots{display:flex;flex-wrap:wrap;gap:1em}</style></head><body>",
     );
     let _ = write!(
@@ -460,6 +462,9 @@ mod tests {
         let a = Axis::new(0.0012, 0.0047);
         let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
         assert_eq!(labels, ["0.001", "0.002", "0.003", "0.004", "0.005"]);
+        let a = Axis::new(0.0, 2.11e5);
+        let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["0", "1e5", "2e5", "3e5"]);
         // one value: a range around it
         assert_eq!(Axis::new(3.0, 3.0).ticks.len(), 5);
     }

@@ -154,10 +154,10 @@ fn bars(title: &str, labels: &[&str], series: &[(&str, &str, Vec<f64>)]) -> Stri
         let y = h - bottom - t / 100.0 / max * plot_h;
         let _ = write!(
             svg,
-            r##"<text x="{x}" y="{y}" font-size="10" text-anchor="end">{p}</text><line x1="{left}" y1="{y}" x2="{x2}" y2="{y}" stroke="#ddd"/>"##,
+            r##"<text x="{x}" y="{ty:.1}" font-size="10" text-anchor="end">{p} %</text><line x1="{left}" y1="{y:.1}" x2="{x2}" y2="{y:.1}" stroke="#ddd"/>"##,
             x = left - 4.0,
-            y = y + 3.0,
-            p = format!("{} %", tick_label(t, step)),
+            ty = y + 3.0,
+            p = tick_label(t, step),
             x2 = w - 10.0
         );
     }
