@@ -184,9 +184,9 @@ enum Command {
         /// error and representation ratio against it.
         #[arg(long)]
         exhaustive: bool,
-        /// Seed of the evolutionary search (default: [pareto] seed, else a fresh one,
-        /// reported).
-        #[arg(long)]
+        /// Seed of the evolutionary search, at most 2^53 − 1 (default: [pareto] seed, else
+        /// a fresh one, reported).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(..=cellsafe::release::MAX_SEED))]
         seed: Option<u64>,
         /// JSON report (default, or `-`: printed to stdout).
         #[arg(long)]
@@ -513,6 +513,8 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
         } => {
             file_only("--html", &html)?;
             let report = report_arg(report);
+            // the page names the config as given, in the command that releases a node
+            let config_text = config.display().to_string();
             let config = Config::from_file(&config)?;
             check_report(&config, &report)?;
             check_report(&config, &html)?;
@@ -522,7 +524,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
                 None => outln!("{}", serde_json::to_string_pretty(&found)?),
             }
             if let Some(path) = &html {
-                let page = job::pareto_page::html(&found);
+                let page = job::pareto_page::html(&found, &config_text);
                 cellsafe::release::write_atomic(path, |w| w.write_all(page.as_bytes()))?;
             }
             eprintln!(

@@ -83,6 +83,10 @@ fn risks_of_a_table_checked_by_hand() {
     let p = &r["population_uniques"];
     assert_eq!(p["population"], 60);
     assert!((p["zayatz"].as_f64().unwrap() - 1.0).abs() < 1e-12, "{p}");
+    // six uniques and no pair: SNB, fitted to the classes of size 1 and 2, finds no fit
+    // and says so instead of writing 0
+    assert!(p["snb"].is_null(), "{p}");
+    assert!(p["snb_note"].as_str().unwrap().starts_with("no fit"), "{p}");
 }
 
 #[test]

@@ -181,6 +181,13 @@ fn every_endpoint(dir: &Path) {
     );
     assert_eq!(log[0]["query"], Q1);
     assert_eq!(log[0]["user"], "ana");
+    // levels and the verdict are JSON values, read with one parse (not strings of JSON)
+    for e in &log[..4] {
+        assert!(e["levels"].is_object(), "{e}");
+        assert_eq!(e["detail"]["outcome"], e["outcome"], "{e}");
+        assert_eq!(e["detail"]["levels"], e["levels"], "{e}");
+        assert_eq!(e["detail"]["rows"], e["rows"], "{e}");
+    }
     assert_eq!(
         log[1]["reason"].as_str().map(|r| r.contains("safe")),
         Some(true)

@@ -220,7 +220,7 @@ fn releasing_a_front_node_refuses_what_does_not_fit_by_key() {
 fn html_page_is_self_contained() {
     let c = config(K_L_GLM);
     let found = pareto(&c, Some(2), true, &Silent).unwrap();
-    let page = cellsafe::job::pareto_page::html(&found);
+    let page = cellsafe::job::pareto_page::html(&found, "adult.toml");
     assert_eq!(page.matches("<svg").count(), 6); // 4 objectives: 6 pairs
     assert_eq!(page.matches("</svg>").count(), 6);
     assert!(!page.contains("<script"));
@@ -237,4 +237,166 @@ fn html_page_is_self_contained() {
         page.matches("fill=\"#1f5fa8\"").count(),
         6 * found.front.len()
     );
+}
+
+/// The cells of the HTML table rows in `html` (tags inside a cell dropped), header first.
+fn table_rows(html: &str) -> Vec<Vec<String>> {
+    html.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let row = &row[..row.find("</tr>").unwrap()];
+            row.split("<t")
+                .skip(1)
+                .filter(|c| c.starts_with('d') || c.starts_with('h'))
+                .map(|c| {
+                    let inner = &c[c.find('>').unwrap() + 1..];
+                    let inner = &inner[..inner.find("</t").unwrap_or(inner.len())];
+                    let mut text = String::new();
+                    let mut in_tag = false;
+                    for ch in inner.chars() {
+                        match ch {
+                            '<' => in_tag = true,
+                            '>' => in_tag = false,
+                            c if !in_tag => text.push(c),
+                            _ => {}
+                        }
+                    }
+                    text.replace("&#39;", "'").replace("&amp;", "&")
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The texts of the `<text class="CLASS"...>` elements of `svg`.
+fn texts<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    svg.split(&format!("<text class=\"{class}\""))
+        .skip(1)
+        .map(|t| &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()])
+        .collect()
+}
+
+/// Tick values on one axis are round: evenly spaced by 1, 2 or 5 times a power of ten, or
+/// (a log scale) successive powers of ten.
+fn assert_round_ticks(labels: &[&str], what: &str) {
+    let v: Vec<f64> = labels.iter().map(|l| l.parse().unwrap()).collect();
+    assert!(v.len() >= 3, "{what}: ticks {labels:?}");
+    let step = v[1] - v[0];
+    let even = v
+        .windows(2)
+        .all(|w| ((w[1] - w[0]) - step).abs() <= 1e-9 * step.abs());
+    let round = |x: f64| {
+        let m = x / 10f64.powf(x.log10().floor());
+        [1.0, 2.0, 5.0, 10.0].iter().any(|r| (m - r).abs() < 1e-6)
+    };
+    let decades = v
+        .iter()
+        .all(|&x| x > 0.0 && (x.log10() - x.log10().round()).abs() < 1e-9)
+        && v.windows(2).all(|w| ((w[1] / w[0]) - 10.0).abs() < 1e-9);
+    assert!(
+        decades
+            || (even
+                && round(step)
+                && v.iter()
+                    .all(|x| ((x / step) - (x / step).round()).abs() < 1e-6)),
+        "{what}: ticks {labels:?}"
+    );
+}
+
+/// The page can be read against its table: k once, one number format per objective, the
+/// rows sorted by the first objective (best first), every point numbered as its row, round
+/// ticks on both axes of every plot, and per node the command that releases it.
+#[test]
+fn the_pareto_page_matches_its_table() {
+    let c = config(K_L_GLM);
+    let found = pareto(&c, Some(2), false, &Silent).unwrap();
+    let n = found.front.len();
+    assert!(n >= 4, "{n}");
+    let page = cellsafe::job::pareto_page::html(&found, "jobs/adult pareto.toml");
+    let front =
+        &page[page.find("<h2>Front</h2>").unwrap()..page.find("<h2>Parameters</h2>").unwrap()];
+    let rows = table_rows(front);
+    let (header, body) = (&rows[0], &rows[1..]);
+    assert_eq!(body.len(), n);
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    // k once: the objective's column, no other
+    assert_eq!(
+        header
+            .iter()
+            .filter(|h| *h == "k" || h.starts_with("k "))
+            .count(),
+        1,
+        "{header:?}"
+    );
+    // numbered 1..n in order
+    let numbers: Vec<String> = body.iter().map(|r| r[col("#")].clone()).collect();
+    let expected: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    assert_eq!(numbers, expected);
+    // sorted by k, best (largest) first, as the page says
+    assert!(page.contains("sorted by k"), "{page}");
+    let k: Vec<f64> = body
+        .iter()
+        .map(|r| r[col("k ↑")].parse().unwrap())
+        .collect();
+    assert!(k.windows(2).all(|w| w[0] >= w[1]), "{k:?}");
+    // one number format per objective: the same shape in every row
+    for o in &found.objectives {
+        let arrow = if o.direction == "maximize" {
+            "↑"
+        } else {
+            "↓"
+        };
+        let i = col(&format!("{} {arrow}", o.name));
+        let shape = |s: &str| {
+            (
+                s.contains('e'),
+                s.split_once('.')
+                    .map(|(_, d)| d.split('e').next().unwrap().len()),
+            )
+        };
+        let shapes: std::collections::BTreeSet<_> = body.iter().map(|r| shape(&r[i])).collect();
+        assert_eq!(
+            shapes.len(),
+            1,
+            "{}: {:?}",
+            o.name,
+            body.iter().map(|r| &r[i]).collect::<Vec<_>>()
+        );
+    }
+    // the command that releases each node, its levels in header order
+    let commands: Vec<&String> = body.iter().map(|r| r.last().unwrap()).collect();
+    for node in &found.front {
+        let levels: Vec<String> = found
+            .quasi_identifiers
+            .iter()
+            .map(|q| node.levels[q].to_string())
+            .collect();
+        let command = format!(
+            "cellsafe anonymize 'jobs/adult pareto.toml' --levels {}",
+            levels.join(",")
+        );
+        assert_eq!(
+            commands.iter().filter(|c| ***c == command).count(),
+            1,
+            "{command} in {commands:?}"
+        );
+    }
+    // every plot numbers each point as its table row, and ticks both axes on round values
+    let plots: Vec<&str> = page.split("<svg").skip(1).collect();
+    assert_eq!(plots.len(), 6);
+    for plot in plots {
+        let mut labels: Vec<usize> = texts(plot, "pt")
+            .iter()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        labels.sort();
+        assert_eq!(labels, (1..=n).collect::<Vec<_>>());
+        assert_round_ticks(&texts(plot, "xt"), plot);
+        assert_round_ticks(&texts(plot, "yt"), plot);
+    }
 }

@@ -41,7 +41,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         prop::collection::vec(formula_strategy(), 1..3),
         prop::sample::select(vec![0.0, 0.1, 0.2, 0.34, 0.5]),
         any::<bool>(),
-        any::<u64>(),
+        0..=cellsafe::release::MAX_SEED,
     )
         .prop_flat_map(|(rows, formulas, limit, drop, seed)| {
             let nf = formulas.len();
@@ -684,4 +684,71 @@ fn set_based_releases_say_what_widening_tells() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("output.values"), "{err}");
+}
+
+/// The report's shuffle seed undoes the shuffle when read as JavaScript or jq read a JSON
+/// number (into a 64-bit float): a fresh seed is drawn below 2^53, and a configured one at
+/// or above it is refused by name.
+#[test]
+fn the_reported_seed_survives_a_float_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut data = String::from("id,zip,age\n");
+    for i in 0..60 {
+        data.push_str(&format!("{i},{},{}\n", 10000 + i % 7, 20 + i % 11));
+    }
+    std::fs::write(d.join("data.csv"), data).unwrap();
+    let text = r#"suppression_limit = 0.0
+[input]
+path = "data.csv"
+[attributes.id]
+role = "insensitive"
+[attributes.zip]
+role = "quasi-identifying"
+hierarchy = { kind = "mask" }
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = { kind = "mask" }
+[[privacy]]
+model = "k-anonymity"
+k = 2
+"#;
+    let mut config = Config::parse(text, &d.join("job.toml")).unwrap();
+    let run = |config: &Config, name: &str| -> (String, serde_json::Value) {
+        let outputs = Outputs {
+            table: Some(d.join(format!("{name}.csv"))),
+            report: Some(d.join(format!("{name}.json"))),
+            mapping: None,
+        };
+        job::anonymize(config, &outputs, &cellsafe::observer::Silent).unwrap();
+        let report = std::fs::read_to_string(d.join(format!("{name}.json"))).unwrap();
+        (
+            std::fs::read_to_string(d.join(format!("{name}.csv"))).unwrap(),
+            serde_json::from_str(&report).unwrap(),
+        )
+    };
+    for round in 0..4 {
+        config.output.seed = None;
+        let (fresh, report) = run(&config, "fresh");
+        // what JavaScript's JSON.parse gives: the nearest double
+        let seed = report["layout"]["seed"].as_f64().unwrap();
+        assert!(seed < 9007199254740992.0, "round {round}: {seed}");
+        config.output.seed = Some(seed as u64);
+        let (again, report) = run(&config, "again");
+        assert_eq!(report["layout"]["seed"].as_f64(), Some(seed));
+        assert_eq!(
+            fresh, again,
+            "round {round}: the float seed gives the same order"
+        );
+    }
+    // a configured seed a float cannot hold is refused, named by its key
+    let big = format!("{text}[output]\nseed = 9007199254740993\n");
+    let e = Config::parse(&big, &d.join("job.toml"))
+        .and_then(|c| job::anonymize(&c, &Outputs::default(), &cellsafe::observer::Silent))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("output.seed") && e.contains("2^53"), "{e}");
+    let top = format!("{text}[output]\nseed = 9007199254740991\n");
+    let c = Config::parse(&top, &d.join("job.toml")).unwrap();
+    assert_eq!(c.output.seed, Some((1 << 53) - 1));
 }

@@ -328,3 +328,154 @@ fn the_optimal_search_under_risk_based_models_equals_the_exhaustive_one() {
         assert_eq!(best.score.value, least, "{model:?}");
     }
 }
+
+/// The texts of the page's `<text ... text-anchor="end">` elements: the value axis' ticks.
+fn tick_labels(svg: &str) -> Vec<f64> {
+    svg.split("text-anchor=\"end\">")
+        .skip(1)
+        .map(|t| {
+            let label = &t[..t.find("</text>").unwrap()];
+            label.trim_end_matches(" %").parse::<f64>().unwrap()
+        })
+        .collect()
+}
+
+/// Ticks start at 0, are evenly spaced by 1, 2 or 5 times a power of ten, and each is a
+/// whole number of steps: no 77.52 %.
+fn assert_round(ticks: &[f64], what: &str) {
+    assert!(ticks.len() >= 3, "{what}: {ticks:?}");
+    assert_eq!(ticks[0], 0.0, "{what}: {ticks:?}");
+    let step = ticks[1] - ticks[0];
+    let mantissa = step / 10f64.powf(step.log10().floor());
+    assert!(
+        [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .any(|m| (mantissa - m).abs() < 1e-9),
+        "{what}: step {step} in {ticks:?}"
+    );
+    for (i, t) in ticks.iter().enumerate() {
+        assert!(
+            (t - i as f64 * step).abs() < 1e-9 * step.max(1.0),
+            "{what}: {ticks:?}"
+        );
+    }
+}
+
+/// The shares each series' bars give in one chart, by series name, in percent.
+fn bar_shares(svg: &str) -> HashMap<String, f64> {
+    let mut sums = HashMap::new();
+    for t in svg.split("<title>").skip(1) {
+        let title = &t[..t.find("</title>").unwrap()];
+        let (series, rest) = title.split_once(": ").unwrap();
+        let share = rest.rsplit(": ").next().unwrap();
+        let value = if share == "0 %" {
+            0.0
+        } else {
+            share.trim_end_matches(" %").parse::<f64>().unwrap()
+        };
+        *sums.entry(series.to_string()).or_insert(0.0) += value;
+    }
+    sums
+}
+
+/// The risk page says what the data it draws is: with `*` rows the suppressed records are
+/// one class (in the histogram, the charts and as the lowest risk), left out they are in
+/// none; the bars of the released file's records add up to all of them; the value axes
+/// tick on round numbers.
+#[test]
+fn the_risk_page_says_what_it_draws() {
+    let problem = common::adult(
+        false,
+        vec![ModelSpec::KAnonymity { k: 5 }],
+        0.05,
+        MetricKind::Loss,
+        None,
+    );
+    let levels = [0, 2, 0, 1, 2, 1, 1, 0];
+    let before = cellsafe::job::risk::risk(&problem, None, 0.2, None, Star).unwrap();
+    let star = cellsafe::job::risk::risk(&problem, Some(&levels), 0.2, None, Star).unwrap();
+    let drop = cellsafe::job::risk::risk(
+        &problem,
+        Some(&levels),
+        0.2,
+        None,
+        cellsafe::release::SuppressedRows::Drop,
+    )
+    .unwrap();
+    assert_eq!(star.suppressed_class_size, Some(1158));
+    assert_eq!(drop.suppressed_class_size, None);
+    let star_page = cellsafe::job::risk_page::html(&before, Some(&star));
+    let drop_page = cellsafe::job::risk_page::html(&before, Some(&drop));
+    // the sentence about suppressed records matches the data
+    assert!(!star_page.contains("in no class"), "{star_page}");
+    assert!(
+        star_page.contains("form one class of 1158 records"),
+        "{star_page}"
+    );
+    assert!(star_page.contains("<tr class=\"suppressed\"><td>1158</td><td>1</td>"));
+    assert!(drop_page.contains("left out of the released file"));
+    assert!(drop_page.contains("in no class and no bar"));
+    assert!(!drop_page.contains("class=\"suppressed\""));
+    // with nothing suppressed, nothing is said of suppressed records being anywhere
+    let alone = cellsafe::job::risk_page::html(&before, None);
+    assert!(alone.contains("No record is suppressed"), "{alone}");
+    for (page, released) in [
+        (&star_page, star.records),
+        (&drop_page, drop.records - 1158),
+    ] {
+        let charts: Vec<&str> = page.split("<svg").skip(1).collect();
+        assert_eq!(charts.len(), 2);
+        for chart in &charts {
+            assert_round(&tick_labels(chart), chart);
+            // every record of the released file is in one bar of each chart
+            for (series, sum) in bar_shares(chart) {
+                assert!((sum - 100.0).abs() < 0.1, "{series}: {sum} % in {chart}");
+            }
+        }
+        assert!(page.contains(&format!("of the {released} records in the released file")));
+    }
+}
+
+/// SNB without a fit is `null` with a reason in the JSON, not 0 (a share that would read
+/// as "no population uniques"); a fit, and the true 0 of a sample without uniques, are
+/// numbers without a note.
+#[test]
+fn snb_without_a_fit_is_null_with_a_reason() {
+    let estimate = |flat: &[u64], population: u64| {
+        let sizes = flat
+            .chunks(2)
+            .flat_map(|sc| std::iter::repeat_n(sc[0], sc[1] as usize));
+        let h = cellsafe::risk::Histogram::from_sizes(sizes);
+        serde_json::to_value(cellsafe::risk::population::uniques(&h, population)).unwrap()
+    };
+    // ARX finds no SNB fit here (tests/arx/risk.jsonl); Zayatz does give one
+    let none = estimate(&[1, 3, 2, 1, 4, 1], 180);
+    assert!(none["snb"].is_null(), "{none}");
+    assert!(
+        none["snb_note"].as_str().unwrap().contains("no fit"),
+        "{none}"
+    );
+    assert!(none["zayatz"].as_f64().unwrap() > 0.0);
+    // no sample uniques: every estimate is truly 0
+    let zero = estimate(&[2, 1, 3, 1, 4, 1], 135);
+    assert_eq!(zero["snb"], 0.0, "{zero}");
+    assert!(zero.get("snb_note").is_none(), "{zero}");
+    // a fit: the first histogram on which ARX found one
+    let arx =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/arx/risk.jsonl"))
+            .unwrap();
+    let case: serde_json::Value = arx
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|c| c.get("k").is_none() && c["snb"].as_f64().unwrap() > 0.0)
+        .unwrap();
+    let flat: Vec<u64> = case["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let fit = estimate(&flat, case["population_size"].as_u64().unwrap());
+    assert!(fit["snb"].as_f64().unwrap() > 0.0, "{fit}");
+    assert!(fit.get("snb_note").is_none(), "{fit}");
+}

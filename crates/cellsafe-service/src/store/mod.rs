@@ -119,14 +119,35 @@ pub struct AuditRow {
     pub outcome: String,
     /// How the answer was generalized.
     pub method: Option<String>,
-    /// Levels of the generalization (JSON text).
+    /// Levels of the generalization: stored as JSON text, served as the JSON value it
+    /// holds (text that is not JSON is served as a string).
+    #[serde(serialize_with = "stored_json")]
+    #[schema(value_type = Option<Object>)]
     pub levels: Option<String>,
     /// Rows released.
     pub rows: i64,
     /// Why nothing was released.
     pub reason: Option<String>,
-    /// The gatekeeper's verdict (JSON text).
+    /// The gatekeeper's verdict: stored as JSON text, served as the JSON value it holds
+    /// (text that is not JSON is served as a string).
+    #[serde(serialize_with = "stored_json")]
+    #[schema(value_type = Option<Object>)]
     pub detail: Option<String>,
+}
+
+/// JSON text from the database as the value it holds, so that a reader parses it once;
+/// text that does not parse (written by hand, or cut) as the string it is.
+fn stored_json<S: serde::Serializer>(
+    text: &Option<String>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match text {
+        None => serializer.serialize_none(),
+        Some(t) => match serde_json::from_str::<serde_json::Value>(t) {
+            Ok(value) => value.serialize(serializer),
+            Err(_) => serializer.serialize_str(t),
+        },
+    }
 }
 
 /// A user as stored.
@@ -433,6 +454,43 @@ pub(crate) mod tests {
             detail: None,
             disclosure: None,
         }
+    }
+
+    /// `/admin/audit` serves an entry's levels and verdict as JSON values, not strings
+    /// holding JSON; text stored that is not JSON is served as the string it is.
+    #[test]
+    fn audit_rows_serve_levels_and_detail_as_json() {
+        let row = |levels: &str, detail: &str| AuditRow {
+            id: 1,
+            at: "2026-01-01T00:00:00Z".into(),
+            user: "u".into(),
+            query: "SELECT a FROM t".into(),
+            query_bytes: Some(15),
+            query_sha256: None,
+            outcome: "generalized".into(),
+            method: Some("levels".into()),
+            levels: Some(levels.into()),
+            rows: 3,
+            reason: None,
+            detail: Some(detail.into()),
+        };
+        let v = serde_json::to_value(row(
+            r#"{"age":2,"zip":1}"#,
+            r#"{"outcome":"generalized","rows":3}"#,
+        ))
+        .unwrap();
+        assert_eq!(v["levels"], serde_json::json!({"age": 2, "zip": 1}), "{v}");
+        assert_eq!(v["detail"]["outcome"], "generalized", "{v}");
+        assert_eq!(v["detail"]["rows"], 3, "{v}");
+        let v = serde_json::to_value(row("not json", "{cut")).unwrap();
+        assert_eq!(
+            (v["levels"].as_str(), v["detail"].as_str()),
+            (Some("not json"), Some("{cut"))
+        );
+        let mut none = row("", "");
+        (none.levels, none.detail) = (None, None);
+        let v = serde_json::to_value(none).unwrap();
+        assert!(v["levels"].is_null() && v["detail"].is_null(), "{v}");
     }
 
     /// The stores to test: SQLite always, PostgreSQL when `CELLSAFE_TEST_POSTGRES` names

@@ -320,7 +320,9 @@ impl<'a> Anonymizer<'a> {
     }
 
     /// Shuffles the released rows with `seed` (a key: whoever knows it recovers the
-    /// input order). Without it a fresh seed is drawn from the operating system.
+    /// input order). Without it a fresh seed is drawn from the operating system, at most
+    /// [`MAX_SEED`](crate::release::MAX_SEED); keep a chosen one at most that too, so that
+    /// a reader parsing JSON numbers into floats reads the report's seed exactly.
     pub fn seed(mut self, seed: u64) -> Self {
         self.order = Some(RowOrder::Shuffled(seed));
         self
@@ -481,7 +483,7 @@ impl<'a> Anonymizer<'a> {
         let encoded = start.elapsed().as_secs_f64();
         let order = self
             .order
-            .unwrap_or_else(|| RowOrder::Shuffled(rand::random()));
+            .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed()));
         let mut release = Release {
             problem,
             algorithm: self.algorithm,

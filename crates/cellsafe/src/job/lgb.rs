@@ -448,7 +448,12 @@ pub fn anonymize(
     let order = if config.output.keep_order {
         RowOrder::Input
     } else {
-        RowOrder::Shuffled(config.output.seed.unwrap_or_else(rand::random))
+        RowOrder::Shuffled(
+            config
+                .output
+                .seed
+                .unwrap_or_else(crate::release::fresh_seed),
+        )
     };
     let queries = queries.map(|n| (n, QUERY_SEED));
     let release = release_lgb(

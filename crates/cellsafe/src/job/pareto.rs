@@ -135,7 +135,9 @@ pub fn pareto(
     let problem = config.problem_observed(observer)?;
     let budget = budget(spec, problem.data.rows() as u64, &file)?;
     let evaluator = Evaluator::new(&problem, &objectives, budget).map_err(|e| at_key(e, &file))?;
-    let seed = seed.or(spec.seed).unwrap_or_else(rand::random);
+    let seed = seed
+        .or(spec.seed)
+        .unwrap_or_else(crate::release::fresh_seed);
     let ea = EaSpec {
         population: spec.population,
         iterations: spec.iterations,

@@ -30,6 +30,10 @@ pub struct RiskReport {
     /// whose every quasi-identifier reads `*`), `"left out"` when they are not written
     /// (ARX's risk analysis counts them this way whatever is written).
     pub suppressed_rows: &'static str,
+    /// With suppressed rows written as `*`: the size of the class that holds them (their
+    /// number, plus the rows of a class whose every quasi-identifier reads `*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed_class_size: Option<u64>,
     /// Equivalence classes of the rows not suppressed.
     pub classes: u64,
     /// Class sizes: how many classes have each size, by increasing size.
@@ -154,6 +158,7 @@ pub fn risk(
     let mut pops: Option<Vec<u64>> = counts
         .as_ref()
         .map(|c| c.pcounts.iter().map(|&p| p as u64).collect());
+    let mut suppressed_class_size = None;
     if written == SuppressedRows::Star && starred > 0 {
         // the suppressed rows read `*` for every quasi-identifier: one class, the same as
         // a class whose every label is `*`; in the population they hide among the persons
@@ -168,12 +173,14 @@ pub fn risk(
         match sizes.iter().position(|s| all_stars && *s > 0) {
             Some(i) => {
                 sizes[i] += starred;
+                suppressed_class_size = Some(sizes[i]);
                 if let Some(p) = pops.as_mut() {
                     p[i] += pool;
                 }
             }
             None => {
                 sizes.push(starred);
+                suppressed_class_size = Some(starred);
                 if let Some(p) = pops.as_mut() {
                     p.push(pool);
                 }
@@ -193,6 +200,7 @@ pub fn risk(
             SuppressedRows::Star => "one class",
             SuppressedRows::Drop => "left out",
         },
+        suppressed_class_size,
         classes: histogram.classes,
         histogram: histogram
             .sizes

@@ -35,8 +35,15 @@ const SIZE_BINS: [(&str, u64, u64); 8] = [
     ("100+", 100, u64::MAX),
 ];
 
-/// Share of the table's records in classes of each size bin.
+/// The records in classes: the rows of the released file (all of them when suppressed rows
+/// are written as `*`, the others when they are left out).
+fn released(r: &RiskReport) -> u64 {
+    r.histogram.iter().map(|h| h.size * h.classes).sum()
+}
+
+/// Share of the released file's records in classes of each size bin.
 fn size_shares(r: &RiskReport) -> Vec<f64> {
+    let total = released(r);
     SIZE_BINS
         .iter()
         .map(|&(_, lo, hi)| {
@@ -46,10 +53,10 @@ fn size_shares(r: &RiskReport) -> Vec<f64> {
                 .filter(|h| (lo..=hi).contains(&h.size))
                 .map(|h| h.size * h.classes)
                 .sum();
-            if r.records == 0 {
+            if total == 0 {
                 0.0
             } else {
-                records as f64 / r.records as f64
+                records as f64 / total as f64
             }
         })
         .collect()
@@ -67,19 +74,54 @@ const RISK_BINS: [(&str, f64, f64); 8] = [
     ("> 50 %", 0.5, 1.0),
 ];
 
-/// Share of the table's records (suppressed ones counted apart) at each risk bin.
+/// Share of the released file's records at each risk bin (`record_risks` are shares of
+/// the records in classes, which are those records).
 fn risk_shares(r: &RiskReport) -> Vec<f64> {
-    let kept = (r.records - r.suppressed) as f64 / r.records.max(1) as f64;
     RISK_BINS
         .iter()
         .map(|&(_, lo, hi)| {
             r.record_risks
                 .iter()
                 .filter(|x| x.risk > lo && x.risk <= hi)
-                .map(|x| x.records * kept)
+                .map(|x| x.records)
                 .sum()
         })
         .collect()
+}
+
+/// Round tick values from 0 to at least `max` ("nice numbers"): a step of 1, 2 or 5 times
+/// a power of ten, about `target` steps, the last tick the first at or above `max`.
+pub(crate) fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
+    let max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let step = nice_step(max / target.max(1) as f64);
+    let n = (max / step - 1e-9).ceil().max(1.0) as usize;
+    (0..=n).map(|i| i as f64 * step).collect()
+}
+
+/// The smallest of 1, 2 or 5 times a power of ten at least `raw` (> 0).
+pub(crate) fn nice_step(raw: f64) -> f64 {
+    let power = 10f64.powf(raw.log10().floor());
+    let m = raw / power;
+    let nice = if m <= 1.0 + 1e-9 {
+        1.0
+    } else if m <= 2.0 + 1e-9 {
+        2.0
+    } else if m <= 5.0 + 1e-9 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}
+
+/// `value` with as many decimals as `step` needs to show each tick exactly.
+pub(crate) fn tick_label(value: f64, step: f64) -> String {
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    format!("{value:.decimals$}")
 }
 
 /// A bar chart of shares, one group per label, one bar per series.
@@ -89,8 +131,11 @@ fn bars(title: &str, labels: &[&str], series: &[(&str, &str, Vec<f64>)]) -> Stri
     let max = series
         .iter()
         .flat_map(|s| s.2.iter().copied())
-        .fold(0.0f64, f64::max)
-        .max(1e-12);
+        .fold(0.0f64, f64::max);
+    // ticks on round percentages; the axis ends at the last
+    let ticks = nice_ticks(100.0 * max, 4);
+    let step = ticks[1] - ticks[0];
+    let max = ticks[ticks.len() - 1] / 100.0;
     let group = (w - left - 10.0) / labels.len() as f64;
     let bar = (group - 8.0) / series.len() as f64;
     let mut svg = String::new();
@@ -105,14 +150,14 @@ fn bars(title: &str, labels: &[&str], series: &[(&str, &str, Vec<f64>)]) -> Stri
         y = h - bottom,
         x2 = w - 10.0
     );
-    for f in [0.0, 0.5, 1.0] {
-        let y = h - bottom - f * plot_h;
+    for &t in &ticks {
+        let y = h - bottom - t / 100.0 / max * plot_h;
         let _ = write!(
             svg,
-            r##"<text x="{x}" y="{y}" font-size="10" text-anchor="end">{p}</text><line x1="{left}" y1="{y}" x2="{x2}" y2="{y}" stroke="#ddd"/>"##,
+            r##"<text x="{x}" y="{ty:.1}" font-size="10" text-anchor="end">{p} %</text><line x1="{left}" y1="{y:.1}" x2="{x2}" y2="{y:.1}" stroke="#ddd"/>"##,
             x = left - 4.0,
-            y = y + 3.0,
-            p = pct(f * max),
+            ty = y + 3.0,
+            p = tick_label(t, step),
             x2 = w - 10.0
         );
     }
@@ -156,6 +201,42 @@ fn bars(title: &str, labels: &[&str], series: &[(&str, &str, Vec<f64>)]) -> Stri
     svg
 }
 
+/// What the page says of `r`'s suppressed records: the truth for the data it draws.
+fn suppressed_sentence(r: &RiskReport) -> String {
+    let released = released(r);
+    if r.suppressed == 0 {
+        return format!(
+            "No record is suppressed; the charts give shares of all {released} records."
+        );
+    }
+    match r.suppressed_class_size {
+        Some(size) => {
+            let joined = if size > r.suppressed {
+                format!(
+                    ", joined by the {} records whose every quasi-identifier reads * anyway",
+                    size - r.suppressed
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "The {n} suppressed records are written with * for every quasi-identifier, so \
+                 a recipient of the released file sees them as one class: they form one class \
+                 of {size} records{joined}, counted in the histogram, the charts and the risks \
+                 (a risk of 1 / {size}). The charts give shares of the {released} records in \
+                 the released file.",
+                n = r.suppressed
+            )
+        }
+        None => format!(
+            "The {} suppressed records are left out of the released file: they are in no \
+             class and no bar. The charts give shares of the {released} records in the \
+             released file.",
+            r.suppressed
+        ),
+    }
+}
+
 /// The page for `before` (the table as it is) and, when given, `after` (a transformation).
 pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
     let reports: Vec<(&str, &RiskReport)> = std::iter::once(("as it is", before))
@@ -173,11 +254,14 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
         page,
         "<p>Quasi-identifiers: {}. A prosecutor knows their target is in the table; a journalist \
          links against the population; a marketer links every record. A record's risk is 1 / \
-         (the size of its class); records at risk are those above {}. Suppressed records are in no \
-         class and no bar.</p>",
+         (the size of its class); records at risk are those above {}. The charts give shares \
+         of the records in the released file.</p>",
         esc(&before.quasi_identifiers.join(", ")),
         pct(before.threshold)
     );
+    for (name, r) in &reports {
+        let _ = write!(page, "<p>{}: {}</p>", name, suppressed_sentence(r));
+    }
     page.push_str("<h2>Headline</h2><table><tr><th></th>");
     for (name, r) in &reports {
         let levels: Vec<String> = r.levels.iter().map(|l| l.to_string()).collect();
@@ -238,7 +322,7 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
         });
         row("population uniques: SNB", &|r| {
             r.population_uniques
-                .map_or("–".into(), |p| estimate(r, p.snb))
+                .map_or("–".into(), |p| p.snb.map_or("no fit".into(), pct))
         });
         row("population uniques: Dankar's rule", &|r| {
             r.population_uniques.map_or("–".into(), |p| {
@@ -283,9 +367,17 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
             name, r.classes
         );
         for h in &r.histogram {
+            let (class, note) = if r.suppressed_class_size == Some(h.size) {
+                (
+                    " class=\"suppressed\"",
+                    " (one of them: the suppressed records, written as *)",
+                )
+            } else {
+                ("", "")
+            };
             let _ = write!(
                 page,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr{class}><td>{}</td><td>{}</td><td>{}{note}</td></tr>",
                 h.size,
                 h.classes,
                 h.size * h.classes
@@ -295,4 +387,21 @@ pub fn html(before: &RiskReport, after: Option<&RiskReport>) -> String {
     }
     page.push_str("</body></html>\n");
     page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{nice_ticks, tick_label};
+
+    #[test]
+    fn ticks_fall_on_round_values() {
+        assert_eq!(nice_ticks(77.52, 4), [0.0, 20.0, 40.0, 60.0, 80.0]);
+        assert_eq!(nice_ticks(80.0, 4), [0.0, 20.0, 40.0, 60.0, 80.0]);
+        assert_eq!(nice_ticks(0.0, 4), [0.0, 0.5, 1.0]);
+        assert_eq!(nice_ticks(100.0, 4).last(), Some(&100.0));
+        let small = nice_ticks(0.037, 4);
+        assert_eq!(small.len(), 5);
+        assert_eq!(tick_label(small[3], small[1]), "0.03");
+        assert_eq!(tick_label(40.0, 20.0), "40");
+    }
 }

@@ -51,6 +51,17 @@ pub enum RowOrder {
     Input,
 }
 
+/// The largest shuffle seed, 2^53 − 1: every seed up to it is a JSON number that a reader
+/// parsing numbers into 64-bit floats (JavaScript, jq) reads exactly, so the report's
+/// `layout.seed` undoes the shuffle whatever reads it.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// A fresh shuffle seed from the operating system's generator, at most [`MAX_SEED`]
+/// (53 random bits).
+pub fn fresh_seed() -> u64 {
+    rand::random::<u64>() & MAX_SEED
+}
+
 /// A CSV writer in `format`'s dialect.
 fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&'w mut dyn Write> {
     csv::WriterBuilder::new()

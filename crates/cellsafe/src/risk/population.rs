@@ -13,15 +13,20 @@
 //! The fits use ARX's Newton–Raphson solver with its defaults (accuracy 10⁻⁶, 1,000
 //! iterations per start, its given start and then 16 fixed ones), step for step, so the
 //! estimates are ARX's. An estimate that is not a number or is 0 counts as "none" and is
-//! reported as 0, as in ARX.
+//! reported as 0, as in ARX, except SNB's: `None` then, with a note saying why.
 
 use serde::Serialize;
 
 use super::special::{digamma, gamma, ln_gamma, trigamma};
 use super::Histogram;
 
+/// Why [`PopulationUniques::snb`] is `None`.
+pub const SNB_NO_FIT: &str = "no fit: the slide negative binomial model's equations for the \
+     numbers of classes of size 1 and 2 have no valid solution that ARX's Newton solver \
+     reaches from its start points (ARX reports 0)";
+
 /// The four estimates, as shares of the population (each in [0, 1]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PopulationUniques {
     /// The population's size.
     pub population: u64,
@@ -29,8 +34,12 @@ pub struct PopulationUniques {
     pub zayatz: f64,
     /// Pitman's model.
     pub pitman: f64,
-    /// The SNB model.
-    pub snb: f64,
+    /// The SNB model; `None` (JSON `null`) when it finds no fit, `snb_note` saying so
+    /// (ARX reports 0 then, which would read as "no population uniques").
+    pub snb: Option<f64>,
+    /// Why `snb` is `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snb_note: Option<&'static str>,
     /// Dankar et al.'s decision rule.
     pub dankar: f64,
     /// The model the decision rule chose.
@@ -57,7 +66,12 @@ pub enum Model {
 pub fn uniques(histogram: &Histogram, population: u64) -> PopulationUniques {
     let mut out = PopulationUniques {
         population,
-        ..Default::default()
+        zayatz: 0.0,
+        pitman: 0.0,
+        snb: Some(0.0),
+        snb_note: None,
+        dankar: 0.0,
+        dankar_model: Model::default(),
     };
     let c1 = histogram.classes_of_size(1) as f64;
     if c1 == 0.0 || population == 0 || histogram.records == 0 {
@@ -87,7 +101,12 @@ pub fn uniques(histogram: &Histogram, population: u64) -> PopulationUniques {
     let share = |x: f64| if valid(x) { x / p } else { 0.0 };
     out.zayatz = share(zayatz);
     out.pitman = share(pitman);
-    out.snb = share(snb);
+    if valid(snb) {
+        out.snb = Some(share(snb));
+    } else {
+        out.snb = None;
+        out.snb_note = Some(SNB_NO_FIT);
+    }
     out.dankar = share(dankar);
     out.dankar_model = model;
     out

@@ -291,6 +291,24 @@ impl Config {
                 format!("must lie in [0, 1], got {}", self.suppression_limit),
             ));
         }
+        // the report writes the seed as a JSON number: above 2^53 − 1 a reader parsing
+        // numbers into floats (JavaScript, jq) would round it and not undo the shuffle
+        for (key, seed) in [
+            ("output.seed", self.output.seed),
+            ("pareto.seed", self.pareto.as_ref().and_then(|p| p.seed)),
+        ] {
+            if let Some(seed) = seed.filter(|&s| s > crate::release::MAX_SEED) {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    format!(
+                        "must be at most 2^53 − 1 = {}, got {seed} (the report writes it as a \
+                         JSON number, which JavaScript and jq read as a float)",
+                        crate::release::MAX_SEED
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 
