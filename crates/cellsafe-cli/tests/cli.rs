@@ -1498,10 +1498,7 @@ fn no_progress_output_unless_stderr_is_a_terminal() {
         assert_eq!(stderr.lines().count(), 2, "{stderr}");
         assert!(stderr.starts_with("released "), "{stderr}");
         assert!(stderr.contains("levels zip "), "{stderr}");
-        assert!(
-            stderr.ends_with(&format!("report: {report}\n")),
-            "{stderr}"
-        );
+        assert!(stderr.ends_with(&format!("report: {report}\n")), "{stderr}");
         assert!(!stderr.contains(['\r', '\u{1b}']), "{stderr:?}");
     }
     // the other commands take it too

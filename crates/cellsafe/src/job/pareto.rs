@@ -286,7 +286,7 @@ pub(crate) fn node_release(
 }
 
 /// `path` as one shell word: as it is when it needs no quoting, else in single quotes.
-fn shell_word(path: &str) -> String {
+pub(crate) fn shell_word(path: &str) -> String {
     let plain = !path.is_empty()
         && path
             .chars()

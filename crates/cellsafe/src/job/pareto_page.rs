@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::job::pareto::{NodeReport, ParetoReport};
+use crate::job::pareto::{shell_word, NodeReport, ParetoReport};
 
 /// Escapes text for HTML element content and attribute values.
 fn esc(text: &str) -> String {
@@ -274,19 +274,6 @@ fn scatter(report: &ParetoReport, rows: &[&NodeReport], x: &str, y: &str) -> Str
     }
     svg.push_str("</svg>");
     svg
-}
-
-/// `path` as one shell word: as it is when it holds only plain characters, else quoted.
-fn shell_word(path: &str) -> String {
-    let plain = !path.is_empty()
-        && path
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./,:=+@%".contains(c));
-    if plain {
-        path.to_string()
-    } else {
-        format!("'{}'", path.replace('\'', r"'\''"))
-    }
 }
 
 /// The front nodes in the table's order: by the objectives in turn, each best first (the
