@@ -186,13 +186,34 @@ fn a_flood_of_wrong_tokens_is_counted_first_and_costs_bounded_memory() {
     };
     let statuses = flood(&server, 100);
     assert!(statuses.iter().all(|&s| s == 401), "{statuses:?}");
+    // and 100 more that hang up as soon as they have sent their token
+    let body = json!({ "sql": "SELECT sex FROM patients" }).to_string();
+    let head = format!(
+        "POST /query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {wrong}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    for _ in 0..100 {
+        let mut s = connect_from(&server.addr, "127.0.0.1");
+        s.write_all(head.as_bytes()).unwrap();
+        drop(s);
+    }
+    // a query answered after them: the checks they started have run or wait behind it
+    assert_eq!(server.query(ANA, "SELECT sex FROM patients").0, 200);
     let peak = peak_rss(server.child.id());
+    // each check takes the example hash's 64 MiB and no more run at once than the cores
+    // (the unit test `hung_up_checks_keep_their_place_until_they_end` counts them); the
+    // bound leaves room for what the allocator keeps of finished checks, and stays far
+    // below the 6 GB that 100 checks at once reached
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let bound = (cores * (64 << 20) * 8).max(3 << 30);
     eprintln!(
-        "peak RSS after 100 simultaneous wrong tokens: {} MiB",
-        peak >> 20
+        "peak RSS after 200 wrong tokens at once, 100 hung up: {} MiB (bound {} MiB)",
+        peak >> 20,
+        bound >> 20
     );
     assert!(
-        peak < 1 << 30,
+        peak < bound,
         "the service's peak RSS reached {} MiB",
         peak >> 20
     );
@@ -402,13 +423,21 @@ fn the_audit_log_grows_boundedly() {
     assert_eq!(entry["query_sha256"].as_str().map(str::len), Some(64));
     assert!(entry["reason"].as_str().unwrap().chars().count() < 700);
     let before = server.audit().len();
-    let statuses: Vec<u16> = (0..6)
+    // the long query took one of the four; one comes back every 15 s, so twelve more
+    // meet the limit unless the run takes minutes
+    let statuses: Vec<u16> = (0..12)
         .map(|_| server.query(ANA, "SELECT sex FROM patients").0)
         .collect();
-    assert_eq!(statuses, [200, 200, 200, 429, 429, 429]);
+    assert_eq!(statuses[..3], [200, 200, 200], "{statuses:?}");
+    assert!(
+        statuses.iter().all(|&s| s == 200 || s == 429),
+        "{statuses:?}"
+    );
+    let answered = statuses.iter().filter(|&&s| s == 200).count();
+    assert!(answered < 12, "the rate was never met: {statuses:?}");
     assert_eq!(
         server.audit().len(),
-        before + 3,
+        before + answered,
         "no entry for a query over the rate"
     );
 }
@@ -539,10 +568,28 @@ fn settings_read_no_file_outside_the_center() {
     let body =
         json!({"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": "zip.csv"}}});
     let (s, v) = server.call("PUT", "/admin/settings", Some(ADMIN), &body.to_string());
-    assert!(
-        s == 200 || !v["error"].as_str().unwrap().contains("must lie in"),
-        "{v}"
+    assert_eq!(s, 200, "{v}");
+    drop(server);
+    // a directory of [service] files is allowed too
+    let toml = center.path().join("center.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace(
+        "table = \"patients\"",
+        &format!(
+            "table = \"patients\"\nfiles = [{:?}]",
+            outside.path().display().to_string()
+        ),
     );
+    std::fs::write(&toml, text).unwrap();
+    std::fs::copy(
+        center.path().join("zip.csv"),
+        outside.path().join("zip.csv"),
+    )
+    .unwrap();
+    let server = Server::start(center.path());
+    let zip = outside.path().join("zip.csv").display().to_string();
+    let body = json!({"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": zip}}});
+    let (s, v) = server.call("PUT", "/admin/settings", Some(ADMIN), &body.to_string());
+    assert_eq!(s, 200, "{v}");
 }
 
 /// Item 8: every error of the API is the documented JSON, and echoes what a client sent
