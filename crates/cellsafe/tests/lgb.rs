@@ -98,30 +98,7 @@ fn the_example_release_passes_an_independent_count() {
         }
     }
     // groups of at least k, by id and as shown
-    let gid = col(&header, "gid");
-    let shown_cols: Vec<usize> = [
-        "age",
-        "sex",
-        "relationship",
-        "marital-status",
-        "race",
-        "education",
-        "hours-per-week",
-        "occupation",
-    ]
-    .iter()
-    .map(|n| col(&header, n))
-    .collect();
-    let mut by_gid: HashMap<&str, usize> = HashMap::new();
-    let mut alike: HashMap<Vec<&str>, usize> = HashMap::new();
-    for row in &rows {
-        *by_gid.entry(&row[gid]).or_default() += 1;
-        *alike
-            .entry(shown_cols.iter().map(|&c| row[c].as_str()).collect())
-            .or_default() += 1;
-    }
-    assert!(by_gid.values().all(|&n| n >= 5));
-    assert!(alike.values().all(|&n| n >= 5));
+    assert_groups_of_five(&header, &rows);
     // bucket tables: named after their attribute, l-unique or t-close, exactly the rows' values
     for (a, _) in bucketed {
         let file = dir.path().join(format!("out.{a}.csv"));
@@ -230,30 +207,7 @@ fn lgb_needs_no_hierarchy() {
         intervals > 0 && sets > 0,
         "{intervals} intervals, {sets} sets"
     );
-    let gid = col(&header, "gid");
-    let shown: Vec<usize> = [
-        "age",
-        "sex",
-        "relationship",
-        "marital-status",
-        "race",
-        "education",
-        "hours-per-week",
-        "occupation",
-    ]
-    .iter()
-    .map(|n| col(&header, n))
-    .collect();
-    let mut by_gid: HashMap<&str, usize> = HashMap::new();
-    let mut alike: HashMap<Vec<&str>, usize> = HashMap::new();
-    for row in &rows {
-        *by_gid.entry(&row[gid]).or_default() += 1;
-        *alike
-            .entry(shown.iter().map(|&c| row[c].as_str()).collect())
-            .or_default() += 1;
-    }
-    assert!(by_gid.values().all(|&n| n >= 5));
-    assert!(alike.values().all(|&n| n >= 5));
+    assert_groups_of_five(&header, &rows);
 }
 
 #[test]
@@ -595,4 +549,34 @@ fn a_flags_file_keyed_by_id_gives_the_same_release() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("flags.csv") && e.contains("twice"), "{e}");
+}
+
+/// Every group of the released census rows holds at least 5 rows, counted by group id and
+/// by the quasi-identifier cells as shown.
+fn assert_groups_of_five(header: &[String], rows: &[Vec<String>]) {
+    let col = |h: &[String], name: &str| h.iter().position(|x| x == name).unwrap();
+    let gid = col(header, "gid");
+    let shown: Vec<usize> = [
+        "age",
+        "sex",
+        "relationship",
+        "marital-status",
+        "race",
+        "education",
+        "hours-per-week",
+        "occupation",
+    ]
+    .iter()
+    .map(|n| col(header, n))
+    .collect();
+    let mut by_gid: HashMap<&str, usize> = HashMap::new();
+    let mut alike: HashMap<Vec<&str>, usize> = HashMap::new();
+    for row in rows {
+        *by_gid.entry(&row[gid]).or_default() += 1;
+        *alike
+            .entry(shown.iter().map(|&c| row[c].as_str()).collect())
+            .or_default() += 1;
+    }
+    assert!(by_gid.values().all(|&n| n >= 5));
+    assert!(alike.values().all(|&n| n >= 5));
 }
