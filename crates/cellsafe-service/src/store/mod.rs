@@ -427,20 +427,8 @@ impl Store {
 pub(crate) mod tests {
     use super::*;
 
-    /// Says that `what` was not tested, and why: on stderr, and as a line of the file that
-    /// `CELLSAFE_SKIPS` names (`scripts/test` lists them when the run ends).
-    pub(crate) fn skipped(what: &str) {
-        eprintln!("SKIPPED: {what}");
-        let file = std::env::var_os("CELLSAFE_SKIPS").map(|p| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-        });
-        if let Some(Ok(mut f)) = file {
-            let _ = std::io::Write::write_all(&mut f, format!("{what}\n").as_bytes());
-        }
-    }
+    // how a test says that it did not run, and why (`scripts/test` lists them at the end)
+    pub(crate) use cellsafe_testkit::skipped;
 
     pub(crate) fn entry() -> Entry {
         Entry {

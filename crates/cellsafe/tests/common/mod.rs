@@ -11,20 +11,9 @@ use cellsafe::data::Role;
 use cellsafe::job::config::Config;
 use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
 
-/// Says that `what` was not tested, and why: on stderr, and as a line of the file that
-/// `CELLSAFE_SKIPS` names (`scripts/test` lists them when the run ends).
-pub fn skipped(what: &str) {
-    eprintln!("SKIPPED: {what}");
-    let file = std::env::var_os("CELLSAFE_SKIPS").map(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-    });
-    if let Some(Ok(mut f)) = file {
-        let _ = std::io::Write::write_all(&mut f, format!("{what}\n").as_bytes());
-    }
-}
+// how a test says that it did not run, and why (`scripts/test` lists them at the end)
+#[allow(unused_imports)] // not every test file skips
+pub use cellsafe_testkit::skipped;
 
 /// A `;`-separated file's header and rows.
 pub fn read_semicolon(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {

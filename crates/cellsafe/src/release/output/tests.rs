@@ -537,17 +537,5 @@ fn outputs_that_are_not_regular_files_are_refused() {
     }
 }
 
-/// Says that `what` was not tested, and why: on stderr, and as a line of the file that
-/// `CELLSAFE_SKIPS` names (`scripts/test` lists them when the run ends).
-fn skipped(what: &str) {
-    eprintln!("SKIPPED: {what}");
-    let file = std::env::var_os("CELLSAFE_SKIPS").map(|p| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-    });
-    if let Some(Ok(mut f)) = file {
-        let _ = std::io::Write::write_all(&mut f, format!("{what}\n").as_bytes());
-    }
-}
+// how a test says that it did not run, and why (`scripts/test` lists them at the end)
+use cellsafe_testkit::skipped;
