@@ -88,7 +88,8 @@ enum Command {
     },
     /// Serve the data center of a config as the gatekeeper service (paper 002): every
     /// answer is tested against what its recipient already holds, generalized or refused
-    /// when unsafe, and audited. Runs until SIGTERM or Ctrl-C.
+    /// when unsafe, and audited. Runs until SIGTERM or Ctrl-C. Needs a cellsafe built
+    /// with `--features service`.
     Serve {
         config: PathBuf,
         /// Address to listen on (default: the config's [service] listen).
@@ -212,6 +213,7 @@ enum StrategyArg {
 
 /// `cellsafe serve`: prints `listening on http://ADDRESS` on stderr once it accepts
 /// connections.
+#[cfg(feature = "service")]
 fn serve(config: &Path, listen: Option<&str>) -> ExitCode {
     let ready = |address: std::net::SocketAddr| {
         eprintln!("cellsafe: listening on http://{address}");
@@ -226,6 +228,17 @@ fn serve(config: &Path, listen: Option<&str>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cellsafe serve` in a build without the service: says how to get it, exit 1.
+#[cfg(not(feature = "service"))]
+fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
+    eprintln!(
+        "error: this cellsafe was built without the gatekeeper service; build it with \
+         `cargo install --path crates/cellsafe-cli --features service` (or run \
+         `cargo run --release --features service -- serve ...` in the checkout)"
+    );
+    ExitCode::FAILURE
 }
 
 fn main() -> ExitCode {

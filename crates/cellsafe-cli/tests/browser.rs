@@ -3,6 +3,8 @@
 //! audit view. Skips with a message when chromedriver or Chromium is not installed
 //! (`apt-get install chromium chromium-driver`; `.ci/run` installs them).
 
+#![cfg(feature = "service")]
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;

@@ -1714,3 +1714,14 @@ fn presence_example_releases_the_study_only() {
         register
     );
 }
+
+/// Built without `--features service`, the gatekeeper's own tests (`service`, `hostile`,
+/// `browser`) are not compiled; the run says so rather than passing without them.
+#[cfg(not(feature = "service"))]
+#[test]
+fn the_service_tests_need_the_service_feature() {
+    common::skipped(
+        "the gatekeeper service's tests (service, hostile, browser): built without \
+         `--features service` (./scripts/test builds every feature)",
+    );
+}

@@ -9,6 +9,8 @@
 //! Linux). Every wait here waits on a condition (a socket closing, a process ending), with
 //! a generous bound that only a broken service reaches.
 
+#![cfg(feature = "service")]
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;

@@ -2,6 +2,8 @@
 //! free port, every endpoint exercised over HTTP, accumulated knowledge across queries and
 //! restarts, authorization, the audit log's survival of `kill -9`, and SIGTERM.
 
+#![cfg(feature = "service")]
+
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::Duration;
