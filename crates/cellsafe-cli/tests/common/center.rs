@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 pub const ADMIN: &str = "admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
 pub const ANA: &str = "ana.3b8e1f6a9c2d5e0f7a4b1c8d3e6f9a2b5c8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f";
 
-/// The README's differencing pair: each safe alone, the second refused after the first.
+/// docs/gatekeeper.md's differencing pair: each safe alone, the second refused after the first.
 pub const Q1: &str = "SELECT diagnosis FROM patients WHERE age >= 40";
 pub const Q2: &str = "SELECT diagnosis FROM patients WHERE age > 40";
 

@@ -894,11 +894,12 @@ mod tests {
     }
 
     #[test]
-    fn readme_example_parses() {
-        let readme = include_str!("../../../../../README.md");
+    fn documented_example_parses() {
+        let readme = include_str!("../../../../../docs/configuration.md");
         let start = readme.find("```toml\n").expect("a toml block") + 8;
         let end = start + readme[start..].find("```").expect("closed block");
-        let config = Config::parse(&readme[start..end], Path::new("README.md")).unwrap();
+        let config =
+            Config::parse(&readme[start..end], Path::new("docs/configuration.md")).unwrap();
         assert_eq!(config.privacy.len(), 10);
         assert!(matches!(
             config.privacy[9],
