@@ -6,7 +6,7 @@
 use super::Plan;
 use crate::algorithm::problem::Problem;
 use crate::data::Role;
-use crate::error::{QueryError, Result};
+use crate::error::{CenterError, QueryError, Result};
 use crate::framework::dataset::Dataset;
 use crate::gatekeeper::{Center, Knowledge, Request};
 use crate::metric::MetricSpec;
@@ -54,9 +54,7 @@ impl Center {
         rows.sort_unstable();
         rows.dedup();
         if let Some(&r) = rows.iter().find(|&&r| r as usize >= n) {
-            return Err(crate::error::Error::Invalid(format!(
-                "row {r} is not a row of the table ({n} rows)"
-            )));
+            return Err(CenterError::NoRow { row: r, rows: n }.into());
         }
         let mut released = vec![false; n];
         for &r in &rows {

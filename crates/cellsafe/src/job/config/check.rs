@@ -5,7 +5,7 @@
 
 use super::{Config, OutputValues};
 use crate::algorithm::Algorithm;
-use crate::error::{Error, Result};
+use crate::error::{AnonymizerError, Error, Result};
 
 /// Most `[search] threads` per available core.
 const MAX_THREADS_PER_CORE: usize = 4;
@@ -60,7 +60,7 @@ impl Config {
             return Err(Error::config(
                 &file,
                 "output.keep_order",
-                crate::anonymizer::SUBSET_IN_INPUT_ORDER,
+                AnonymizerError::SubsetInInputOrder.to_string(),
             ));
         }
         if self.releases_pareto_node() {
