@@ -786,7 +786,11 @@ fn located(e: &Error) -> bool {
         | Error::Interrupted
         | Error::NothingAcceptable
         | Error::Cancelled
-        | Error::Invalid(_)
+        | Error::Json(_)
+        | Error::Threads(_)
+        | Error::Anonymizer(_)
+        | Error::Center(_)
+        | Error::Job(_)
         | Error::DataModel(_)
         | Error::Dataset(_)
         | Error::Criteria(_)

@@ -225,13 +225,11 @@ impl Problem {
                 .iter()
                 .find(|m| m.suppresses_smallest() || m.sample_based().is_some())
             {
-                return Err(Error::Invalid(format!(
-                    "{} cannot be combined with {}: it suppresses the smallest classes, and \
-                     a recipient who holds the population would learn from which ones were \
-                     suppressed who is in the subset",
-                    p.spec.name(),
-                    m.spec.name()
-                )));
+                return Err(ProblemError::PresenceCombined {
+                    presence: p.spec.name(),
+                    other: m.spec.name(),
+                }
+                .into());
             }
         }
         let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;

@@ -64,7 +64,7 @@ use crate::algorithm::{self, Algorithm};
 use crate::criteria::ModelSpec;
 use crate::data::table::{CsvFormat, Table};
 use crate::data::Role;
-use crate::error::{DatasetError, Error, Result};
+use crate::error::{AnonymizerError, DatasetError, Error, Result};
 use crate::framework::dataset::{Dataset, Population};
 use crate::hierarchy::{Builder, Hierarchy};
 use crate::metric::MetricSpec;
@@ -429,55 +429,36 @@ impl<'a> Anonymizer<'a> {
         let mut problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
         if let Some(rows) = self.smallest_within {
             if rows >= problem.data.rows() as u64 {
-                return Err(Error::Invalid(format!(
-                    "a budget of {rows} rows would suppress the whole table of {} rows",
-                    problem.data.rows()
-                )));
+                return Err(AnonymizerError::BudgetTooLarge {
+                    budget: rows,
+                    rows: problem.data.rows(),
+                }
+                .into());
             }
             if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
-                return Err(Error::Invalid(
-                    "a budget of suppressed rows is for a level-based release: local \
-                     recoding and the set-based search suppress no rows"
-                        .into(),
-                ));
+                return Err(AnonymizerError::BudgetNotLevelBased.into());
             }
             if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
-                return Err(Error::Invalid(format!(
-                    "{} cannot be combined with suppressing the smallest classes: which \
-                     ones were suppressed tells a recipient holding the population who is in \
-                     the subset",
-                    m.spec.name()
-                )));
+                return Err(AnonymizerError::PresenceWithBudget(m.spec.name()).into());
             }
             problem.suppress_smallest_within(rows);
         }
         if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
-            return Err(Error::Invalid(SUBSET_IN_INPUT_ORDER.into()));
+            return Err(AnonymizerError::SubsetInInputOrder.into());
         }
         if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
             if let Some(c) = (0..problem.data.roles.len()).find(|&c| problem.data.public[c]) {
-                return Err(Error::Invalid(format!(
-                    "{} compares classes of the quasi-identifiers with the population; the \
-                     public column `{}` splits them where the recipient can see it: make it \
-                     quasi-identifying",
-                    m.spec.name(),
-                    problem.data.table.header()[c]
-                )));
+                return Err(AnonymizerError::PresencePublicColumn {
+                    model: m.spec.name(),
+                    column: problem.data.table.header()[c].clone(),
+                }
+                .into());
             }
             if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
-                return Err(Error::Invalid(format!(
-                    "{} compares generalized classes with the population: use a level-based \
-                     search",
-                    m.spec.name()
-                )));
+                return Err(AnonymizerError::PresenceNotLevelBased(m.spec.name()).into());
             }
             if self.aggregators.is_some() {
-                return Err(Error::Invalid(format!(
-                    "{} compares released classes with the population, which a recipient \
-                     matches by their generalized values: release generalized values, not \
-                     microaggregates",
-                    m.spec.name()
-                )));
+                return Err(AnonymizerError::PresenceMicroaggregates(m.spec.name()).into());
             }
         }
         let encoded = start.elapsed().as_secs_f64();
@@ -731,11 +712,6 @@ fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy,
         }
     }
 }
-
-/// Why a research subset is never released in the input's order.
-pub(crate) const SUBSET_IN_INPUT_ORDER: &str =
-    "a research subset is released in a shuffled order: in the input's order its rows are a \
-     subsequence of the population a recipient holds, and line up with it";
 
 /// What the audit of δ-presence reads: the population, and the label each of its values
 /// is released as at `levels`.

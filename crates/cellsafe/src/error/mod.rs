@@ -4,18 +4,26 @@
 //! its line and column, or a configuration key. Front ends print the `Display` form as is.
 //!
 //! [`Error`] is the library's one error type. Each layer's own failures are typed enums
-//! wrapped in it: [`CriteriaError`] (criteria), [`MetricError`] (metric), [`DatasetError`]
-//! (framework), [`ProblemError`], [`DisclosureError`] and [`ParetoError`] (algorithm), [`ReleaseError`]
-//! (release), [`QueryError`] (gatekeeper). Errors of input files carry their [`Location`] (`Error::Data`), of the config
-//! its key (`Error::Config`); the job layer turns a criteria or metric error into the key
-//! of the `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every
-//! layer, so that each layer can return them without importing a layer above it.
+//! wrapped in it: [`DataError`] (data), [`CriteriaError`] (criteria), [`MetricError`]
+//! (metric), [`DatasetError`] (framework), [`ProblemError`], [`DisclosureError`] and
+//! [`ParetoError`] (algorithm), [`ReleaseError`] (release), [`AnonymizerError`]
+//! (anonymizer), [`CenterError`] and [`QueryError`] (gatekeeper), [`JobError`] (job).
+//! Errors of input files carry their [`Location`] (`Error::Data`), of the config its key
+//! (`Error::Config`); the job layer turns a criteria or metric error into the key of the
+//! `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every layer, so
+//! that each layer can return them without importing a layer above it.
 
+mod anonymizer;
 mod criteria;
+mod gatekeeper;
+mod job;
 mod metric;
 
+pub use anonymizer::AnonymizerError;
 pub use criteria::CriteriaError;
 pub(crate) use criteria::CriteriaErrorKind;
+pub use gatekeeper::CenterError;
+pub use job::JobError;
 pub use metric::MetricError;
 
 use std::fmt;
@@ -102,10 +110,6 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// The library was called with arguments that do not fit the problem
-    /// (for example a level vector of the wrong length).
-    #[error("{0}")]
-    Invalid(String),
     /// A privacy model that cannot be used (criteria layer); outside a config the message
     /// names the model: `5-anonymity: k must be at least 1`.
     #[error("{}: {}", .0.model, .0.kind)]
@@ -134,6 +138,23 @@ pub enum Error {
     /// A query to the gatekeeper that it cannot answer as asked (gatekeeper layer).
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// Anonymizer settings that cannot run together (anonymizer layer).
+    #[error(transparent)]
+    Anonymizer(#[from] AnonymizerError),
+    /// A gatekeeper center that cannot be set up as given (gatekeeper layer).
+    #[error(transparent)]
+    Center(#[from] CenterError),
+    /// A job that cannot run as asked (job layer).
+    #[error(transparent)]
+    Job(#[from] JobError),
+    /// A value could not be written as JSON. The cause is the message and is not also
+    /// reported as `source()`, as for [`Error::Io`].
+    #[error("{0}")]
+    Json(serde_json::Error),
+    /// The pool of worker threads could not be started. The cause is part of the message
+    /// and is not also reported as `source()`, as for [`Error::Io`].
+    #[error("cannot start worker threads: {0}")]
+    Threads(rayon::ThreadPoolBuildError),
     /// An exact method cannot handle an instance this large (a budget was exceeded, or a
     /// count does not fit in 128 bits); another method may.
     #[error("too large for this method: {0}")]
@@ -382,6 +403,20 @@ pub enum ProblemError {
         /// What is wrong.
         message: String,
     },
+    /// δ-presence (`presence`, by its name) with a model that suppresses the smallest
+    /// classes or estimates from the sample (`other`): which classes were suppressed would
+    /// tell who is in the subset.
+    #[error(
+        "{presence} cannot be combined with {other}: it suppresses the smallest classes, and a \
+         recipient who holds the population would learn from which ones were suppressed who \
+         is in the subset"
+    )]
+    PresenceCombined {
+        /// The δ-presence model's name.
+        presence: String,
+        /// The other model's name.
+        other: String,
+    },
 }
 
 /// A query the gatekeeper cannot answer as asked: the front end turns it into a client error.
@@ -510,6 +545,13 @@ pub enum DisclosureError {
     /// A public search is judged on exactly one sensitive attribute.
     #[error("disclosure needs exactly one sensitive attribute, found {0}")]
     SensitiveCount(usize),
+    /// A model (by its name) not decided by each class's own rows (sample-based models,
+    /// δ-presence): the disclosure sets test each class alone.
+    #[error(
+        "{0} is not decided by each class's own rows; the disclosure sets of [disclose] test \
+         each class alone and cannot take it"
+    )]
+    NotClassLocal(String),
 }
 
 /// Errors of the release layer: a release that cannot be built or audited as asked.
@@ -625,6 +667,40 @@ pub(crate) fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The variants that replaced `Error::Invalid` say what it said.
+    #[test]
+    fn typed_messages_are_those_of_the_untyped_errors() {
+        let presence = ProblemError::PresenceCombined {
+            presence: "(0.1, 0.5)-presence".into(),
+            other: "5-anonymity".into(),
+        };
+        let message = "(0.1, 0.5)-presence cannot be combined with 5-anonymity: it suppresses \
+                       the smallest classes, and a recipient who holds the population would \
+                       learn from which ones were suppressed who is in the subset";
+        assert_eq!(presence.to_string(), message);
+        assert_eq!(Error::from(presence).to_string(), message);
+
+        let local = DisclosureError::NotClassLocal("population uniqueness".into());
+        let message = "population uniqueness is not decided by each class's own rows; the \
+                       disclosure sets of [disclose] test each class alone and cannot take it";
+        assert_eq!(local.to_string(), message);
+        assert_eq!(Error::from(local).to_string(), message);
+
+        // a map with keys that are not strings has no JSON form
+        let cause =
+            serde_json::to_string(&std::collections::BTreeMap::from([((1, 2), 3)])).unwrap_err();
+        let message = cause.to_string();
+        assert_eq!(Error::Json(cause).to_string(), message);
+
+        // the global pool can be built once: one of two attempts fails (the default
+        // settings, so the pool other tests find is the one they would have had)
+        let first = rayon::ThreadPoolBuilder::new().build_global();
+        let second = rayon::ThreadPoolBuilder::new().build_global();
+        let cause = first.err().or(second.err()).expect("a second global pool");
+        let message = format!("cannot start worker threads: {cause}");
+        assert_eq!(Error::Threads(cause).to_string(), message);
+    }
 
     #[test]
     fn excerpt_cuts_long_values_on_a_char_boundary() {

@@ -63,7 +63,7 @@ use crate::algorithm::problem::Problem;
 use crate::algorithm::setbased::SetTable;
 use crate::criteria::ModelSpec;
 use crate::data::Role;
-use crate::error::{Error, Result};
+use crate::error::{CenterError, Result};
 use crate::framework::dataset::Dataset;
 use crate::metric::MetricSpec;
 
@@ -268,27 +268,17 @@ impl Center {
             .iter()
             .find(|m| matches!(m, ModelSpec::DeltaPresence { .. }))
         {
-            return Err(Error::Invalid(format!(
-                "{} compares a release with its population; the gatekeeper answers queries \
-                 over its whole table",
-                m.name()
-            )));
+            return Err(CenterError::Presence(m.name()).into());
         }
         if spec.decide == Decide::Public {
             if let Some(m) = models
                 .iter()
                 .find(|m| !matches!(m, ModelSpec::KAnonymity { .. }))
             {
-                return Err(Error::Invalid(format!(
-                    "decisions from public information allow only k-anonymity: {} depends on \
-                     the confidential values",
-                    m.name()
-                )));
+                return Err(CenterError::PublicModel(m.name()).into());
             }
             if models.is_empty() {
-                return Err(Error::Invalid(
-                    "decisions from public information need a k-anonymity model".into(),
-                ));
+                return Err(CenterError::PublicWithoutK.into());
             }
         }
         for m in &models {
@@ -297,20 +287,17 @@ impl Center {
         if let Some(listed) = &spec.numeric {
             for name in listed {
                 let Some(j) = data.table.column_index(name) else {
-                    return Err(Error::Invalid(format!(
-                        "gatekeeper.numeric: no column `{}`",
-                        crate::error::excerpt(name)
-                    )));
+                    return Err(CenterError::NumericNoColumn(name.clone()).into());
                 };
                 if let Some(r) =
                     (0..data.table.rows()).find(|&r| plain_number(data.table.value(r, j)).is_none())
                 {
-                    return Err(Error::Invalid(format!(
-                        "gatekeeper.numeric: column `{name}` is listed as numeric, but its \
-                         value `{}` (data row {}) is not a number",
-                        crate::error::excerpt(data.table.value(r, j)),
-                        r + 1
-                    )));
+                    return Err(CenterError::NumericNotNumber {
+                        column: name.clone(),
+                        value: data.table.value(r, j).to_owned(),
+                        row: r + 1,
+                    }
+                    .into());
                 }
             }
         }
@@ -356,9 +343,7 @@ impl Center {
         let original = set.original.iter().map(|o| o.to_vec()).collect();
         drop(set);
         if spec.max_tests == 0 {
-            return Err(Error::Invalid(
-                "gatekeeper: max_tests must be at least 1".into(),
-            ));
+            return Err(CenterError::MaxTests.into());
         }
         Ok(Center {
             problem,

@@ -36,7 +36,7 @@ use crate::algorithm::problem::{Evaluation, Problem, SuppressionRule};
 use crate::algorithm::Algorithm;
 use crate::anonymizer::{Anonymizer, Release};
 use crate::criteria::ModelSpec;
-use crate::error::{Error, ProblemError, Result};
+use crate::error::{Error, JobError, ProblemError, Result};
 use crate::job::config::{Config, OutputValues};
 use crate::job::report::{describe, Report};
 use crate::observer::Observer;
@@ -98,7 +98,7 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)
         .build()
-        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+        .map_err(Error::Threads)?;
     pool.install(|| anonymize_here(config, outputs, observer))
 }
 
@@ -126,8 +126,7 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     };
     let models: Vec<ModelSpec> = match &pareto {
         Some(node) => vec![ModelSpec::KAnonymity {
-            k: u32::try_from(node.k)
-                .map_err(|_| Error::Invalid(format!("the node's k = {} is too large", node.k)))?,
+            k: u32::try_from(node.k).map_err(|_| JobError::NodeK(node.k))?,
         }],
         None => config.privacy.clone(),
     };
@@ -173,11 +172,11 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         // the release suppresses what the front's evaluator does, or it is not that node
         let released = release.evaluation().map(|e| e.suppressed_rows);
         if released != Some(node.suppressed_rows) {
-            return Err(Error::Invalid(format!(
-                "the release of the [pareto] node suppressed {released:?} rows where its \
-                 budget suppresses {}",
-                node.suppressed_rows
-            )));
+            return Err(JobError::ParetoSuppressed {
+                released,
+                budget: node.suppressed_rows,
+            }
+            .into());
         }
         if config.suppression_limit > 0.0 {
             report.warnings.push(
@@ -435,8 +434,7 @@ fn finish(mut tx: Transaction, outputs: &Outputs, report: &Report) -> Result<()>
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Result<String> {
-    let mut text =
-        serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))?;
+    let mut text = serde_json::to_string_pretty(value).map_err(Error::Json)?;
     text.push('\n');
     Ok(text)
 }

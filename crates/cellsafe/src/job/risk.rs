@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::algorithm::problem::{presence_pool, Problem};
 use crate::criteria::DeltaPresence;
-use crate::error::{Error, Result};
+use crate::error::{JobError, Result};
 use crate::release::SuppressedRows;
 use crate::risk::population::{self, PopulationUniques};
 use crate::risk::sample::{self, RiskSummary};
@@ -104,9 +104,7 @@ pub fn risk(
     written: SuppressedRows,
 ) -> Result<RiskReport> {
     if !(0.0..=1.0).contains(&threshold) {
-        return Err(Error::Invalid(format!(
-            "the risk threshold must lie in [0, 1], not {threshold}"
-        )));
+        return Err(JobError::RiskThreshold(threshold).into());
     }
     let rows = problem.data.rows() as u64;
     let population_table = problem.data.population.as_ref().map(|p| p.rows() as u64);
@@ -115,18 +113,16 @@ pub fn risk(
         None => population_table,
         Some(Population::Size(n)) if n >= rows && n > 0 => Some(n),
         Some(Population::Size(n)) => {
-            return Err(Error::Invalid(format!(
-                "the population ({n} records) must hold at least the table's {rows} rows"
-            )))
+            return Err(JobError::Population {
+                population: n,
+                rows,
+            }
+            .into())
         }
         Some(Population::Fraction(f)) if f > 0.0 && f <= 1.0 => {
             Some(((rows as f64 / f).round() as u64).max(rows))
         }
-        Some(Population::Fraction(f)) => {
-            return Err(Error::Invalid(format!(
-                "the sampling fraction must lie in (0, 1], not {f}"
-            )))
-        }
+        Some(Population::Fraction(f)) => return Err(JobError::SamplingFraction(f).into()),
     };
     let bottom = problem.lattice.bottom();
     let at = levels.unwrap_or(&bottom);

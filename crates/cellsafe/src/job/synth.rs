@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::data::table::{CsvFormat, Table};
-use crate::error::{Error, Result};
+use crate::error::{JobError, Result};
 use crate::release::output::{check_paths, Transaction};
 
 /// The flag column of `column`: `COLUMN_sensitive`.
@@ -38,9 +38,7 @@ pub fn write_flagged(
     output: &Path,
 ) -> Result<()> {
     if !(0.0..=1.0).contains(&density) {
-        return Err(Error::Invalid(format!(
-            "--semi-sensitive must lie in [0, 1], not {density}"
-        )));
+        return Err(JobError::Density(density).into());
     }
     check_paths(
         &[("the input".to_owned(), input.to_path_buf())],
@@ -50,17 +48,18 @@ pub fn write_flagged(
     let mut header = table.header().to_vec();
     for c in columns {
         if table.column_index(c).is_none() {
-            return Err(Error::Invalid(format!(
-                "{} has no column `{c}`",
-                input.display()
-            )));
+            return Err(JobError::NoColumn {
+                path: input.to_path_buf(),
+                column: c.clone(),
+            }
+            .into());
         }
         if header.contains(&flag_name(c)) {
-            return Err(Error::Invalid(format!(
-                "{} already has a column `{}`",
-                input.display(),
-                flag_name(c)
-            )));
+            return Err(JobError::HasColumn {
+                path: input.to_path_buf(),
+                column: flag_name(c),
+            }
+            .into());
         }
         header.push(flag_name(c));
     }

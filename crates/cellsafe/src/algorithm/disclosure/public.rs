@@ -42,11 +42,7 @@ pub(crate) fn decide(
         .iter()
         .find(|m| m.sample_based().is_some() || m.presence().is_some())
     {
-        return Err(crate::error::Error::Invalid(format!(
-            "{} is not decided by each class's own rows; the disclosure sets of \
-             [disclose] test each class alone and cannot take it",
-            m.spec.name()
-        )));
+        return Err(DisclosureError::NotClassLocal(m.spec.name()).into());
     }
     let (disclosure, nodes) = chain(problem, &best.levels, public.check, observer)?;
     let decision = disclosure.decide_observed(public.strategy, &public.options, observer)?;

@@ -96,7 +96,7 @@ pub(crate) fn build(
                 }
             }
             let mut d = Domain::new(name, c, values, order)
-                .map_err(|m| err(&format!("safety.order.{name}"), m))?;
+                .map_err(|e| err(&format!("safety.order.{name}"), e.to_string()))?;
             d.public = roles[c] == Role::QuasiIdentifying;
             vocabulary.push(d);
         }

@@ -21,11 +21,11 @@
 //! operators, so parsing, evaluating, converting to clausal form and dropping a formula
 //! never recurse deeply. Chains of `and` and of `or` are built as balanced trees.
 //!
-//! Layout, by concern: this file holds the vocabulary ([`Domain`]), the formula tree and
-//! its two-valued truth on a record; `lex.rs` and `parse.rs` read the language
-//! ([`parse()`], [`ParseError`]); `clauses.rs` converts to clausal normal form (`Cnf`) and
-//! evaluates three-valued on generalized cells (`Cnf::known`); the unit tests are in
-//! `tests.rs`.
+//! Layout, by concern: this file holds the vocabulary ([`Domain`], [`DomainError`]), the
+//! formula tree and its two-valued truth on a record; `lex.rs` and `parse.rs` read the
+//! language ([`parse()`], [`ParseError`]); `clauses.rs` converts to clausal normal form
+//! (`Cnf`) and evaluates three-valued on generalized cells (`Cnf::known`); the unit tests
+//! are in `tests.rs`.
 
 mod clauses;
 mod lex;
@@ -42,6 +42,19 @@ pub use parse::{parse, parse_noting_absent, ParseError};
 const MAX_NESTING: usize = 64;
 /// The most atoms and operators (`not`, `and`, `or`, `->`) in a formula.
 const MAX_SIZE: usize = 512;
+
+/// Why a [`Domain`] cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DomainError {
+    /// An explicit order that does not list every value of the attribute.
+    #[error("value `{}` of `{name}` is missing from its order", crate::error::excerpt(.value))]
+    MissingFromOrder {
+        /// The attribute.
+        name: String,
+        /// The first value (by dictionary code) the order does not list.
+        value: String,
+    },
+}
 
 /// The domain of one attribute formulas may mention.
 #[derive(Debug, Clone)]
@@ -64,13 +77,14 @@ pub struct Domain {
 
 impl Domain {
     /// A domain whose values all read as numbers (`300K` is 300,000) is ordered numerically;
-    /// otherwise it is unordered unless `order` lists every value.
+    /// otherwise it is unordered unless `order` lists every value (else
+    /// [`DomainError::MissingFromOrder`]).
     pub fn new(
         name: &str,
         column: usize,
         values: Vec<String>,
         order: Option<&[String]>,
-    ) -> Result<Domain, String> {
+    ) -> Result<Domain, DomainError> {
         if let Some(order) = order {
             let mut rank = vec![f64::NAN; values.len()];
             for (i, v) in order.iter().enumerate() {
@@ -79,10 +93,10 @@ impl Domain {
                 }
             }
             if let Some(code) = rank.iter().position(|r| r.is_nan()) {
-                return Err(format!(
-                    "value `{}` of `{name}` is missing from its order",
-                    crate::error::excerpt(&values[code])
-                ));
+                return Err(DomainError::MissingFromOrder {
+                    name: name.into(),
+                    value: values[code].clone(),
+                });
             }
             return Ok(Domain {
                 name: name.into(),

@@ -193,3 +193,29 @@ fn long_value_sets_are_linear() {
     let f = parse(&text, &v).unwrap();
     assert!(f.holds(&|_| 99_999));
 }
+
+#[test]
+fn an_order_missing_a_value_is_a_typed_error() {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let err = Domain::new("blood", 5, s(&["A", "B", "O"]), Some(&s(&["O", "A"]))).unwrap_err();
+    assert_eq!(
+        err,
+        DomainError::MissingFromOrder {
+            name: "blood".into(),
+            value: "B".into()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "value `B` of `blood` is missing from its order"
+    );
+    let long = "x".repeat(100);
+    let err = Domain::new("blood", 5, vec![long.clone()], Some(&[])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "value `{}` of `blood` is missing from its order",
+            crate::error::excerpt(&long)
+        )
+    );
+}

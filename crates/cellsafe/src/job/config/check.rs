@@ -1,0 +1,170 @@
+//! The checks that need no data: each model's parameters and the suppression limit in
+//! their domains, the seeds within what the report can write, and what a release needs
+//! beyond a problem (a privacy model, settings the chosen search can use, a bounded thread
+//! count). They run before the input is read, so a bad config fails fast.
+
+use super::{Config, OutputValues};
+use crate::algorithm::Algorithm;
+use crate::error::{AnonymizerError, Error, Result};
+
+/// Most `[search] threads` per available core.
+const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl Config {
+    /// Checks the values that need no data: each model's parameters lie in their domain
+    /// (errors name the key, e.g. `privacy[0].t`) and the suppression limit in [0, 1].
+    pub(super) fn check_parameters(&self) -> Result<()> {
+        let file = self.file_name();
+        for (i, m) in self.privacy.iter().enumerate() {
+            m.validate().map_err(|e| e.in_config(&file, i))?;
+        }
+        if !(0.0..=1.0).contains(&self.suppression_limit) {
+            return Err(Error::config(
+                &file,
+                "suppression_limit",
+                format!("must lie in [0, 1], got {}", self.suppression_limit),
+            ));
+        }
+        // the report writes the seed as a JSON number: above 2^53 − 1 a reader parsing
+        // numbers into floats (JavaScript, jq) would round it and not undo the shuffle
+        for (key, seed) in [
+            ("output.seed", self.output.seed),
+            ("pareto.seed", self.pareto.as_ref().and_then(|p| p.seed)),
+        ] {
+            if let Some(seed) = seed.filter(|&s| s > crate::release::MAX_SEED) {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    format!(
+                        "must be at most 2^53 − 1 = {}, got {seed} (the report writes it as a \
+                         JSON number, which JavaScript and jq read as a float)",
+                        crate::release::MAX_SEED
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks what `anonymize` needs beyond [`Config::problem`], before any data is read:
+    /// at least one privacy model (a transformation without one is `evaluate`'s job), a
+    /// bounded thread count and bounded genetic parameters.
+    pub(crate) fn check_release(&self) -> Result<()> {
+        let file = self.file_name();
+        if self.input.subset.is_some() && self.output.keep_order {
+            return Err(Error::config(
+                &file,
+                "output.keep_order",
+                AnonymizerError::SubsetInInputOrder.to_string(),
+            ));
+        }
+        if self.releases_pareto_node() {
+            // the node's k under the [pareto] budget is the model (see job::anonymize)
+            if let Some(key) = [
+                (self.disclose.is_some(), "disclose"),
+                (self.input.subset.is_some(), "input.subset"),
+                (
+                    matches!(
+                        self.search.algorithm,
+                        Algorithm::SetBased | Algorithm::Mondrian | Algorithm::Genetic
+                    ),
+                    "search.algorithm",
+                ),
+            ]
+            .into_iter()
+            .find_map(|(bad, key)| bad.then_some(key))
+            {
+                return Err(Error::config(
+                    &file,
+                    key,
+                    "a node of the [pareto] front is released as it is, with the budget's \
+                     suppression: remove this key, or add a [[privacy]] model",
+                ));
+            }
+        } else if self.privacy.is_empty() {
+            return Err(Error::config(
+                &file,
+                "privacy",
+                if self.pareto.is_some() {
+                    "no privacy model: a [pareto] config without [[privacy]] releases one node \
+                     of its front, so give its levels (`cellsafe anonymize CONFIG --levels \
+                     ...`, as each node's `release` in the report of `cellsafe pareto` says)"
+                } else {
+                    "no privacy model: add a [[privacy]] section (to score one transformation \
+                     without models, use `cellsafe evaluate`)"
+                },
+            ));
+        }
+        if self.search.algorithm == Algorithm::SetBased
+            && self.output.values == OutputValues::Microaggregation
+        {
+            return Err(Error::config(
+                &file,
+                "output.values",
+                "the set-based search releases sets of values, not microaggregates",
+            ));
+        }
+        if self.search.algorithm == Algorithm::Mondrian {
+            let refuse = |key: &str, what: &str| {
+                Err(Error::config(
+                    &file,
+                    key,
+                    format!("local recoding (algorithm = \"mondrian\") {what}"),
+                ))
+            };
+            if self.output.values == OutputValues::Microaggregation {
+                return refuse(
+                    "output.values",
+                    "releases generalized values, not microaggregates",
+                );
+            }
+            if self.search.levels.is_some() {
+                return refuse("search.levels", "chooses no lattice node: remove `levels`");
+            }
+            if self.disclose.is_some() {
+                return refuse(
+                    "disclose",
+                    "has no public-search strategy (paper 001): remove [disclose]",
+                );
+            }
+            if self.search.local.method != crate::algorithm::local::Method::Mdp {
+                return refuse(
+                    "search.local.method",
+                    "is Mondrian's median partition; method = \"ncp\" is for algorithm = \"lgb\"",
+                );
+            }
+        }
+        if matches!(
+            self.search.algorithm,
+            Algorithm::Genetic | Algorithm::SetBased
+        ) && self.safety.is_none()
+        {
+            return Err(Error::config(
+                &file,
+                "safety",
+                "the genetic and set-based searches work on logical safety and need a \
+                 [safety] section",
+            ));
+        }
+        let max_threads = MAX_THREADS_PER_CORE * cores();
+        if self.search.threads > max_threads {
+            return Err(Error::config(
+                &file,
+                "search.threads",
+                format!(
+                    "must be at most {max_threads} ({MAX_THREADS_PER_CORE} per core), got {}",
+                    self.search.threads
+                ),
+            ));
+        }
+        self.search.genetic.validate().map_err(|(name, message)| {
+            Error::config(&file, format!("search.genetic.{name}"), message)
+        })?;
+        self.check_parameters()
+    }
+}

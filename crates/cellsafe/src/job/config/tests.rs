@@ -1,0 +1,70 @@
+//! Unit tests of the config's parsing: syntax errors located by line and column, long
+//! values quoted briefly, and docs/configuration.md's example config parsing as documented.
+
+use super::*;
+use crate::release::SuppressedRows;
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let err = Config::parse(
+        "[input]\npath = \"a.csv\"\nbogus = 1\n[attributes]\n",
+        Path::new("c.toml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("c.toml:3:1"), "{err}");
+    assert!(err.contains("bogus"), "{err}");
+}
+
+#[test]
+fn malformed_number_is_located() {
+    let text = "suppression_limit = \"lots\"\n[input]\npath = \"a.csv\"\n[attributes]\n";
+    let err = Config::parse(text, Path::new("c.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("c.toml:1:"), "{err}");
+}
+
+#[test]
+fn syntax_errors_quote_long_values_briefly() {
+    let long = "x".repeat(1_000_000);
+    let text = format!("[input]\npath = \"a.csv\"\ndefault_role = \"{long}\"\n[attributes]\n");
+    let err = Config::parse(&text, Path::new("c.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("c.toml:3:") && err.len() < 400,
+        "{}",
+        err.len()
+    );
+}
+
+#[test]
+fn documented_example_parses() {
+    let readme = include_str!("../../../../../docs/configuration.md");
+    let start = readme.find("```toml\n").expect("a toml block") + 8;
+    let end = start + readme[start..].find("```").expect("closed block");
+    let config = Config::parse(&readme[start..end], Path::new("docs/configuration.md")).unwrap();
+    assert_eq!(config.privacy.len(), 10);
+    assert!(matches!(
+        config.privacy[9],
+        crate::criteria::ModelSpec::PopulationUniqueness {
+            sampling_fraction: Some(f),
+            ..
+        } if f == 0.1
+    ));
+    assert_eq!(config.attributes.len(), 10);
+    assert!(config.attributes["region"].public);
+    assert_eq!(config.output.suppression, SuppressedRows::Star);
+    assert_eq!(
+        (config.output.seed, config.output.keep_order),
+        (Some(42), false)
+    );
+    assert_eq!(config.suppression_limit, 0.01);
+    assert!(matches!(
+        config.attributes["blood2"].hierarchy,
+        Some(HierarchySpec::Builder(Builder::Partitions { .. }))
+    ));
+    assert_eq!(config.attributes["sex"].scale, Some(Scale::Nominal));
+    assert_eq!(config.output.values, OutputValues::Generalization);
+}
