@@ -559,13 +559,21 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
     }
 }
 
-/// Default output next to the input: `NAME.anonymized.csv`.
+/// Default output next to the input: `NAME.anonymized.csv`, or for a Parquet or Arrow
+/// input the same format (`NAME.anonymized.parquet`, ...).
 fn default_output(config: &Config) -> PathBuf {
+    use cellsafe::data::table::Format;
     let input = config.resolve(&config.input.path);
     let stem = input
         .file_stem()
         .map_or("output".into(), |s| s.to_string_lossy().into_owned());
-    input.with_file_name(format!("{stem}.anonymized.csv"))
+    let extension = match config.input_format() {
+        Ok(Format::Parquet) => "parquet",
+        Ok(Format::ArrowFile) => "arrow",
+        Ok(Format::ArrowStream) => "arrows",
+        _ => "csv",
+    };
+    input.with_file_name(format!("{stem}.anonymized.{extension}"))
 }
 
 pub(crate) fn anonymize(

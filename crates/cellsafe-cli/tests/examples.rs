@@ -84,7 +84,10 @@ fn the_mondrian_example_runs_without_hierarchies() {
         .assert()
         .success();
     let config = std::fs::read_to_string(examples().join("adult/adult-mondrian.toml")).unwrap();
-    assert!(!config.contains("hierarchy ="), "the example must need none");
+    assert!(
+        !config.contains("hierarchy ="),
+        "the example must need none"
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(';').collect();

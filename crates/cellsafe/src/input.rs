@@ -3,7 +3,8 @@
 //! so the rules and the limits are here, in one place.
 //!
 //! - **Kinds.** A regular file (or a symlink to one) is read. A FIFO — a named pipe, or a
-//!   shell's `<(zcat data.csv.gz)` — is read only as a CSV table (the data file, a
+//!   shell's `<(zcat data.csv.gz)` — is read only as a CSV table or an Arrow IPC stream
+//!   (a Parquet or Arrow IPC file is read from its end, so it must be a regular file) (the data file, a
 //!   research subset's file, lgb's mask, `synth`'s input): streamed once, it is given on
 //!   purpose. As a config, hierarchy or CON file a FIFO is refused before it is opened
 //!   (those files are small, and opening a FIFO with no writer would wait forever). A
@@ -36,6 +37,8 @@ pub const MAX_AUXILIARY: u64 = 256 << 20;
 pub(crate) enum Kind {
     /// A CSV table: a regular file or a FIFO, of any size.
     Table,
+    /// A table read from its end (Parquet, an Arrow IPC file): a regular file, of any size.
+    Seekable,
     /// The config: a regular file of at most [`MAX_CONFIG`] bytes.
     Config,
     /// A hierarchy or CON file: a regular file of at most [`MAX_AUXILIARY`] bytes.
@@ -45,7 +48,7 @@ pub(crate) enum Kind {
 impl Kind {
     fn limit(self) -> Option<(u64, &'static str)> {
         match self {
-            Kind::Table => None,
+            Kind::Table | Kind::Seekable => None,
             Kind::Config => Some((MAX_CONFIG, "a config file")),
             Kind::Auxiliary => Some((MAX_AUXILIARY, "a hierarchy or CON file")),
         }
@@ -84,8 +87,13 @@ fn check(path: &Path, metadata: &fs::Metadata, kind: Kind) -> Result<()> {
         let what = describe(&file_type);
         let message = if is_fifo(&file_type) {
             format!(
-                "is {what}, not a regular file: a config, hierarchy or CON file must be a \
-                 regular file (only a CSV table may come through a pipe)"
+                "is {what}, not a regular file: {} must be a regular file (only a CSV \
+                 table or an Arrow IPC stream may come through a pipe)",
+                if kind == Kind::Seekable {
+                    "a Parquet or Arrow IPC file, read from its end,"
+                } else {
+                    "a config, hierarchy or CON file"
+                }
             )
         } else {
             format!("is {what}, not a regular file or a FIFO: cellsafe does not read it")

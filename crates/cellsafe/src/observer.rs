@@ -99,7 +99,8 @@ impl<O: Observer> Observer for Cancellable<O> {
     }
 }
 
-/// Reading the input CSV; units: bytes (total: the file's size).
+/// Reading the input; units: bytes of a CSV file (total: the file's size), rows of a
+/// columnar one (total: its row count, when the file says).
 pub const LOADING: &str = "loading";
 /// A lattice search; units: nodes settled, i.e. evaluated or, for the searches that infer,
 /// known acceptable or not (total: the lattice's size).

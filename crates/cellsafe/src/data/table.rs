@@ -1,4 +1,5 @@
-//! Tables: CSV input, dictionary-encoded into integer columns.
+//! Tables: CSV input (and, in `columnar`, Parquet and Arrow), dictionary-encoded into
+//! integer columns.
 //!
 //! Each column keeps a dictionary of its distinct strings (in order of first appearance) and
 //! one `u32` code per row. Everything downstream (hierarchies, classes, models) works on the
@@ -13,7 +14,12 @@ use rustc_hash::FxHashMap;
 use crate::error::{excerpt, DataError, Error, Location, Result};
 use crate::input::{MAX_FIELD, MAX_LINE};
 
+#[cfg(feature = "arrow")]
+mod columnar;
+mod format;
 mod plain;
+
+pub use format::{Format, SourceSchema};
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]
 pub struct CsvFormat {
@@ -84,8 +90,11 @@ pub struct Table {
     header: Vec<String>,
     columns: Vec<Vec<u32>>,
     dictionaries: Vec<Dictionary>,
-    /// 1-based file line where each data row starts.
+    /// 1-based file line where each data row starts (for a columnar source: the 1-based
+    /// row number).
     lines: Vec<u64>,
+    /// The schema of a columnar source (Parquet, Arrow), kept for writing the release.
+    schema: Option<SourceSchema>,
 }
 
 impl Table {
@@ -149,6 +158,7 @@ impl Table {
             columns,
             dictionaries,
             lines,
+            schema: None,
         })
     }
 
@@ -179,6 +189,7 @@ impl Table {
             columns,
             dictionaries,
             lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
+            schema: None,
         })
     }
 
@@ -234,6 +245,12 @@ impl Table {
             columns: codes,
             dictionaries,
             lines: rows.iter().enumerate().map(|(i, &r)| line(i, r)).collect(),
+            // a subset keeps every column, and so its source's schema
+            schema: if keep_lines {
+                self.schema.clone()
+            } else {
+                None
+            },
         }
     }
 

@@ -590,6 +590,27 @@ pub enum ReleaseError {
         /// The value, cut to an excerpt.
         value: String,
     },
+    /// A columnar file staged for the release does not read back as the audited release:
+    /// nothing was written.
+    #[error(
+        "{at}: the file written does not hold the audited release, so nothing was written: {what}"
+    )]
+    Unfaithful {
+        /// The output, and the row where they differ.
+        at: Location,
+        /// What differs.
+        what: String,
+    },
+    /// A release that cannot be written in the format asked.
+    #[error("{path}: {what} cannot be written as {format} (yet): write it as CSV")]
+    Format {
+        /// The output.
+        path: PathBuf,
+        /// What the release is (`an LGB release`).
+        what: String,
+        /// The format asked.
+        format: &'static str,
+    },
 }
 
 fn incomplete(committed: &[PathBuf]) -> String {

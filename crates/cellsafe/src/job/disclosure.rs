@@ -173,7 +173,12 @@ pub fn from_config_observed(
     let check = Check::bind(&spec.check).map_err(|e| Error::config(&file, "disclose.check", e))?;
     let options = spec.options(&file)?;
     let path = config.resolve(&config.input.path);
-    let table = Table::read_csv_observed(&path, &config.csv_format()?, observer)?;
+    let table = Table::read(
+        &path,
+        config.input_format()?,
+        &config.csv_format()?,
+        observer,
+    )?;
     let role_of = |column: usize| {
         config
             .attributes

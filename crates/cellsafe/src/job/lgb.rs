@@ -422,6 +422,17 @@ pub fn anonymize(
     observer: &dyn Observer,
 ) -> Result<LgbReport> {
     let start = Instant::now();
+    if let Some(path) = &outputs.table {
+        let format = config.output_format(path)?;
+        if format != crate::data::table::Format::Csv {
+            return Err(crate::error::ReleaseError::Format {
+                path: path.clone(),
+                what: "an LGB release (a main table and bucket tables)".to_owned(),
+                format: format.describe(),
+            }
+            .into());
+        }
+    }
     let bucket_files: Vec<(String, PathBuf)> = match &outputs.table {
         Some(t) => bucketized(config)
             .into_iter()

@@ -19,6 +19,7 @@ pub mod config;
 pub mod disclosure;
 pub mod gatekeeper;
 pub mod lgb;
+pub mod output;
 pub mod pareto;
 pub mod pareto_page;
 pub mod report;
@@ -106,6 +107,14 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     let start = Instant::now();
     let file = config.file_name();
     check_paths(&config.input_files(), &outputs.named())?;
+    let out_format = match &outputs.table {
+        Some(path) => {
+            let format = config.output_format(path)?;
+            output::check_format(path, format)?;
+            format
+        }
+        None => crate::data::table::Format::Csv,
+    };
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
     let public = config
@@ -197,7 +206,8 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     timings.encode += prepared;
     if let (Some(path), true) = (&outputs.table, release.found()) {
         let clock = Instant::now();
-        tx.stage(path, |w| w.write_all(release.csv()))?;
+        report.output_schema =
+            output::stage(&mut tx, path, out_format, &release, &config.csv_format()?)?;
         if let Some(mapping) = &outputs.mapping {
             let table = &release.problem().data.table;
             tx.stage(mapping, |w| write_mapping(w, release.mapping(), table))?;

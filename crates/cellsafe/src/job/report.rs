@@ -155,6 +155,10 @@ pub struct Report {
     /// Path the released table was written to; absent when none was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) output: Option<String>,
+    /// The columns of a Parquet or Arrow output with their types (a generalized column is
+    /// a string; the others keep their source's type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Vec<crate::job::output::WrittenColumn>>,
     /// The independent audit of the written table, when one was run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
@@ -222,6 +226,7 @@ impl Report {
             seconds: 0.0,
             timings: None,
             output: None,
+            output_schema: None,
             partitions: None,
             values: crate::job::config::OutputValues::Generalization,
             layout: None,

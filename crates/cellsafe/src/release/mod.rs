@@ -10,6 +10,8 @@
 //! admission) links rows back to persons just as a quasi-identifier does.
 
 pub mod audit;
+#[cfg(feature = "arrow")]
+pub mod columnar;
 pub mod lgb_table;
 pub mod local_table;
 pub mod microaggregation;

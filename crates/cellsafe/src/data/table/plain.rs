@@ -110,6 +110,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
         columns,
         dictionaries,
         lines,
+        schema: None,
     })
 }
 

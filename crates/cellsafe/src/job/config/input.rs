@@ -1,4 +1,4 @@
-//! Reading the input: the CSV table of `[input]`, the check that every configured
+//! Reading the input: the table of `[input]` (CSV, Parquet or Arrow), the check that every configured
 //! attribute is one of its columns (with a hint when the delimiter looks wrong), and the
 //! rows of the research subset (`[input.subset]`, a flag column or a file of keys).
 
@@ -15,7 +15,7 @@ impl Config {
         self.check_parameters()?;
         let clock = std::time::Instant::now();
         let path = self.resolve(&self.input.path);
-        let table = Table::read_csv_observed(&path, &self.csv_format()?, observer)?;
+        let table = Table::read(&path, self.input_format()?, &self.csv_format()?, observer)?;
         Ok((table, clock.elapsed().as_secs_f64()))
     }
 
@@ -82,7 +82,12 @@ impl Config {
             }
             (None, Some(keys), Some(key)) => {
                 let path = self.resolve(keys);
-                let listed = Table::read_csv(&path, &self.csv_format()?)?;
+                let listed = Table::read(
+                    &path,
+                    crate::data::table::Format::from_extension(&path),
+                    &self.csv_format()?,
+                    &crate::observer::Silent,
+                )?;
                 let dk = table
                     .column_index(key)
                     .ok_or_else(|| no_column("key", key, table.source()))?;

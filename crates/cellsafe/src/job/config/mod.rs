@@ -19,7 +19,7 @@ use serde::Deserialize;
 use crate::algorithm::problem::Problem;
 use crate::criteria::ModelSpec;
 use crate::data::confidentiality::setup::SafetySpec;
-use crate::data::table::CsvFormat;
+use crate::data::table::{CsvFormat, Format};
 use crate::data::{number, Role};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::framework::dataset::Dataset;
@@ -213,6 +213,38 @@ impl Config {
             quote: single_byte(&self.input.quote, &file, "input.quote")?,
             header: self.input.header,
         })
+    }
+
+    /// The format of the data file: `[input] format`, else the file's extension.
+    pub fn input_format(&self) -> Result<Format> {
+        self.format_of(
+            "input.format",
+            self.input.format.as_deref(),
+            &self.input.path,
+        )
+    }
+
+    /// The format the released table is written in to `path`: `[output] format`, else
+    /// the path's extension.
+    pub fn output_format(&self, path: &Path) -> Result<Format> {
+        self.format_of("output.format", self.output.format.as_deref(), path)
+    }
+
+    fn format_of(&self, key: &str, named: Option<&str>, path: &Path) -> Result<Format> {
+        match named {
+            None => Ok(Format::from_extension(path)),
+            Some(name) => Format::from_name(name).ok_or_else(|| {
+                Error::config(
+                    self.file_name(),
+                    key,
+                    format!(
+                        "unknown format `{}`; one of {}",
+                        excerpt(name),
+                        Format::NAMES
+                    ),
+                )
+            }),
+        }
     }
 
     /// One aggregator per quasi-identifier of `data` when `[output] values` asks for

@@ -34,8 +34,13 @@ fn default_hierarchy_delimiter() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
-    /// Path of the CSV file, relative to the config file.
+    /// Path of the data file, relative to the config file.
     pub path: PathBuf,
+    /// Its format: `csv`, `parquet`, `arrow` (an Arrow IPC file) or `arrow-stream`
+    /// (default: from the file's extension, `.parquet`, `.arrow`/`.feather`, `.arrows`,
+    /// else CSV).
+    #[serde(default)]
+    pub(crate) format: Option<String>,
     /// Field separator, a single byte (default `,`).
     #[serde(default = "default_delimiter")]
     pub(crate) delimiter: String,
@@ -67,9 +72,9 @@ pub struct InputSpec {
 
 /// `[input.subset]`: the input is a population table, and only its rows in the research
 /// subset are released. Give either `column` (a flag column of the input: `1`/`0`,
-/// `true`/`false` or `yes`/`no`, never released) or `file` and `key` (a CSV file in the
-/// input's format whose column `key` lists the key of each subset row; each key must name
-/// exactly one input row).
+/// `true`/`false` or `yes`/`no`, never released) or `file` and `key` (a file whose column
+/// `key` lists the key of each subset row: Parquet or Arrow by its extension, else CSV in
+/// the input's layout; each key must name exactly one input row).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubsetSpec {
@@ -165,6 +170,9 @@ pub struct SearchSpec {
 pub struct OutputSpec {
     /// Where the released table is written.
     pub path: Option<PathBuf>,
+    /// Its format, as `[input] format` (default: from the output's extension).
+    #[serde(default)]
+    pub(crate) format: Option<String>,
     /// Where the JSON report is written.
     pub report: Option<PathBuf>,
     /// What released quasi-identifier cells show.

@@ -1,0 +1,295 @@
+//! `cellsafe anonymize` on Parquet and Arrow tables (the `arrow` feature), judged by an
+//! independent reader: arrow-rs's own Parquet and IPC readers open what cellsafe wrote, and
+//! every cell is compared with the CSV release of the same job, same seed, on the same
+//! data given as CSV. Generalized columns are strings; the others keep their source type,
+//! with null where a suppressed row hides them.
+
+#![cfg(feature = "arrow")]
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Date32Array, Decimal128Array, Int64Array, RecordBatch,
+    StringArray,
+};
+use arrow_schema::{DataType, Field, Schema};
+use assert_cmd::Command;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const COLUMNS: [&str; 6] = ["age", "zip", "born", "income", "smoker", "diagnosis"];
+
+/// A seeded table: as Arrow, and as the CSV text of the same values.
+fn table(seed: u64, rows: usize) -> (Arc<Schema>, RecordBatch, String) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // a few rare ages, which the optimum suppresses rather than widen every interval
+    let age: Vec<i64> = (0..rows)
+        .map(|_| {
+            if rng.gen_bool(0.01) {
+                rng.gen_range(100..400)
+            } else {
+                rng.gen_range(18..90)
+            }
+        })
+        .collect();
+    let zip: Vec<String> = (0..rows)
+        .map(|_| format!("13{:03}", rng.gen_range(0..40)))
+        .collect();
+    let born: Vec<i32> = (0..rows).map(|_| rng.gen_range(0..20000)).collect();
+    let income: Vec<i128> = (0..rows).map(|_| rng.gen_range(100..1_000_000)).collect();
+    let smoker: Vec<bool> = (0..rows).map(|_| rng.gen_bool(0.3)).collect();
+    let diagnosis: Vec<&str> = (0..rows)
+        .map(|_| ["flu", "cold", "ulcer", "asthma"][rng.gen_range(0..4)])
+        .collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("age", DataType::Int64, false),
+        Field::new("zip", DataType::Utf8, false),
+        Field::new("born", DataType::Date32, false),
+        Field::new("income", DataType::Decimal128(9, 2), false),
+        Field::new("smoker", DataType::Boolean, false),
+        Field::new("diagnosis", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(age.clone())),
+        Arc::new(StringArray::from(zip.clone())),
+        Arc::new(Date32Array::from(born.clone())),
+        Arc::new(
+            Decimal128Array::from(income.clone())
+                .with_precision_and_scale(9, 2)
+                .unwrap(),
+        ),
+        Arc::new(BooleanArray::from(smoker.clone())),
+        Arc::new(StringArray::from(diagnosis.clone())),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    // the CSV twin, its cells as arrow prints them (dates through arrow's own cast)
+    let dates = arrow_cast::cast(batch.column(2), &DataType::Utf8).unwrap();
+    let dates = dates.as_string::<i32>();
+    let mut csv = COLUMNS.join(",") + "\n";
+    for i in 0..rows {
+        csv += &format!(
+            "{},{},{},{}.{:02},{},{}\n",
+            age[i],
+            zip[i],
+            dates.value(i),
+            income[i] / 100,
+            income[i] % 100,
+            smoker[i],
+            diagnosis[i]
+        );
+    }
+    (schema, batch, csv)
+}
+
+fn config(data: &str) -> String {
+    format!(
+        r#"suppression_limit = 0.05
+[input]
+path = "{data}"
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = {{ kind = "intervals", widths = [5, 10, 20, 40] }}
+[attributes.zip]
+role = "quasi-identifying"
+hierarchy = {{ kind = "mask" }}
+[attributes.born]
+role = "insensitive"
+[attributes.income]
+role = "insensitive"
+[attributes.smoker]
+role = "insensitive"
+[attributes.diagnosis]
+role = "sensitive"
+[[privacy]]
+model = "k-anonymity"
+k = 8
+[output]
+seed = 99
+"#
+    )
+}
+
+/// Every cell of a columnar file, as strings through arrow's cast (null stays None), with
+/// the schema's types.
+/// A file read back: its columns with their types, and its cells (None for a null).
+type ReadBack = (Vec<(String, DataType)>, Vec<Vec<Option<String>>>);
+
+fn read_back(path: &Path) -> ReadBack {
+    let batches: Vec<RecordBatch> = match path.extension().unwrap().to_str().unwrap() {
+        "parquet" => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+            File::open(path).unwrap(),
+        )
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect(),
+        "arrow" => arrow_ipc::reader::FileReader::try_new(File::open(path).unwrap(), None)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+        _ => arrow_ipc::reader::StreamReader::try_new(File::open(path).unwrap(), None)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect(),
+    };
+    let schema = batches[0].schema();
+    let fields = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    let mut rows = Vec::new();
+    for b in &batches {
+        let strings: Vec<ArrayRef> = b
+            .columns()
+            .iter()
+            .map(|c| arrow_cast::cast(c, &DataType::Utf8).unwrap())
+            .collect();
+        for r in 0..b.num_rows() {
+            rows.push(
+                strings
+                    .iter()
+                    .map(|c| {
+                        let c = c.as_string::<i32>();
+                        (!c.is_null(r)).then(|| c.value(r).to_string())
+                    })
+                    .collect(),
+            );
+        }
+    }
+    (fields, rows)
+}
+
+fn anonymize(config: &Path, output: &Path, report: &Path) {
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(config)
+        .arg("--output")
+        .arg(output)
+        .arg("--report")
+        .arg(report)
+        .assert()
+        .success();
+}
+
+#[test]
+fn columnar_outputs_hold_the_csv_release_with_their_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let (schema, batch, csv) = table(3, 3000);
+    std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
+    let file = File::create(dir.path().join("t.parquet")).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    std::fs::write(dir.path().join("csv.toml"), config("t.csv")).unwrap();
+    std::fs::write(dir.path().join("parquet.toml"), config("t.parquet")).unwrap();
+    let csv_out = dir.path().join("r.csv");
+    anonymize(
+        &dir.path().join("csv.toml"),
+        &csv_out,
+        &dir.path().join("r.json"),
+    );
+    let mut reader = csv::Reader::from_path(&csv_out).unwrap();
+    assert_eq!(reader.headers().unwrap(), COLUMNS.as_slice());
+    let expected: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let suppressed = expected.iter().filter(|r| r[0] == "*").count();
+    assert!(suppressed > 0, "the job is meant to suppress some rows");
+    for name in ["out.parquet", "out.arrow", "out.arrows"] {
+        let out = dir.path().join(name);
+        let report = dir.path().join(format!("{name}.json"));
+        anonymize(&dir.path().join("parquet.toml"), &out, &report);
+        let (fields, rows) = read_back(&out);
+        let types: Vec<&DataType> = fields.iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            types,
+            [
+                &DataType::Utf8, // generalized
+                &DataType::Utf8,
+                &DataType::Date32, // kept
+                &DataType::Decimal128(9, 2),
+                &DataType::Boolean,
+                &DataType::Utf8,
+            ],
+            "{name}"
+        );
+        assert_eq!(rows.len(), expected.len(), "{name}");
+        for (r, (got, want)) in rows.iter().zip(&expected).enumerate() {
+            for c in 0..COLUMNS.len() {
+                let typed = !matches!(fields[c].1, DataType::Utf8);
+                match &got[c] {
+                    Some(v) => assert_eq!(v, &want[c], "{name}: row {r} column {c}"),
+                    None => assert!(typed && want[c] == "*", "{name}: row {r} column {c}"),
+                }
+            }
+        }
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(report["output_schema"][2]["type"], "Date32", "{name}");
+        assert_eq!(report["output_schema"][0]["type"], "Utf8", "{name}");
+        assert_eq!(report["audit"]["passed"], true, "{name}");
+    }
+    // the default output keeps the input's format
+    let config_path = dir.path().join("parquet.toml");
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(&config_path)
+        .arg("--report")
+        .arg(dir.path().join("default.json"))
+        .assert()
+        .success();
+    let (_, rows) = read_back(&dir.path().join("t.anonymized.parquet"));
+    assert_eq!(rows.len(), expected.len());
+}
+
+#[test]
+fn an_unknown_output_format_is_named_by_its_key_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, csv) = table(4, 200);
+    std::fs::write(dir.path().join("t.csv"), &csv).unwrap();
+    let text = config("t.csv").replace("[output]\n", "[output]\nformat = \"xlsx\"\n");
+    std::fs::write(dir.path().join("c.toml"), text).unwrap();
+    let out = dir.path().join("r.bin");
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(dir.path().join("c.toml"))
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(dir.path().join("r.json"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("config key `output.format`"));
+    assert!(!out.exists());
+    assert!(!dir.path().join("r.json").exists());
+}
+
+#[test]
+fn an_lgb_release_is_refused_as_parquet_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lgb.parquet");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lgb/lgb.toml");
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(examples)
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(dir.path().join("r.json"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "an LGB release (a main table and bucket tables) cannot be written as Parquet",
+        ));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

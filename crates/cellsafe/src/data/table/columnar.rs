@@ -1,0 +1,183 @@
+//! Columnar sources: Parquet and Arrow IPC files, and Arrow record batches handed over in
+//! memory, dictionary-encoded into the same [`Table`] a CSV file becomes.
+//!
+//! Everything downstream works on dictionary codes of strings, so each column is read as
+//! the strings Arrow's own cast prints for its values (`42`, `3.5`, `2024-01-31`,
+//! `12.30` for a decimal of scale 2, `true`); a null becomes the empty string, as an empty
+//! CSV cell does. The source's schema is kept with the table, so that a released column
+//! that was not generalized can be written back with its type.
+//!
+//! Types read: booleans, integers, floating-point numbers, decimals, dates, times,
+//! timestamps, durations, strings (and dictionaries of any of these). Any other type
+//! (lists, structs, maps, binary) is refused with the column's name and type, before any
+//! row is read.
+//!
+//! Errors name the file and, where Arrow says where, the row (as the line: for a columnar
+//! file the "line" of a row is its 1-based row number).
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use arrow_array::{Array, RecordBatch, StringArray};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use super::format::SourceSchema;
+use super::{duplicate_name, Dictionary, Table};
+use crate::error::{excerpt, Error, Location, Result};
+use crate::input::{self, Kind};
+use crate::observer::{Observer, Stage, LOADING};
+
+/// Rows per record batch read from a file.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// Whether a column of this type can be read (see the module documentation).
+fn readable(data_type: &DataType) -> bool {
+    use DataType::*;
+    match data_type {
+        Boolean | Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 | Float16
+        | Float32 | Float64 | Decimal32(..) | Decimal64(..) | Decimal128(..) | Decimal256(..)
+        | Date32 | Date64 | Time32(_) | Time64(_) | Timestamp(..) | Duration(_) | Utf8
+        | LargeUtf8 | Utf8View | Null => true,
+        Dictionary(_, value) => readable(value),
+        _ => false,
+    }
+}
+
+/// An Arrow error while reading `path`, located at the row where the batch began.
+fn arrow_error(path: &Path, row: Option<u64>, e: impl std::fmt::Display) -> Error {
+    let at = match row {
+        Some(row) => Location::at(path, row, None),
+        None => Location::file(path),
+    };
+    Error::data(at, format!("cannot read this file as {e}"))
+}
+
+/// Builds a table from record batches as they come (each column cast to strings, see the
+/// module documentation). `source` names the rows in errors and in the mapping; row `i`
+/// (0-based) is "line" `i + 1`.
+pub(crate) fn from_batches(
+    schema: SchemaRef,
+    batches: impl Iterator<Item = std::result::Result<RecordBatch, ArrowError>>,
+    source: &Path,
+    total_rows: Option<u64>,
+    observer: &dyn Observer,
+) -> Result<Table> {
+    let header: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    if let Some(i) = duplicate_name(&header) {
+        return Err(Error::data(
+            Location::file(source),
+            format!(
+                "duplicate column name `{}` in the schema",
+                excerpt(&header[i])
+            ),
+        ));
+    }
+    for field in schema.fields() {
+        if !readable(field.data_type()) {
+            return Err(Error::data(
+                Location::file(source),
+                format!(
+                    "column `{}` has type {}, which cellsafe does not read: cast it to a \
+                     string, number or date first",
+                    excerpt(field.name()),
+                    field.data_type()
+                ),
+            ));
+        }
+    }
+    let mut columns: Vec<Vec<u32>> = vec![Vec::new(); header.len()];
+    let mut dictionaries = vec![Dictionary::default(); header.len()];
+    let stage = Stage::start(observer, LOADING, total_rows);
+    let mut rows: u64 = 0;
+    for batch in batches {
+        stage.check()?;
+        let batch = batch.map_err(|e| arrow_error(source, Some(rows + 1), e))?;
+        if batch.num_columns() != header.len() {
+            return Err(arrow_error(
+                source,
+                Some(rows + 1),
+                format!(
+                    "a batch of {} columns under a schema of {}",
+                    batch.num_columns(),
+                    header.len()
+                ),
+            ));
+        }
+        for (c, array) in batch.columns().iter().enumerate() {
+            let strings =
+                as_strings(array.as_ref()).map_err(|e| arrow_error(source, Some(rows + 1), e))?;
+            let dictionary = &mut dictionaries[c];
+            let codes = &mut columns[c];
+            codes.reserve(strings.len());
+            for (i, value) in strings.iter().enumerate() {
+                codes.push(dictionary.intern(value.unwrap_or(""), rows + i as u64 + 1));
+            }
+        }
+        rows += batch.num_rows() as u64;
+        stage.add(batch.num_rows() as u64);
+    }
+    stage.check_stopped()?;
+    Ok(Table {
+        source: source.to_owned(),
+        header,
+        columns,
+        dictionaries,
+        lines: (1..=rows).collect(),
+        schema: Some(SourceSchema(schema)),
+    })
+}
+
+/// The values of `array` as Arrow prints them (a null stays null).
+fn as_strings(array: &dyn Array) -> std::result::Result<StringArray, ArrowError> {
+    let cast = arrow_cast::cast(array, &DataType::Utf8)?;
+    cast.as_any()
+        .downcast_ref::<StringArray>()
+        .cloned()
+        .ok_or_else(|| ArrowError::CastError("not cast to strings".into()))
+}
+
+/// Reads a Parquet file (a regular file: Parquet is read from its end).
+pub(crate) fn read_parquet(path: &Path, observer: &dyn Observer) -> Result<Table> {
+    let file = input::open(path, Kind::Seekable)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| arrow_error(path, None, format_args!("Parquet: {e}")))?;
+    let schema = builder.schema().clone();
+    let total = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
+    let reader = builder
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(|e| arrow_error(path, None, format_args!("Parquet: {e}")))?;
+    from_batches(schema, reader, path, total, observer)
+}
+
+/// Reads an Arrow IPC file (`stream = false`, a regular file) or stream (which may come
+/// through a FIFO).
+pub(crate) fn read_ipc(path: &Path, stream: bool, observer: &dyn Observer) -> Result<Table> {
+    if stream {
+        let file = input::open(path, Kind::Table)?;
+        let reader = arrow_ipc::reader::StreamReader::try_new(BufReader::new(file), None)
+            .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC stream: {e}")))?;
+        let schema = reader.schema();
+        from_batches(schema, reader, path, None, observer)
+    } else {
+        let file: File = input::open(path, Kind::Seekable)?;
+        let reader = arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None)
+            .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC file: {e}")))?;
+        let schema = reader.schema();
+        from_batches(schema, reader, path, None, observer)
+    }
+}
+
+/// Builds a table from Arrow record batches in memory (all under `schema`); errors name
+/// the batches' rows as `<arrow>:ROW`.
+pub(crate) fn from_record_batches(schema: SchemaRef, batches: &[RecordBatch]) -> Result<Table> {
+    from_batches(
+        schema,
+        batches.iter().cloned().map(Ok),
+        Path::new("<arrow>"),
+        Some(batches.iter().map(|b| b.num_rows() as u64).sum()),
+        &crate::observer::Silent,
+    )
+}
