@@ -118,7 +118,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// Write a seeded synthetic table with the Adult data's columns (`;`-separated).
+    /// Write a seeded synthetic table with the Adult data's columns (CSV `;`-separated, or Parquet).
     Synth {
         #[arg(long)]
         rows: usize,
@@ -127,6 +127,10 @@ enum Command {
         /// Probability that a cell is taken from another random row.
         #[arg(long, default_value_t = 0.2)]
         mix: f64,
+        /// `csv` (`;`-separated) or `parquet` (needs the `arrow` feature); the same rows
+        /// for the same seed.
+        #[arg(long, default_value = "csv")]
+        format: String,
         #[arg(long)]
         output: PathBuf,
     },
@@ -199,9 +203,19 @@ fn run(cli: Cli) -> Result<()> {
             rows,
             seed,
             mix,
+            format,
             output,
         } => {
-            cellsafe_bench::synth::write_adult(&output, rows, seed, mix)?;
+            match format.as_str() {
+                "csv" => cellsafe_bench::synth::write_adult(&output, rows, seed, mix)?,
+                #[cfg(feature = "arrow")]
+                "parquet" => cellsafe_bench::synth::write_adult_parquet(&output, rows, seed, mix)?,
+                #[cfg(not(feature = "arrow"))]
+                "parquet" => anyhow::bail!(
+                    "--format parquet needs cellsafe-bench built with `--features arrow`"
+                ),
+                other => anyhow::bail!("--format must be csv or parquet, not `{other}`"),
+            }
             eprintln!("wrote {rows} rows to {}", output.display());
             Ok(())
         }

@@ -27,11 +27,26 @@ pub fn write_synthetic(
     delimiter: u8,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut w = csv::WriterBuilder::new()
         .delimiter(delimiter)
         .from_writer(out);
     w.write_record(source.header())?;
+    each_row(source, rows, seed, mix, |record| {
+        w.write_record(record).map_err(Into::into)
+    })?;
+    w.flush()
+}
+
+/// Draws `rows` synthetic rows from `source` (see the module docs) and hands each to
+/// `emit`; every output format draws through it, so one seed gives the same rows in each.
+fn each_row(
+    source: &Table,
+    rows: usize,
+    seed: u64,
+    mix: f64,
+    mut emit: impl FnMut(&[&str]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = source.rows();
     let columns = source.header().len();
     let mut record: Vec<&str> = Vec::with_capacity(columns);
@@ -46,9 +61,108 @@ pub fn write_synthetic(
             };
             record.push(source.value(row, c));
         }
-        w.write_record(&record)?;
+        emit(&record)?;
     }
-    w.flush()
+    Ok(())
+}
+
+/// Writes `rows` synthetic rows derived from `source` as Parquet to `path`, streamed in
+/// row groups (memory holds one batch): the same rows as [`write_synthetic`] for the same
+/// seed. A column whose source values are all integers is `Int64`, any other `Utf8`.
+/// Written to a temporary file beside `path` and renamed: it appears whole or not at all.
+#[cfg(feature = "arrow")]
+pub fn write_synthetic_parquet(
+    source: &Table,
+    rows: usize,
+    seed: u64,
+    mix: f64,
+    path: &Path,
+) -> anyhow::Result<()> {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Int64Builder, StringBuilder};
+    use arrow_array::{ArrayRef, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+
+    const BATCH: usize = 64 * 1024;
+    let columns = source.header().len();
+    let integer: Vec<bool> = (0..columns)
+        .map(|c| (0..source.rows()).all(|r| source.value(r, c).parse::<i64>().is_ok()))
+        .collect();
+    let schema = Arc::new(Schema::new(
+        source
+            .header()
+            .iter()
+            .zip(&integer)
+            .map(|(name, &int)| {
+                let t = if int { DataType::Int64 } else { DataType::Utf8 };
+                Field::new(name, t, false)
+            })
+            .collect::<Vec<_>>(),
+    ));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{} names no file", path.display()))?;
+    let temp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = (|| -> anyhow::Result<()> {
+        let file = std::fs::File::create_new(&temp)?;
+        let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema.clone(), None)?;
+        let mut ints: Vec<Int64Builder> = (0..columns).map(|_| Int64Builder::new()).collect();
+        let mut strings: Vec<StringBuilder> = (0..columns).map(|_| StringBuilder::new()).collect();
+        let mut pending = 0;
+        let flush = |ints: &mut Vec<Int64Builder>,
+                     strings: &mut Vec<StringBuilder>,
+                     writer: &mut parquet::arrow::ArrowWriter<std::fs::File>|
+         -> std::io::Result<()> {
+            let arrays: Vec<ArrayRef> = (0..columns)
+                .map(|c| -> ArrayRef {
+                    if integer[c] {
+                        Arc::new(ints[c].finish())
+                    } else {
+                        Arc::new(strings[c].finish())
+                    }
+                })
+                .collect();
+            let batch = RecordBatch::try_new(schema.clone(), arrays)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            writer
+                .write(&batch)
+                .map_err(|e| std::io::Error::other(e.to_string()))
+        };
+        each_row(source, rows, seed, mix, |record| {
+            for (c, value) in record.iter().enumerate() {
+                if integer[c] {
+                    // every source value of the column parsed as an integer above
+                    ints[c].append_value(value.parse().unwrap_or_default());
+                } else {
+                    strings[c].append_value(value);
+                }
+            }
+            pending += 1;
+            if pending == BATCH {
+                pending = 0;
+                flush(&mut ints, &mut strings, &mut writer)?;
+            }
+            Ok(())
+        })?;
+        if pending > 0 {
+            flush(&mut ints, &mut strings, &mut writer)?;
+        }
+        let file = writer.into_inner()?;
+        file.sync_all()?;
+        Ok(())
+    })();
+    match written.and_then(|()| std::fs::rename(&temp, path).map_err(Into::into)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
+    }
 }
 
 /// Writes `rows` synthetic rows derived from the bundled Adult table to `path` as a
@@ -61,6 +175,16 @@ pub fn write_adult(path: &Path, rows: usize, seed: u64, mix: f64) -> anyhow::Res
     let source = crate::adult::table()?;
     cellsafe::release::write_atomic(path, |w| write_synthetic(&source, rows, seed, mix, b';', w))?;
     Ok(())
+}
+
+/// [`write_adult`] as Parquet (`age` an `Int64` column, the others strings).
+#[cfg(feature = "arrow")]
+pub fn write_adult_parquet(path: &Path, rows: usize, seed: u64, mix: f64) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&mix) {
+        anyhow::bail!("the mix probability must lie in [0, 1], not {mix}");
+    }
+    let source = crate::adult::table()?;
+    write_synthetic_parquet(&source, rows, seed, mix, path)
 }
 
 /// `config` reading a seeded synthetic Adult table of `rows` rows (mix 0.2), written into

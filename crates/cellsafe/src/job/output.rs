@@ -1,6 +1,6 @@
 //! How a job stages its released table: as the audited CSV bytes, or, for a Parquet or
 //! Arrow output, as a columnar file built from those bytes and read back before it may be
-//! renamed into place (see [`crate::release::columnar`]).
+//! renamed into place (see `release::columnar`, with the `arrow` feature).
 //!
 //! Only this layer knows which columns were generalized (from the roles and the search),
 //! and so which keep their source's type in a columnar file.

@@ -1,6 +1,6 @@
 //! The formats a table is read from, and the schema a columnar source declared.
 //!
-//! CSV is always read. Parquet and Arrow IPC files are read by [`columnar`](super::columnar)
+//! CSV is always read. Parquet and Arrow IPC files are read by `table::columnar`
 //! when cellsafe is built with the `arrow` feature; without it, naming such a file is an
 //! error that says so.
 
