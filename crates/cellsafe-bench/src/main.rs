@@ -147,6 +147,18 @@ enum Command {
         #[arg(long)]
         output: PathBuf,
     },
+    /// Convert a CSV table to Parquet, row for row (integer columns as Int64, the others
+    /// strings): how examples/adult/adult.parquet was made. Needs `--features arrow`.
+    ToParquet {
+        /// The CSV file.
+        #[arg(long)]
+        input: PathBuf,
+        /// Its delimiter (one byte).
+        #[arg(long, default_value = ";")]
+        delimiter: char,
+        #[arg(long)]
+        output: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -235,6 +247,27 @@ fn run(cli: Cli) -> Result<()> {
             cellsafe_bench::synth::write_lgb_extract(&input, &output, rows, seed)?;
             eprintln!("wrote {} from {}", output.display(), input.display());
             Ok(())
+        }
+        Command::ToParquet {
+            input,
+            delimiter,
+            output,
+        } => {
+            let delimiter = u8::try_from(delimiter)
+                .map_err(|_| anyhow::anyhow!("--delimiter must be one byte"))?;
+            #[cfg(feature = "arrow")]
+            cellsafe_bench::synth::csv_to_parquet(&input, delimiter, &output)?;
+            #[cfg(not(feature = "arrow"))]
+            anyhow::bail!(
+                "to-parquet needs cellsafe-bench built with `--features arrow` ({} {} {delimiter})",
+                input.display(),
+                output.display()
+            );
+            #[cfg(feature = "arrow")]
+            {
+                eprintln!("wrote {} from {}", output.display(), input.display());
+                Ok(())
+            }
         }
     }
 }

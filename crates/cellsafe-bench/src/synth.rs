@@ -31,7 +31,7 @@ pub fn write_synthetic(
         .delimiter(delimiter)
         .from_writer(out);
     w.write_record(source.header())?;
-    each_row(source, rows, seed, mix, |record| {
+    each_row(source, rows, seed, mix, &mut |record| {
         w.write_record(record).map_err(Into::into)
     })?;
     w.flush()
@@ -44,7 +44,7 @@ fn each_row(
     rows: usize,
     seed: u64,
     mix: f64,
-    mut emit: impl FnMut(&[&str]) -> std::io::Result<()>,
+    emit: &mut dyn FnMut(&[&str]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = source.rows();
@@ -66,10 +66,8 @@ fn each_row(
     Ok(())
 }
 
-/// Writes `rows` synthetic rows derived from `source` as Parquet to `path`, streamed in
-/// row groups (memory holds one batch): the same rows as [`write_synthetic`] for the same
-/// seed. A column whose source values are all integers is `Int64`, any other `Utf8`.
-/// Written to a temporary file beside `path` and renamed: it appears whole or not at all.
+/// Writes `rows` synthetic rows derived from `source` as Parquet to `path`: the same rows
+/// as [`write_synthetic`] for the same seed (see [`write_parquet`] for the types).
 #[cfg(feature = "arrow")]
 pub fn write_synthetic_parquet(
     source: &Table,
@@ -77,6 +75,19 @@ pub fn write_synthetic_parquet(
     seed: u64,
     mix: f64,
     path: &Path,
+) -> anyhow::Result<()> {
+    write_parquet(source, path, |emit| each_row(source, rows, seed, mix, emit))
+}
+
+/// Writes the rows `rows` hands over (columns as in `source`) as Parquet to `path`,
+/// streamed in row groups (memory holds one batch). A column whose values in `source` are
+/// all integers is `Int64`, any other `Utf8`. Written to a temporary file beside `path`
+/// and renamed: it appears whole or not at all.
+#[cfg(feature = "arrow")]
+pub fn write_parquet(
+    source: &Table,
+    path: &Path,
+    rows: impl FnOnce(&mut dyn FnMut(&[&str]) -> std::io::Result<()>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     use std::sync::Arc;
 
@@ -133,11 +144,13 @@ pub fn write_synthetic_parquet(
                 .write(&batch)
                 .map_err(|e| std::io::Error::other(e.to_string()))
         };
-        each_row(source, rows, seed, mix, |record| {
+        rows(&mut |record: &[&str]| {
             for (c, value) in record.iter().enumerate() {
                 if integer[c] {
-                    // every source value of the column parsed as an integer above
-                    ints[c].append_value(value.parse().unwrap_or_default());
+                    let v = value.parse().map_err(|_| {
+                        std::io::Error::other(format!("`{value}` is not an integer"))
+                    })?;
+                    ints[c].append_value(v);
                 } else {
                     strings[c].append_value(value);
                 }
@@ -163,6 +176,25 @@ pub fn write_synthetic_parquet(
             Err(e)
         }
     }
+}
+
+/// Converts a CSV table to Parquet, row for row (see [`write_parquet`] for the types).
+#[cfg(feature = "arrow")]
+pub fn csv_to_parquet(input: &Path, delimiter: u8, output: &Path) -> anyhow::Result<()> {
+    let format = cellsafe::data::table::CsvFormat {
+        delimiter,
+        ..Default::default()
+    };
+    let table = Table::read_csv(input, &format)?;
+    write_parquet(&table, output, |emit| {
+        let mut record: Vec<&str> = Vec::with_capacity(table.header().len());
+        for r in 0..table.rows() {
+            record.clear();
+            record.extend((0..table.header().len()).map(|c| table.value(r, c)));
+            emit(&record)?;
+        }
+        Ok(())
+    })
 }
 
 /// Writes `rows` synthetic rows derived from the bundled Adult table to `path` as a
