@@ -563,7 +563,7 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
 /// input the same format (`NAME.anonymized.parquet`, ...).
 fn default_output(config: &Config) -> PathBuf {
     use cellsafe::data::table::Format;
-    let input = config.resolve(&config.input.path);
+    let input = config.data_path();
     let stem = input
         .file_stem()
         .map_or("output".into(), |s| s.to_string_lossy().into_owned());

@@ -16,9 +16,13 @@ use crate::input::{MAX_FIELD, MAX_LINE};
 
 #[cfg(feature = "arrow")]
 mod columnar;
+#[cfg(feature = "sqlite")]
+mod database;
 mod format;
 mod plain;
 
+#[cfg(feature = "sqlite")]
+pub use database::Selection;
 pub use format::{Format, SourceSchema};
 /// How a CSV file is laid out.
 #[derive(Debug, Clone)]

@@ -172,13 +172,7 @@ pub fn from_config_observed(
         .ok_or_else(|| Error::config(&file, "disclose", "the config has no [disclose] section"))?;
     let check = Check::bind(&spec.check).map_err(|e| Error::config(&file, "disclose.check", e))?;
     let options = spec.options(&file)?;
-    let path = config.resolve(&config.input.path);
-    let table = Table::read(
-        &path,
-        config.input_format()?,
-        &config.csv_format()?,
-        observer,
-    )?;
+    let (table, _) = config.read(observer)?;
     let role_of = |column: usize| {
         config
             .attributes

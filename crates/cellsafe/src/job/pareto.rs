@@ -182,7 +182,7 @@ pub fn pareto(
         None
     };
     Ok(ParetoReport {
-        input: config.resolve(&config.input.path).display().to_string(),
+        input: config.data_source(),
         rows: problem.data.rows(),
         quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
         objectives: objectives

@@ -18,11 +18,84 @@ fn cores() -> usize {
 impl Config {
     /// Checks the values that need no data: each model's parameters lie in their domain
     /// (errors name the key, e.g. `privacy[0].t`) and the suppression limit in [0, 1].
+    /// `[input]` names one source: a file (`path`), or a database (`url`) with one of
+    /// `table` and `query`.
+    pub(super) fn check_input(&self) -> Result<()> {
+        let file = self.file_name();
+        let input = &self.input;
+        let has_path = !input.path.as_os_str().is_empty();
+        match (&input.url, has_path) {
+            (None, false) => {
+                return Err(Error::config(
+                    &file,
+                    "input.path",
+                    "missing: give the data file's path (or a database `url` with `table` or \
+                     `query`)",
+                ))
+            }
+            (Some(_), true) => {
+                return Err(Error::config(
+                    &file,
+                    "input.url",
+                    "give either `path` or `url`, not both",
+                ))
+            }
+            (None, true) => {
+                for (key, v) in [("input.table", &input.table), ("input.query", &input.query)] {
+                    if v.is_some() {
+                        return Err(Error::config(
+                            &file,
+                            key,
+                            "only with a database `url` (the data file is `path`)",
+                        ));
+                    }
+                }
+            }
+            (Some(url), false) => {
+                if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                    return Err(Error::config(
+                        &file,
+                        "input.url",
+                        "PostgreSQL input is not available yet; export the table (to \
+                         Parquet or CSV) or use SQLite",
+                    ));
+                }
+                if url.strip_prefix("sqlite://").is_none_or(str::is_empty) {
+                    return Err(Error::config(
+                        &file,
+                        "input.url",
+                        format!(
+                            "`{}` is not a database url cellsafe reads; give \
+                             sqlite:///absolute/path.db or sqlite://path/relative/to/config.db",
+                            crate::error::excerpt(url)
+                        ),
+                    ));
+                }
+                if input.table.is_some() == input.query.is_some() {
+                    return Err(Error::config(
+                        &file,
+                        "input.table",
+                        "with a database `url`, give exactly one of `table` and `query`",
+                    ));
+                }
+                if input.format.is_some() {
+                    return Err(Error::config(
+                        &file,
+                        "input.format",
+                        "a database is read by its `url`; `format` is for files",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {
             m.validate().map_err(|e| e.in_config(&file, i))?;
         }
+        self.check_input()?;
         if !(0.0..=1.0).contains(&self.suppression_limit) {
             return Err(Error::config(
                 &file,

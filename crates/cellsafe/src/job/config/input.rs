@@ -14,9 +14,35 @@ impl Config {
     pub fn read(&self, observer: &dyn crate::observer::Observer) -> Result<(Table, f64)> {
         self.check_parameters()?;
         let clock = std::time::Instant::now();
-        let path = self.resolve(&self.input.path);
-        let table = Table::read(&path, self.input_format()?, &self.csv_format()?, observer)?;
+        let table = match &self.input.url {
+            Some(_) => self.read_database(observer)?,
+            None => {
+                let path = self.resolve(&self.input.path);
+                Table::read(&path, self.input_format()?, &self.csv_format()?, observer)?
+            }
+        };
         Ok((table, clock.elapsed().as_secs_f64()))
+    }
+
+    /// The table or query of `[input] url` (checked by `check_input`).
+    #[cfg(feature = "sqlite")]
+    fn read_database(&self, observer: &dyn crate::observer::Observer) -> Result<Table> {
+        use crate::data::table::Selection;
+        let selection = match (&self.input.table, &self.input.query) {
+            (Some(t), _) => Selection::Table(t.clone()),
+            (None, Some(q)) => Selection::Query(q.clone()),
+            (None, None) => unreachable!("check_input asks for one"),
+        };
+        Table::read_sqlite(&self.data_path(), &selection, observer)
+    }
+
+    #[cfg(not(feature = "sqlite"))]
+    fn read_database(&self, _observer: &dyn crate::observer::Observer) -> Result<Table> {
+        Err(Error::config(
+            self.file_name(),
+            "input.url",
+            "reading a database needs cellsafe built with the `sqlite` feature",
+        ))
     }
 
     /// Every attribute named under `[attributes]` must be a column of `table`.

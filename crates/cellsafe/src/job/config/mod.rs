@@ -186,7 +186,7 @@ impl Config {
     pub fn input_files(&self) -> Vec<(String, PathBuf)> {
         let mut files = vec![
             ("the config".to_owned(), self.file.clone()),
-            ("the data file".to_owned(), self.resolve(&self.input.path)),
+            ("the data file".to_owned(), self.data_path()),
         ];
         for (name, spec) in &self.attributes {
             if let Some(HierarchySpec::File(p)) = &spec.hierarchy {
@@ -213,6 +213,28 @@ impl Config {
             quote: single_byte(&self.input.quote, &file, "input.quote")?,
             header: self.input.header,
         })
+    }
+
+    /// The file the data is read from: `[input] path`, or the SQLite file of `[input] url`
+    /// (resolved against the config's directory).
+    pub fn data_path(&self) -> PathBuf {
+        match self
+            .input
+            .url
+            .as_deref()
+            .and_then(|u| u.strip_prefix("sqlite://"))
+        {
+            Some(file) => self.resolve(Path::new(file)),
+            None => self.resolve(&self.input.path),
+        }
+    }
+
+    /// Where the data comes from, as the report names it: the data file, or the url.
+    pub fn data_source(&self) -> String {
+        match &self.input.url {
+            Some(url) => url.clone(),
+            None => self.resolve(&self.input.path).display().to_string(),
+        }
     }
 
     /// The format of the data file: `[input] format`, else the file's extension.

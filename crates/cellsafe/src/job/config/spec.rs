@@ -34,8 +34,19 @@ fn default_hierarchy_delimiter() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
-    /// Path of the data file, relative to the config file.
+    /// Path of the data file, relative to the config file (or give `url`).
+    #[serde(default)]
     pub path: PathBuf,
+    /// A database to read instead of a file: `sqlite:///absolute/path.db` or
+    /// `sqlite://relative/to/config.db`, with `table` or `query`.
+    #[serde(default)]
+    pub(crate) url: Option<String>,
+    /// The database table to read (with `url`).
+    #[serde(default)]
+    pub(crate) table: Option<String>,
+    /// The `SELECT` whose rows are read (with `url`).
+    #[serde(default)]
+    pub(crate) query: Option<String>,
     /// Its format: `csv`, `parquet`, `arrow` (an Arrow IPC file) or `arrow-stream`
     /// (default: from the file's extension, `.parquet`, `.arrow`/`.feather`, `.arrows`,
     /// else CSV).
