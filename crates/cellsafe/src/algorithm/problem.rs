@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::criteria::presence::{unshown_stay_ambiguous, UnshownRule};
 use crate::criteria::{DeltaPresence, Model, ModelSpec, PresenceCounts};
-use crate::error::{Error, ProblemError, Result};
+use crate::error::{DatasetError, Error, ProblemError, Result};
 use crate::framework::classes::{Classes, Snapshot};
 use crate::framework::dataset::{Dataset, QuasiIdentifier};
 use crate::framework::lattice::{Lattice, LevelOrder};
@@ -181,6 +181,15 @@ impl Problem {
         if data.rows() == 0 {
             return Err(ProblemError::NoRows(data.table.source().to_path_buf()).into());
         }
+        if data.weights.is_some() {
+            // `with_weights` refuses these; a dataset's fields are public to the crate
+            if data.confidentiality.is_some() {
+                return Err(DatasetError::WeightedUnsupported("logical safety ([safety])").into());
+            }
+            if data.population.is_some() {
+                return Err(DatasetError::WeightedUnsupported("δ-presence").into());
+            }
+        }
         let size = data
             .max_levels()
             .iter()
@@ -205,7 +214,13 @@ impl Problem {
                     .map(|c| (c.profiles.of_row.as_slice(), c.profiles.len())),
             )
             .collect();
-        let snapshot = Snapshot::build(&hierarchies, &leaves, &sensitive, data.rows())?;
+        let snapshot = Snapshot::build(
+            &hierarchies,
+            &leaves,
+            &sensitive,
+            data.rows(),
+            data.weights(),
+        )?;
         let mut order: Vec<usize> = (0..data.quasi.len()).collect();
         order.sort_by_key(|&j| data.table.dictionary(data.quasi[j].column).len());
         let orders = hierarchies
@@ -232,7 +247,7 @@ impl Problem {
                 .into());
             }
         }
-        let max_suppressed = (suppression_limit * data.rows() as f64).floor() as u64;
+        let max_suppressed = (suppression_limit * data.persons() as f64).floor() as u64;
         let rule = if models.iter().any(|m| m.suppresses_smallest()) {
             SuppressionRule::Smallest
         } else {
@@ -262,7 +277,8 @@ impl Problem {
         } else {
             Vec::new()
         };
-        let max_classes = (data.rows() / k as usize).saturating_add(max_suppressed as usize);
+        let max_classes =
+            ((data.persons() / k as u64) as usize).saturating_add(max_suppressed as usize);
         Ok(Problem {
             rule,
             small_rows,
@@ -285,9 +301,9 @@ impl Problem {
     pub(crate) fn suppress_smallest_within(&mut self, rows: u64) {
         self.rule = SuppressionRule::Smallest;
         self.max_suppressed = rows;
-        self.suppression_limit = rows as f64 / self.data.rows() as f64;
-        self.max_classes =
-            (self.data.rows() / self.min_class_size() as usize).saturating_add(rows as usize);
+        self.suppression_limit = rows as f64 / self.data.persons() as f64;
+        self.max_classes = ((self.data.persons() / self.min_class_size() as u64) as usize)
+            .saturating_add(rows as usize);
     }
 
     /// Each quasi-identifier's hierarchy, in header order.

@@ -426,6 +426,7 @@ impl<'a> Anonymizer<'a> {
     pub fn attempt(mut self) -> Result<Release> {
         let start = Instant::now();
         let data = self.dataset()?;
+        data.unweighted("the anonymizer (it releases rows)")?;
         let mut problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
         if let Some(rows) = self.smallest_within {
             if rows >= problem.data.rows() as u64 {

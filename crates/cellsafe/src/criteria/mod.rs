@@ -207,6 +207,6 @@ impl Span {
 /// The distribution of `attribute`'s values over the whole input (t-closeness, δ-disclosure
 /// and β-likeness compare each class with it).
 fn reference(attribute: &SensitiveAttribute, data: &Dataset) -> Vec<f64> {
-    let n = data.rows() as f64;
+    let n = data.persons() as f64;
     attribute.counts.iter().map(|&c| c as f64 / n).collect()
 }

@@ -55,7 +55,7 @@ impl DeltaPresence {
         };
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = population.leaves.iter().map(Vec::as_slice).collect();
-        let snapshot = Snapshot::build(&hierarchies, &leaves, &[], population.rows())?;
+        let snapshot = Snapshot::build(&hierarchies, &leaves, &[], population.rows(), None)?;
         Ok(Some(DeltaPresence {
             delta_min,
             delta_max,

@@ -474,7 +474,7 @@ impl ModelSpec {
                 population_size,
                 sampling_fraction,
             } => {
-                let rows = data.rows() as u64;
+                let rows = data.persons();
                 let size = match (population_size, sampling_fraction) {
                     (Some(n), _) => *n,
                     (None, Some(f)) => ((rows as f64 / f).round() as u64).max(rows),

@@ -328,6 +328,26 @@ pub enum DatasetError {
          (algorithm = \"lgb\") protects it cell by cell"
     )]
     SemiSensitive(String),
+    /// Row weights that are not one per row.
+    #[error("one weight per row is required: {rows} rows, {weights} weights")]
+    WeightsLength {
+        /// Rows of the table.
+        rows: usize,
+        /// Weights given.
+        weights: usize,
+    },
+    /// A row weight of 0 (every row of a frequency set stands for at least one person).
+    #[error("row {0} (0-based) has weight 0: every weight must be at least 1")]
+    ZeroWeight(usize),
+    /// Row weights adding up to more persons than a class count holds.
+    #[error("the row weights add up to {0} persons, more than 4294967295")]
+    TooManyPersons(u64),
+    /// A feature that needs one row per person, on a weighted dataset (a frequency set).
+    #[error(
+        "{0} needs one row per person and cannot run on a weighted dataset (a frequency \
+         set); use the full table"
+    )]
+    WeightedUnsupported(&'static str),
 }
 
 /// Errors of the algorithm layer: a problem that cannot be set up, or a question a problem

@@ -265,11 +265,13 @@ impl Classes {
 impl Snapshot {
     /// Groups rows by their leaf tuple. `leaves[j][row]` is the leaf code of attribute `j`;
     /// `sensitive[s][row]` the code of sensitive attribute `s` among `domain[s]` values.
+    /// With `weights`, row `r` counts `weights[r]` times in counts and histograms.
     pub(crate) fn build(
         hierarchies: &[&Hierarchy],
         leaves: &[&[u32]],
         sensitive: &[(&[u32], usize)],
         rows: usize,
+        weights: Option<&[u32]>,
     ) -> Result<Snapshot> {
         let dims = hierarchies.len();
         let mut strides = Vec::with_capacity(dims);
@@ -307,16 +309,35 @@ impl Snapshot {
             .map(|leaves| first_rows.iter().map(|&r| leaves[r as usize]).collect())
             .collect();
         let mut counts = vec![0u32; tuples];
-        for &t in &row_tuple {
-            counts[t as usize] += 1;
-        }
         let mut hist = vec![0u32; tuples * width];
-        if width > 0 {
-            for (r, &t) in row_tuple.iter().enumerate() {
-                let mut offset = t as usize * width;
-                for (codes, domain) in sensitive {
-                    hist[offset + codes[r] as usize] += 1;
-                    offset += domain;
+        // the weighted loops are separate, so that unweighted rows count as before
+        match weights {
+            None => {
+                for &t in &row_tuple {
+                    counts[t as usize] += 1;
+                }
+                if width > 0 {
+                    for (r, &t) in row_tuple.iter().enumerate() {
+                        let mut offset = t as usize * width;
+                        for (codes, domain) in sensitive {
+                            hist[offset + codes[r] as usize] += 1;
+                            offset += domain;
+                        }
+                    }
+                }
+            }
+            Some(weights) => {
+                for (&t, &w) in row_tuple.iter().zip(weights) {
+                    counts[t as usize] += w;
+                }
+                if width > 0 {
+                    for (r, (&t, &w)) in row_tuple.iter().zip(weights).enumerate() {
+                        let mut offset = t as usize * width;
+                        for (codes, domain) in sensitive {
+                            hist[offset + codes[r] as usize] += w;
+                            offset += domain;
+                        }
+                    }
                 }
             }
         }

@@ -22,7 +22,7 @@ pub struct QuasiIdentifier {
     pub hierarchy: Hierarchy,
     /// Per row, the leaf code of its value in `hierarchy`.
     pub leaves: Vec<u32>,
-    /// Per leaf of `hierarchy`, how many rows have it.
+    /// Per leaf of `hierarchy`, how many persons have it (rows, weighted).
     pub(crate) leaf_rows: Vec<u64>,
 }
 
@@ -84,7 +84,7 @@ pub(crate) struct SensitiveAttribute {
     pub(crate) codes: Vec<u32>,
     /// The distinct values, indexed by code.
     pub(crate) values: Vec<String>,
-    /// Frequency of each value in the whole input.
+    /// Frequency of each value in the whole input (persons: rows, weighted).
     pub(crate) counts: Vec<u32>,
     /// Values in their natural order (numeric if every value is a number, else by string).
     pub(crate) order: Vec<u32>,
@@ -111,6 +111,9 @@ pub struct Dataset {
     pub(crate) public: Vec<bool>,
     /// The population table this table is a research subset of (δ-presence), if it is one.
     pub(crate) population: Option<Arc<Population>>,
+    /// Per row, how many identical persons it stands for (a frequency set: the distinct
+    /// tuples of a larger table with their counts); `None`: one each.
+    pub(crate) weights: Option<Arc<Vec<u32>>>,
 }
 
 /// The population a research subset was drawn from: a public table (a register, a census)
@@ -241,6 +244,7 @@ impl Dataset {
             confidentiality: None,
             public,
             population: None,
+            weights: None,
         })
     }
 
@@ -258,6 +262,9 @@ impl Dataset {
         }
         if self.population.is_some() {
             return Err(DatasetError::SubsetOfSubset.into());
+        }
+        if self.weights.is_some() {
+            return Err(DatasetError::WeightedUnsupported("a research subset (δ-presence)").into());
         }
         members.sort_unstable();
         let rows = self.rows();
@@ -308,6 +315,77 @@ impl Dataset {
         Ok(self)
     }
 
+    /// Makes the table a frequency set: row `r` stands for `weights[r]` identical persons
+    /// (the `GROUP BY … COUNT(*)` of a larger table), for the search only. A search on it
+    /// finds what it finds on the table with each row repeated by its weight; releasing
+    /// rows, logical safety, δ-presence, set-based and local recoding refuse it. One
+    /// difference remains with the risk-based models: they suppress the smallest classes,
+    /// ties broken by each class's first row (as ARX does), so the same scores need the
+    /// tuples in order of first occurrence in the full table (in another order, verdicts
+    /// and suppressed persons are the same, but another class of a tied size may go).
+    /// Errors: not one weight per row, a weight of 0, more than `u32::MAX` persons in all,
+    /// or a dataset that is a research subset or has confidential formulas.
+    pub fn with_weights(mut self, weights: Vec<u32>) -> Result<Dataset> {
+        if weights.len() != self.rows() {
+            return Err(DatasetError::WeightsLength {
+                rows: self.rows(),
+                weights: weights.len(),
+            }
+            .into());
+        }
+        if let Some(row) = weights.iter().position(|&w| w == 0) {
+            return Err(DatasetError::ZeroWeight(row).into());
+        }
+        let total: u64 = weights.iter().map(|&w| w as u64).sum();
+        if total > u32::MAX as u64 {
+            return Err(DatasetError::TooManyPersons(total).into());
+        }
+        if self.population.is_some() {
+            return Err(DatasetError::WeightedUnsupported("a research subset (δ-presence)").into());
+        }
+        if self.confidentiality.is_some() {
+            return Err(
+                DatasetError::WeightedUnsupported("confidential formulas ([safety])").into(),
+            );
+        }
+        for q in &mut self.quasi {
+            q.leaf_rows.iter_mut().for_each(|n| *n = 0);
+            for (&leaf, &w) in q.leaves.iter().zip(&weights) {
+                q.leaf_rows[leaf as usize] += w as u64;
+            }
+        }
+        for s in &mut self.sensitive {
+            s.counts.iter_mut().for_each(|n| *n = 0);
+            for (&c, &w) in s.codes.iter().zip(&weights) {
+                s.counts[c as usize] += w;
+            }
+        }
+        self.weights = Some(Arc::new(weights));
+        Ok(self)
+    }
+
+    /// Per row, the persons it stands for, when the dataset is weighted.
+    pub fn weights(&self) -> Option<&[u32]> {
+        self.weights.as_deref().map(Vec::as_slice)
+    }
+
+    /// An error naming `feature` when the dataset is weighted (`feature` needs one row per
+    /// person).
+    pub(crate) fn unweighted(&self, feature: &'static str) -> Result<()> {
+        match self.weights {
+            Some(_) => Err(DatasetError::WeightedUnsupported(feature).into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Number of persons: the sum of the weights, or the rows when unweighted.
+    pub fn persons(&self) -> u64 {
+        match &self.weights {
+            Some(w) => w.iter().map(|&w| w as u64).sum(),
+            None => self.rows() as u64,
+        }
+    }
+
     /// Attaches the persons' confidential formulas.
     pub(crate) fn with_confidentiality(mut self, c: Confidentiality) -> Dataset {
         self.confidentiality = Some(Arc::new(c));
@@ -318,7 +396,7 @@ impl Dataset {
     pub(crate) fn profile_offset(&self) -> usize {
         self.sensitive.iter().map(|s| s.values.len()).sum()
     }
-    /// Number of rows.
+    /// Number of table rows (of distinct tuples, when weighted: see [`persons`](Self::persons)).
     pub fn rows(&self) -> usize {
         self.table.rows()
     }

@@ -147,7 +147,7 @@ impl Basis {
             weights,
             s_factor: if g < 0.5 { 2.0 * g } else { 1.0 },
             g_factor: if g <= 0.5 { 1.0 } else { 1.0 - 2.0 * (g - 0.5) },
-            rows: data.rows() as f64,
+            rows: data.persons() as f64,
             heights: data
                 .quasi
                 .iter()
@@ -425,7 +425,7 @@ impl Metric {
     }
 }
 
-/// How many rows have each leaf of `q`'s hierarchy.
+/// How many persons (rows, weighted) have each leaf of `q`'s hierarchy.
 fn leaf_counts(q: &QuasiIdentifier) -> &[u64] {
     &q.leaf_rows
 }

@@ -132,6 +132,7 @@ impl<'a> Released<'a> {
     /// the classes `SuppressionRule` picks
     /// suppressed.
     pub fn new(problem: &'a Problem, levels: &[u8]) -> Result<Released<'a>> {
+        problem.data.unweighted("releasing rows")?;
         problem.check_levels(levels)?;
         let hierarchies = problem.hierarchies();
         let classes = problem.classes(levels);

@@ -68,6 +68,9 @@ fn chain(
     check: Check,
     observer: &dyn Observer,
 ) -> Result<(Disclosure, Vec<Vec<u8>>)> {
+    problem
+        .data
+        .unweighted("a public search (its persons are rows)")?;
     if problem.max_suppressed > 0 {
         return Err(DisclosureError::PublicSearchSuppresses.into());
     }

@@ -25,6 +25,7 @@ pub fn mondrian(
     spec: &LocalSpec,
     observer: &dyn Observer,
 ) -> Result<Option<Partition>> {
+    problem.data.unweighted("local recoding (Mondrian)")?;
     check_models(problem)?;
     let quasi = &problem.data.quasi;
     let domains: Vec<Domain> = quasi.iter().map(Domain::new).collect();

@@ -168,7 +168,7 @@ impl<'p> Evaluator<'p> {
         if objectives.is_empty() {
             return Err(ParetoError::NoObjectives.into());
         }
-        let rows = problem.data.rows() as u64;
+        let rows = problem.data.persons();
         if budget >= rows {
             return Err(ParetoError::Budget { budget, rows }.into());
         }

@@ -48,6 +48,7 @@ impl<'a> SetTable<'a> {
         families: &FxHashMap<String, Family>,
         cells: Option<Vec<Vec<u64>>>,
     ) -> Result<Self> {
+        problem.data.unweighted("set-based generalization")?;
         let c = problem
             .data
             .confidentiality
