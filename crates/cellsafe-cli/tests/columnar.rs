@@ -347,3 +347,42 @@ fn the_bundled_parquet_job_releases_what_the_csv_job_releases() {
         assert_eq!(row, &want, "row {r}");
     }
 }
+
+/// A corrupt Parquet input through the CLI: exit 1, a message naming the file, no output,
+/// and the input left as it was.
+#[test]
+fn a_corrupt_parquet_input_exits_1_naming_it_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (schema, batch, _) = table(9, 500);
+    let good = dir.path().join("good.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(File::create(&good).unwrap(), schema, None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let input = dir.path().join("t.parquet");
+    std::fs::write(&input, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(dir.path().join("c.toml"), config("t.parquet")).unwrap();
+    let out = dir.path().join("r.parquet");
+    let report = dir.path().join("r.json");
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(dir.path().join("c.toml"))
+        .arg("--output")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(input.display().to_string()));
+    assert!(!out.exists() && !report.exists());
+    assert_eq!(std::fs::read(&input).unwrap(), &bytes[..bytes.len() / 2]);
+    // nothing staged is left beside the outputs
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
