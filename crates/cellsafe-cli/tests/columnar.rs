@@ -164,7 +164,8 @@ fn read_back(path: &Path) -> ReadBack {
     (fields, rows)
 }
 
-fn anonymize(config: &Path, output: &Path, report: &Path) {
+/// `cellsafe anonymize CONFIG --output OUTPUT --report REPORT`, for its verdict.
+fn run(config: &Path, output: &Path, report: &Path) -> assert_cmd::assert::Assert {
     Command::cargo_bin("cellsafe")
         .unwrap()
         .arg("anonymize")
@@ -174,7 +175,10 @@ fn anonymize(config: &Path, output: &Path, report: &Path) {
         .arg("--report")
         .arg(report)
         .assert()
-        .success();
+}
+
+fn anonymize(config: &Path, output: &Path, report: &Path) {
+    run(config, output, report).success();
 }
 
 #[test]
@@ -258,15 +262,7 @@ fn an_unknown_output_format_is_named_by_its_key_and_nothing_is_written() {
     let text = config("t.csv").replace("[output]\n", "[output]\nformat = \"xlsx\"\n");
     std::fs::write(dir.path().join("c.toml"), text).unwrap();
     let out = dir.path().join("r.bin");
-    Command::cargo_bin("cellsafe")
-        .unwrap()
-        .arg("anonymize")
-        .arg(dir.path().join("c.toml"))
-        .arg("--output")
-        .arg(&out)
-        .arg("--report")
-        .arg(dir.path().join("r.json"))
-        .assert()
+    run(&dir.path().join("c.toml"), &out, &dir.path().join("r.json"))
         .code(1)
         .stderr(predicates::str::contains("config key `output.format`"));
     assert!(!out.exists());
@@ -278,15 +274,7 @@ fn an_lgb_release_is_refused_as_parquet_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lgb.parquet");
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lgb/lgb.toml");
-    Command::cargo_bin("cellsafe")
-        .unwrap()
-        .arg("anonymize")
-        .arg(examples)
-        .arg("--output")
-        .arg(&out)
-        .arg("--report")
-        .arg(dir.path().join("r.json"))
-        .assert()
+    run(&examples, &out, &dir.path().join("r.json"))
         .code(1)
         .stderr(predicates::str::contains(
             "an LGB release (a main table and bucket tables) cannot be written as Parquet",
@@ -365,15 +353,7 @@ fn a_corrupt_parquet_input_exits_1_naming_it_and_writes_nothing() {
     std::fs::write(dir.path().join("c.toml"), config("t.parquet")).unwrap();
     let out = dir.path().join("r.parquet");
     let report = dir.path().join("r.json");
-    Command::cargo_bin("cellsafe")
-        .unwrap()
-        .arg("anonymize")
-        .arg(dir.path().join("c.toml"))
-        .arg("--output")
-        .arg(&out)
-        .arg("--report")
-        .arg(&report)
-        .assert()
+    run(&dir.path().join("c.toml"), &out, &report)
         .code(1)
         .stderr(predicates::str::contains(input.display().to_string()));
     assert!(!out.exists() && !report.exists());
