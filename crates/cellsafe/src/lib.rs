@@ -13,6 +13,8 @@
 //! - [`algorithm`]: the problem (data, models, metric) and the searches that solve it;
 //! - [`release`]: the released table, its one writer, and the independent audit;
 //! - [`anonymizer`]: the in-memory API over all of them ([`Anonymizer`]);
+//! - [`engine`]: the passes of a job over rows kept elsewhere (a file scanned a batch at a
+//!   time): frequency set, release plan, audit count;
 //! - [`gatekeeper`]: answers to queries judged together with what their recipient already
 //!   holds (paper 002's Cellsecu gatekeeper, without the service around it);
 //! - [`job`]: a TOML job description turned into calls of the layers above, and the report.
@@ -28,6 +30,7 @@ pub mod algorithm;
 pub mod anonymizer;
 pub mod criteria;
 pub mod data;
+pub mod engine;
 pub mod error;
 pub mod framework;
 pub mod gatekeeper;

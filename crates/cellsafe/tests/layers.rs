@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["algorithm"],
     &["release"],
     &["anonymizer"],
+    &["engine"],
     &["gatekeeper"],
     &["job"],
 ];

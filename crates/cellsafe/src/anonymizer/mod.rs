@@ -491,11 +491,64 @@ impl<'a> Anonymizer<'a> {
         Ok(release)
     }
 
-    /// Searches the lattice and releases the node found (if a public search allows it).
-    fn release_node(&self, release: &mut Release) -> Result<()> {
-        let problem = &release.problem;
+    /// Runs the full-domain search alone and releases nothing: the [`Release`] says what
+    /// was found ([`Release::evaluation`]) but holds no table. This is the search of an
+    /// engine that keeps the rows elsewhere ([`crate::engine`]): its dataset may be a
+    /// frequency set (rows with weights). What needs the rows themselves is refused:
+    /// set-based and local searches, a public search, microaggregation, a research subset,
+    /// a suppression budget (a node of a Pareto front) and δ-presence.
+    pub fn search(mut self) -> Result<Release> {
+        let start = Instant::now();
+        let refused = |what: &'static str| Err(AnonymizerError::NeedsRows(what).into());
+        if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
+            return refused("a set-based or local search");
+        }
+        if self.public_search.is_some() {
+            return refused("a public search ([disclose])");
+        }
+        if self.aggregators.is_some() {
+            return refused("microaggregation");
+        }
+        if self.smallest_within.is_some() {
+            return refused("a suppression budget (a node of a Pareto front)");
+        }
+        let data = self.dataset()?;
+        if data.population.is_some() {
+            return refused("a research subset");
+        }
+        let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
+        if problem.models.iter().any(|m| m.presence().is_some()) {
+            return refused("delta-presence");
+        }
+        let order = self
+            .order
+            .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed()));
+        let mut release = Release {
+            problem,
+            algorithm: self.algorithm,
+            outcome: Default::default(),
+            best: None,
+            disclosure: None,
+            set_based: None,
+            local: None,
+            order,
+            written: None,
+            timings: Timings {
+                encode: start.elapsed().as_secs_f64(),
+                ..Timings::default()
+            },
+        };
         let clock = Instant::now();
-        let outcome = match &self.levels {
+        let outcome = self.search_node(&release.problem)?;
+        release.best = outcome.best.clone();
+        release.outcome = outcome;
+        release.timings.search = clock.elapsed().as_secs_f64();
+        Ok(release)
+    }
+
+    /// The search's outcome, or the configured node's evaluation.
+    fn search_node(&self, problem: &Problem) -> Result<algorithm::Outcome> {
+        Ok(match &self.levels {
             Some(levels) => {
                 problem.check_levels(levels)?;
                 let evaluation = problem.check(levels, &problem.classes(levels));
@@ -506,7 +559,14 @@ impl<'a> Anonymizer<'a> {
                 }
             }
             None => algorithm::run(problem, self.algorithm, &self.genetic, self.observer)?,
-        };
+        })
+    }
+
+    /// Searches the lattice and releases the node found (if a public search allows it).
+    fn release_node(&self, release: &mut Release) -> Result<()> {
+        let problem = &release.problem;
+        let clock = Instant::now();
+        let outcome = self.search_node(problem)?;
         let mut best = outcome.best.clone();
         if let (Some(public), Some(found)) = (&self.public_search, &outcome.best) {
             let (released, decision) = public::decide(problem, found, public, self.observer)?;

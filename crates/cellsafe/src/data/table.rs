@@ -20,6 +20,7 @@ mod columnar;
 mod database;
 mod format;
 mod plain;
+pub mod scan;
 
 #[cfg(feature = "sqlite")]
 pub use database::Selection;
@@ -195,6 +196,15 @@ impl Table {
             lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
             schema: None,
         })
+    }
+
+    /// This table as read from `source`, its rows starting on `lines` (a frequency set
+    /// counted from a file: each row names where its tuple first occurs).
+    pub(crate) fn with_origin(mut self, source: &Path, lines: Vec<u64>) -> Table {
+        debug_assert_eq!(lines.len(), self.rows());
+        self.source = source.to_owned();
+        self.lines = lines;
+        self
     }
 
     /// The table of `rows` (in that order) and `columns` of this one, built in memory: the

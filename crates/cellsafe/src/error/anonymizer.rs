@@ -6,6 +6,13 @@
 /// Builder settings that cannot run together (anonymizer layer).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AnonymizerError {
+    /// What needs the rows in memory, asked of a search that has only their frequency set
+    /// (an engine that keeps the rows elsewhere).
+    #[error(
+        "{0} needs the rows in memory: run this job with the in-memory engine \
+         ([engine] kind = \"memory\")"
+    )]
+    NeedsRows(&'static str),
     /// A budget of suppressed rows that leaves no row to release.
     #[error("a budget of {budget} rows would suppress the whole table of {rows} rows")]
     BudgetTooLarge {

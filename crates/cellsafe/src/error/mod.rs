@@ -7,7 +7,7 @@
 //! wrapped in it: [`DataError`] (data), [`CriteriaError`] (criteria), [`MetricError`]
 //! (metric), [`DatasetError`] (framework), [`ProblemError`], [`DisclosureError`] and
 //! [`ParetoError`] (algorithm), [`ReleaseError`] (release), [`AnonymizerError`]
-//! (anonymizer), [`CenterError`] and [`QueryError`] (gatekeeper), [`JobError`] (job).
+//! (anonymizer), [`EngineError`] (engine), [`CenterError`] and [`QueryError`] (gatekeeper), [`JobError`] (job).
 //! Errors of input files carry their [`Location`] (`Error::Data`), of the config its key
 //! (`Error::Config`); the job layer turns a criteria or metric error into the key of the
 //! `[[privacy]]` or `[metric]` entry at fault. The enums live here, below every layer, so
@@ -15,6 +15,7 @@
 
 mod anonymizer;
 mod criteria;
+mod engine;
 mod gatekeeper;
 mod job;
 mod metric;
@@ -22,6 +23,7 @@ mod metric;
 pub use anonymizer::AnonymizerError;
 pub use criteria::CriteriaError;
 pub(crate) use criteria::CriteriaErrorKind;
+pub use engine::EngineError;
 pub use gatekeeper::CenterError;
 pub use job::JobError;
 pub use metric::MetricError;
@@ -147,6 +149,9 @@ pub enum Error {
     /// A job that cannot run as asked (job layer).
     #[error(transparent)]
     Job(#[from] JobError),
+    /// A pass of an engine that keeps the rows outside memory (engine layer).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
     /// A value could not be written as JSON. The cause is the message and is not also
     /// reported as `source()`, as for [`Error::Io`].
     #[error("{0}")]

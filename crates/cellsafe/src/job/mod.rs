@@ -25,6 +25,7 @@ pub mod pareto_page;
 pub mod report;
 pub mod risk;
 pub mod risk_page;
+pub mod stream;
 pub mod synth;
 
 use std::path::{Path, PathBuf};
@@ -117,6 +118,9 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     };
     let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
+    if config.engine_kind()? == config::EngineKind::Streaming {
+        return stream::anonymize(config, outputs, observer, tx, out_format, start);
+    }
     let public = config
         .disclose
         .as_ref()

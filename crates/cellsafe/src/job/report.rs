@@ -159,6 +159,10 @@ pub struct Report {
     /// a string; the others keep their source's type).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Vec<crate::job::output::WrittenColumn>>,
+    /// The engine the job ran on, when not the in-memory one: its limits, the frequency
+    /// set's size and the seconds per pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<crate::job::stream::EngineReport>,
     /// The independent audit of the written table, when one was run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<Audit>,
@@ -203,7 +207,7 @@ impl Report {
         Report {
             found: false,
             input: problem.data.table.source().display().to_string(),
-            rows: problem.data.rows(),
+            rows: problem.data.persons() as usize,
             population_rows: problem.data.population.as_ref().map(|p| p.rows()),
             quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
             levels: None,
@@ -227,6 +231,7 @@ impl Report {
             timings: None,
             output: None,
             output_schema: None,
+            engine: None,
             partitions: None,
             values: crate::job::config::OutputValues::Generalization,
             layout: None,

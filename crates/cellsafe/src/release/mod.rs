@@ -22,7 +22,6 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
@@ -72,13 +71,53 @@ fn csv_writer<'w>(w: &'w mut dyn Write, format: &CsvFormat) -> csv::Writer<&'w m
         .from_writer(w)
 }
 
-/// The input rows `rows` in the order they are released.
-pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usize> {
-    let mut rows: Vec<usize> = rows.collect();
-    if let RowOrder::Shuffled(seed) = order {
-        rows.shuffle(&mut rand_chacha::ChaCha20Rng::seed_from_u64(seed));
+/// The sort keys of the shuffled order drawn from a seed: input row `r`'s key is the
+/// `r`-th 64-bit word of the ChaCha20 stream the seed keys, and rows are released in
+/// increasing (key, row). A keyed pseudo-random function of the row number, so that an
+/// engine that streams the rows (and sorts them with spilling) releases exactly the order
+/// the in-memory engine does, without holding a permutation of every row.
+pub struct OrderKeys {
+    stream: rand_chacha::ChaCha20Rng,
+    next: u64,
+}
+
+impl OrderKeys {
+    /// The keys of the order drawn from `seed`.
+    pub fn new(seed: u64) -> OrderKeys {
+        OrderKeys {
+            stream: rand_chacha::ChaCha20Rng::seed_from_u64(seed),
+            next: 0,
+        }
     }
-    rows
+
+    /// The key of input row `row` (0-based). Cheapest when called for increasing rows.
+    pub fn key(&mut self, row: u64) -> u64 {
+        use rand::RngCore;
+        if row != self.next {
+            // two 32-bit words per key
+            self.stream.set_word_pos(u128::from(row) * 2);
+        }
+        self.next = row + 1;
+        self.stream.next_u64()
+    }
+}
+
+/// The input rows `rows` (increasing) in the order they are released.
+pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> Vec<usize> {
+    match order {
+        RowOrder::Input => rows.collect(),
+        RowOrder::Shuffled(seed) => {
+            let mut keys = OrderKeys::new(seed);
+            let mut keyed: Vec<(u64, usize)> = rows.map(|r| (keys.key(r as u64), r)).collect();
+            if keyed.len() >= PARALLEL_WRITE_ROWS {
+                use rayon::slice::ParallelSliceMut;
+                keyed.par_sort_unstable();
+            } else {
+                keyed.sort_unstable();
+            }
+            keyed.into_iter().map(|(_, r)| r).collect()
+        }
+    }
 }
 
 /// Writes the mapping from released rows to input lines as CSV: `released_row,input_line`,

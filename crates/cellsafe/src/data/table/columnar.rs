@@ -23,7 +23,7 @@ use arrow_array::{Array, RecordBatch, StringArray};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use super::format::SourceSchema;
+use super::format::{Format, SourceSchema};
 use super::{duplicate_name, Dictionary, Table};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::input::{self, Kind};
@@ -64,29 +64,7 @@ pub(crate) fn from_batches(
     total_rows: Option<u64>,
     observer: &dyn Observer,
 ) -> Result<Table> {
-    let header: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    if let Some(i) = duplicate_name(&header) {
-        return Err(Error::data(
-            Location::file(source),
-            format!(
-                "duplicate column name `{}` in the schema",
-                excerpt(&header[i])
-            ),
-        ));
-    }
-    for field in schema.fields() {
-        if !readable(field.data_type()) {
-            return Err(Error::data(
-                Location::file(source),
-                format!(
-                    "column `{}` has type {}, which cellsafe does not read: cast it to a \
-                     string, number or date first",
-                    excerpt(field.name()),
-                    field.data_type()
-                ),
-            ));
-        }
-    }
+    let header = checked_header(&schema, source)?;
     let mut columns: Vec<Vec<u32>> = vec![Vec::new(); header.len()];
     let mut dictionaries = vec![Dictionary::default(); header.len()];
     let stage = Stage::start(observer, LOADING, total_rows);
@@ -127,6 +105,135 @@ pub(crate) fn from_batches(
         lines: (1..=rows).collect(),
         schema: Some(SourceSchema(schema)),
     })
+}
+
+/// The column names of `schema`, refused when two are the same or a column has a type
+/// cellsafe does not read.
+pub(crate) fn checked_header(schema: &SchemaRef, source: &Path) -> Result<Vec<String>> {
+    let header: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    if let Some(i) = duplicate_name(&header) {
+        return Err(Error::data(
+            Location::file(source),
+            format!(
+                "duplicate column name `{}` in the schema",
+                excerpt(&header[i])
+            ),
+        ));
+    }
+    for field in schema.fields() {
+        if !readable(field.data_type()) {
+            return Err(Error::data(
+                Location::file(source),
+                format!(
+                    "column `{}` has type {}, which cellsafe does not read: cast it to a \
+                     string, number or date first",
+                    excerpt(field.name()),
+                    field.data_type()
+                ),
+            ));
+        }
+    }
+    Ok(header)
+}
+
+/// The schema of the Parquet or Arrow IPC file at `path`.
+pub(crate) fn schema_of(path: &Path, format: Format) -> Result<SchemaRef> {
+    match format {
+        Format::Parquet => {
+            let file = input::open(path, Kind::Seekable)?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|e| arrow_error(path, None, format_args!("Parquet: {e}")))?;
+            Ok(builder.schema().clone())
+        }
+        Format::ArrowFile => {
+            let file: File = input::open(path, Kind::Seekable)?;
+            let reader = arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None)
+                .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC file: {e}")))?;
+            Ok(reader.schema())
+        }
+        Format::ArrowStream => {
+            let file = input::open(path, Kind::Seekable)?;
+            let reader = arrow_ipc::reader::StreamReader::try_new(BufReader::new(file), None)
+                .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC stream: {e}")))?;
+            Ok(reader.schema())
+        }
+        Format::Csv => unreachable!("a CSV file has no Arrow schema"),
+    }
+}
+
+/// Hands the rows of the Parquet or Arrow IPC file at `path` to `each` in batches of the
+/// columns `columns`, each cast to strings (see [`super::scan`]).
+pub(crate) fn scan(
+    path: &Path,
+    format: Format,
+    columns: &[usize],
+    observer: &dyn Observer,
+    each: &mut dyn FnMut(&super::scan::Batch) -> Result<()>,
+) -> Result<u64> {
+    type Batches = Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>;
+    let (batches, total): (Batches, Option<u64>) = match format {
+        Format::Parquet => {
+            let file = input::open(path, Kind::Seekable)?;
+            let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|e| arrow_error(path, None, format_args!("Parquet: {e}")))?;
+            let total = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
+            let mask = parquet::arrow::ProjectionMask::roots(
+                builder.parquet_schema(),
+                columns.iter().copied(),
+            );
+            let reader = builder
+                .with_batch_size(super::scan::BATCH_ROWS)
+                .with_projection(mask)
+                .build()
+                .map_err(|e| arrow_error(path, None, format_args!("Parquet: {e}")))?;
+            (Box::new(reader), total)
+        }
+        Format::ArrowFile => {
+            let file: File = input::open(path, Kind::Seekable)?;
+            let reader = arrow_ipc::reader::FileReader::try_new(
+                BufReader::new(file),
+                Some(columns.to_vec()),
+            )
+            .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC file: {e}")))?;
+            (Box::new(reader), None)
+        }
+        Format::ArrowStream => {
+            let file = input::open(path, Kind::Seekable)?;
+            let reader = arrow_ipc::reader::StreamReader::try_new(
+                BufReader::new(file),
+                Some(columns.to_vec()),
+            )
+            .map_err(|e| arrow_error(path, None, format_args!("an Arrow IPC stream: {e}")))?;
+            (Box::new(reader), None)
+        }
+        Format::Csv => unreachable!("a CSV file is scanned by its reader"),
+    };
+    let stage = Stage::start(observer, LOADING, total);
+    let mut rows: u64 = 0;
+    // a projection keeps the columns in the file's order: find each asked one in it
+    let mut sorted: Vec<usize> = columns.to_vec();
+    sorted.sort_unstable();
+    let position: Vec<usize> = columns
+        .iter()
+        .map(|c| sorted.binary_search(c).unwrap_or(0))
+        .collect();
+    for batch in batches {
+        stage.check()?;
+        let batch = batch.map_err(|e| arrow_error(path, Some(rows + 1), e))?;
+        if batch.num_columns() != sorted.len() {
+            return Err(super::scan::changed(path));
+        }
+        let arrays: Vec<StringArray> = position
+            .iter()
+            .map(|&i| as_strings(batch.column(i).as_ref()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| arrow_error(path, Some(rows + 1), e))?;
+        each(&super::scan::Batch::arrays(rows, batch.num_rows(), &arrays))?;
+        rows += batch.num_rows() as u64;
+        stage.add(batch.num_rows() as u64);
+    }
+    stage.check_stopped()?;
+    Ok(rows)
 }
 
 /// The values of `array` as Arrow prints them (a null stays null).

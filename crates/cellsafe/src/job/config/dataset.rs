@@ -26,13 +26,24 @@ impl Config {
     /// [`dataset`](Self::dataset); with `personal`, confidential formulas may mention
     /// quasi-identifiers (decided by each person's own value, as only the gatekeeper does).
     pub(crate) fn dataset_with(&self, table: Table, personal: bool) -> Result<Dataset> {
+        self.check_attribute_columns(&table)?;
+        self.dataset_of(table, personal)
+    }
+
+    /// The dataset of a frequency set counted by an engine: its quasi-identifier and
+    /// sensitive columns, each row weighted by the rows it stands for. The attributes were
+    /// checked against the source's header (see `source_roles`).
+    pub(crate) fn frequency_dataset(&self, set: crate::engine::FrequencySet) -> Result<Dataset> {
+        self.dataset_of(set.table, false)?.with_weights(set.weights)
+    }
+
+    fn dataset_of(&self, table: Table, personal: bool) -> Result<Dataset> {
         let file = self.file_name();
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
             &file,
             "input.hierarchy_delimiter",
         )?;
-        self.check_attribute_columns(&table)?;
         let mut roles = Vec::new();
         let mut hierarchies = Vec::new();
         let mut sensitive_hierarchies = Vec::new();

@@ -30,14 +30,16 @@ use crate::release::microaggregation::{Aggregator, Scale};
 
 mod check;
 mod dataset;
+mod engine;
 mod input;
 mod spec;
 #[cfg(test)]
 mod tests;
 
+pub use engine::MIN_MEMORY_LIMIT;
 pub use spec::{
-    AttributeSpec, InputSpec, ObjectiveSpec, OutputSpec, OutputValues, ParetoSpec, SearchSpec,
-    SensitivitySpec, SubsetSpec,
+    AttributeSpec, EngineKind, EngineSpec, InputSpec, ObjectiveSpec, OutputSpec, OutputValues,
+    ParetoSpec, SearchSpec, SensitivitySpec, SubsetSpec,
 };
 
 /// A whole job description.
@@ -72,6 +74,9 @@ pub struct Config {
     /// `[pareto]`: the objectives of `cellsafe pareto` (paper 003).
     #[serde(default)]
     pub pareto: Option<ParetoSpec>,
+    /// `[engine]`: where the job's passes run.
+    #[serde(default)]
+    pub engine: EngineSpec,
     /// `[gatekeeper]`: how the query service generalizes answers.
     #[serde(default)]
     pub gatekeeper: Option<crate::gatekeeper::GatekeeperSpec>,

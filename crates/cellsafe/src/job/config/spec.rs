@@ -260,3 +260,32 @@ pub struct ObjectiveSpec {
     #[serde(default)]
     pub metric: Option<crate::metric::MetricKind>,
 }
+
+/// `[engine]`: where a full-domain job's passes run (see [`crate::engine`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    /// `memory` (the table is read whole) or `streaming` (the file is read a batch at a
+    /// time, once per pass). Default: `streaming` when the input file is larger than
+    /// `memory_limit` and the job can stream, else `memory`.
+    #[serde(default)]
+    pub kind: Option<EngineKind>,
+    /// What the streaming engine may hold in memory: bytes, or a size with a unit (`3GB`,
+    /// `512MiB`). Default: half the machine's memory.
+    #[serde(default)]
+    pub(crate) memory_limit: Option<toml::Value>,
+    /// Where the streaming engine's sort spills (relative to the config). Default: the
+    /// released table's directory.
+    #[serde(default)]
+    pub spill_dir: Option<PathBuf>,
+}
+
+/// `[engine] kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineKind {
+    /// The table is read into memory.
+    Memory,
+    /// The file is scanned a batch at a time (see [`crate::engine`]).
+    Streaming,
+}

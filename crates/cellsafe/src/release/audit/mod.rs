@@ -9,11 +9,13 @@
 //! persons a recipient can name by elimination: for logical safety the pool is checked
 //! like a group whose starred cells may hold any value of their domain.
 
+mod counts;
 mod lgb;
 mod local;
 mod presence;
 mod set_based;
 
+pub use counts::{audit_counts, CountExpected, Counted, Group};
 pub use lgb::{audit_lgb_tables, LgbColumn, LgbExpected};
 pub(crate) use local::audit_local_table;
 pub use local::{audit_local, LocalExpected};
@@ -461,6 +463,11 @@ fn risk_holds(
         .filter(|(key, _)| !key.iter().all(|c| *c == "*"))
         .map(|(_, r)| r.len() as u64)
         .collect();
+    risk_holds_sizes(model, &sizes, rows)
+}
+
+/// [`risk_holds`] on the sizes of the released groups.
+fn risk_holds_sizes(model: &ModelSpec, sizes: &[u64], rows: usize) -> Option<bool> {
     let records: u64 = sizes.iter().sum();
     let uniques = sizes.iter().filter(|&&s| s == 1).count() as f64;
     let unique_share = if records == 0 {
@@ -498,7 +505,7 @@ fn risk_holds(
             let size = population_size.unwrap_or_else(|| {
                 ((rows as f64 / sampling_fraction.unwrap_or(1.0)).round() as u64).max(rows as u64)
             });
-            let h = crate::risk::Histogram::from_sizes(sizes);
+            let h = crate::risk::Histogram::from_sizes(sizes.iter().copied());
             let u = crate::risk::population::share(&h, size, estimator.model(), false);
             (u > 0.0 && u <= *threshold + 1e-12) || (u == 0.0 && unique_share == 0.0)
         }
@@ -511,14 +518,22 @@ pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     let c = original
         .column_index(name)
         .ok_or_else(|| ReleaseError::NoColumn(name.to_owned()))?;
-    let mut freq: HashMap<&str, usize> = HashMap::new();
+    let mut freq: HashMap<&str, u64> = HashMap::new();
     for r in 0..original.rows() {
         *freq.entry(original.value(r, c)).or_default() += 1;
     }
-    let n = original.rows() as f64;
+    Ok(distribution(freq))
+}
+
+/// The distribution of a column whose values occur `freq` times, in natural order.
+pub(crate) fn distribution<S: AsRef<str>>(
+    freq: impl IntoIterator<Item = (S, u64)>,
+) -> Vec<(String, f64)> {
+    let freq: Vec<(S, u64)> = freq.into_iter().collect();
+    let n = freq.iter().map(|(_, f)| f).sum::<u64>() as f64;
     let mut values: Vec<(String, f64)> = freq
         .into_iter()
-        .map(|(v, f)| (v.to_owned(), f as f64 / n))
+        .map(|(v, f)| (v.as_ref().to_owned(), f as f64 / n))
         .collect();
     let numbers: Option<Vec<f64>> = values.iter().map(|(v, _)| number::parse(v)).collect();
     if let Some(numbers) = numbers {
@@ -528,7 +543,7 @@ pub fn reference(original: &Table, name: &str) -> Result<Vec<(String, f64)>> {
     } else {
         values.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    Ok(values)
+    values
 }
 
 /// Whether a group of `n` rows whose sensitive values have frequencies `freq` satisfies

@@ -1,0 +1,399 @@
+//! Engines: where a job's rows are, and the three passes a full-domain job makes over them.
+//!
+//! The search never needs the rows themselves, only their frequency set: the distinct
+//! tuples of quasi-identifiers and sensitive values, each with the number of rows it
+//! stands for (a weighted [`Dataset`](crate::framework::dataset::Dataset); the search
+//! finds on it what it finds on the full table). So a job runs as
+//!
+//! 1. **frequency set** ([`Engine::frequency_set`]): one grouping pass over the source;
+//! 2. **search**, in memory, on the frequency set, exactly as for a table in memory
+//!    ([`Anonymizer::search`](crate::anonymizer::Anonymizer::search));
+//! 3. **release** ([`Engine::release`]): each source row mapped through the
+//!    [`ReleasePlan`] (labels, suppression by class), in the seeded order of
+//!    [`OrderKeys`](crate::release::OrderKeys), written as CSV; then the **audit count**
+//!    ([`Engine::audit_count`]): the written file read back and counted, judged by
+//!    [`audit_counts`](crate::release::audit::audit_counts) against the search's classes.
+//!
+//! An engine implements these passes and nothing else, so the search never knows where
+//! the rows are. [`Local`] implements them over any [`RowSource`] on this machine: a
+//! [`Table`](crate::data::table::Table) in memory ([`Memory`]) or a file scanned a batch
+//! at a time ([`Streaming`]), whose memory is bounded by the frequency set and the sort's
+//! budget whatever the number of rows. Both write exactly what the in-memory
+//! [`Anonymizer`](crate::anonymizer::Anonymizer) writes for the same job, byte for byte.
+//! [`run`] chains the passes.
+
+pub mod plan;
+mod sort;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+pub use plan::ReleasePlan;
+
+use crate::data::table::scan::{Batch, RowSource, Scan};
+use crate::data::table::{CsvFormat, Format, Table};
+use crate::data::SUPPRESSED;
+use crate::error::{EngineError, Error, Result};
+use crate::observer::Observer;
+use crate::release::audit::{Counted, Group};
+use crate::release::{OrderKeys, RowOrder};
+
+/// The distinct tuples of some columns of a source, each with the rows it stands for.
+#[derive(Debug, Clone)]
+pub struct FrequencySet {
+    /// One row per distinct tuple, in the order each first occurs in the source (so each
+    /// column's values are met in the source's order too); a row's line is where its
+    /// tuple first occurs.
+    pub table: Table,
+    /// Rows of the source holding each tuple.
+    pub weights: Vec<u32>,
+    /// Rows of the source.
+    pub rows: u64,
+}
+
+/// The passes of a job over rows kept somewhere (see the module documentation).
+pub trait Engine {
+    /// The engine's name, for messages and the report.
+    fn name(&self) -> &'static str;
+    /// What the rows are read from, for messages.
+    fn source(&self) -> &Path;
+    /// The source's column names.
+    fn header(&self) -> &[String];
+    /// Pass 1: the frequency set of the columns `columns` (indices in the header).
+    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet>;
+    /// Pass 3: writes the release `plan` as CSV (header first) to `out` and, when asked,
+    /// the mapping from released rows to source lines to `mapping`. Returns what it did.
+    fn release(
+        &self,
+        plan: &ReleasePlan,
+        out: &mut dyn Write,
+        mapping: Option<&mut dyn Write>,
+        observer: &dyn Observer,
+    ) -> Result<Released>;
+    /// The audit count: the release written at `written` (CSV laid out as the plan says),
+    /// read back as a recipient would and counted (see [`Counted`]).
+    fn audit_count(
+        &self,
+        written: &Path,
+        plan: &ReleasePlan,
+        observer: &dyn Observer,
+    ) -> Result<Counted>;
+}
+
+/// What the release pass did.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Released {
+    /// Rows written.
+    pub rows: u64,
+    /// Bytes of sorted rows spilled to the spill directory.
+    pub spilled_bytes: u64,
+}
+
+/// The passes run on this machine over a [`RowSource`].
+pub struct Local<S> {
+    rows: S,
+    /// Bytes the sort may hold before spilling.
+    sort_budget: usize,
+    spill_dir: PathBuf,
+    name: &'static str,
+}
+
+/// The engine over a table in memory.
+pub type Memory = Local<Table>;
+/// The engine over a file scanned a batch at a time.
+pub type Streaming = Local<Scan>;
+
+impl Local<Table> {
+    /// The engine over `table`, sorting in memory.
+    pub fn memory(table: Table) -> Memory {
+        Local {
+            rows: table,
+            sort_budget: usize::MAX,
+            spill_dir: std::env::temp_dir(),
+            name: "memory",
+        }
+    }
+}
+
+impl Local<Scan> {
+    /// The engine over the file `scan`, whose sort holds at most `sort_budget` bytes and
+    /// spills to `spill_dir` beyond.
+    pub fn streaming(scan: Scan, sort_budget: usize, spill_dir: &Path) -> Streaming {
+        Local {
+            rows: scan,
+            sort_budget,
+            spill_dir: spill_dir.to_owned(),
+            name: "streaming",
+        }
+    }
+}
+
+impl<S: RowSource> Local<S> {
+    /// The rows.
+    pub fn rows(&self) -> &S {
+        &self.rows
+    }
+}
+
+/// Interns strings as codes, in the order first met.
+#[derive(Default)]
+struct Interner {
+    codes: FxHashMap<String, u32>,
+    values: Vec<String>,
+}
+
+impl Interner {
+    fn code(&mut self, value: &str) -> u32 {
+        if let Some(&c) = self.codes.get(value) {
+            return c;
+        }
+        let c = self.values.len() as u32;
+        self.codes.insert(value.to_owned(), c);
+        self.values.push(value.to_owned());
+        c
+    }
+}
+
+impl<S: RowSource> Engine for Local<S> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn source(&self) -> &Path {
+        self.rows.source()
+    }
+    fn header(&self) -> &[String] {
+        self.rows.header()
+    }
+
+    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet> {
+        let mut interners: Vec<Interner> = columns.iter().map(|_| Interner::default()).collect();
+        // tuple of codes → (rows, first row, its line)
+        let mut groups: FxHashMap<Box<[u32]>, (u64, u64, u64)> = FxHashMap::default();
+        let mut key: Vec<u32> = Vec::with_capacity(columns.len());
+        let rows = self.rows.batches(columns, observer, &mut |batch: &Batch| {
+            for r in 0..batch.len() {
+                key.clear();
+                for (c, interner) in interners.iter_mut().enumerate() {
+                    key.push(interner.code(batch.value(r, c)));
+                }
+                match groups.get_mut(&key[..]) {
+                    Some(g) => g.0 += 1,
+                    None => {
+                        groups.insert(
+                            key.clone().into_boxed_slice(),
+                            (1, batch.first() + r as u64, batch.line(r)),
+                        );
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        let mut tuples: Vec<(Box<[u32]>, (u64, u64, u64))> = groups.into_iter().collect();
+        tuples.sort_unstable_by_key(|(_, (_, first, _))| *first);
+        let header: Vec<String> = columns
+            .iter()
+            .map(|&c| self.rows.header()[c].clone())
+            .collect();
+        let mut weights = Vec::with_capacity(tuples.len());
+        let mut lines = Vec::with_capacity(tuples.len());
+        let mut table_rows = Vec::with_capacity(tuples.len());
+        for (key, (n, _, line)) in tuples {
+            weights.push(
+                u32::try_from(n).map_err(|_| EngineError::TooManyAlike(self.source().into()))?,
+            );
+            lines.push(line);
+            table_rows.push(
+                key.iter()
+                    .zip(&interners)
+                    .map(|(&code, i)| i.values[code as usize].clone())
+                    .collect::<Vec<String>>(),
+            );
+        }
+        let table = Table::from_rows(header, &table_rows)?.with_origin(self.source(), lines);
+        Ok(FrequencySet {
+            table,
+            weights,
+            rows,
+        })
+    }
+
+    fn release(
+        &self,
+        plan: &ReleasePlan,
+        out: &mut dyn Write,
+        mut mapping: Option<&mut dyn Write>,
+        observer: &dyn Observer,
+    ) -> Result<Released> {
+        let write = |e: std::io::Error| Error::from(EngineError::Write(e));
+        let reads = plan.reads();
+        let format = &plan.format;
+        {
+            let mut csv = csv_writer(&mut *out, format);
+            csv.write_record(plan.header()).map_err(csv_error)?;
+            csv.flush().map_err(write)?;
+        }
+        if let Some(m) = mapping.as_deref_mut() {
+            writeln!(m, "released_row,input_line").map_err(write)?;
+        }
+        let mut record = csv_writer(Vec::with_capacity(2 << 20), format);
+        let mut start = 0;
+        let mut key = Vec::new();
+        let mut written: u64 = 0;
+        let source = self.rows.source().to_owned();
+        let mut sorter = match plan.order {
+            RowOrder::Shuffled(_) => Some(sort::Sorter::new(self.sort_budget, &self.spill_dir)),
+            RowOrder::Input => None,
+        };
+        let mut keys = match plan.order {
+            RowOrder::Shuffled(seed) => Some(OrderKeys::new(seed)),
+            RowOrder::Input => None,
+        };
+        self.rows.batches(&reads, observer, &mut |batch: &Batch| {
+            let mut cells = Vec::with_capacity(reads.len());
+            for r in 0..batch.len() {
+                let suppressed = plan.cells(batch, r, &mut key, &mut cells, &source)?;
+                if suppressed && plan.dropped {
+                    continue;
+                }
+                record.write_record(&cells).map_err(csv_error)?;
+                record.flush().map_err(write)?;
+                let bytes = &record.get_ref()[start..];
+                let row = batch.first() + r as u64;
+                match (&mut sorter, &mut keys) {
+                    (Some(sorter), Some(keys)) => {
+                        sorter.push(keys.key(row), row, batch.line(r), bytes)?
+                    }
+                    _ => {
+                        out.write_all(bytes).map_err(write)?;
+                        written += 1;
+                        if let Some(m) = mapping.as_deref_mut() {
+                            writeln!(m, "{},{}", written, batch.line(r)).map_err(write)?;
+                        }
+                    }
+                }
+                start += bytes.len();
+                // the writer's buffer is dropped now and then rather than cleared
+                if start > 1 << 20 {
+                    record = csv_writer(Vec::with_capacity(2 << 20), format);
+                    start = 0;
+                }
+            }
+            Ok(())
+        })?;
+        let mut spilled_bytes = 0;
+        if let Some(sorter) = sorter {
+            spilled_bytes = sorter.finish(&mut |_, line, bytes| {
+                out.write_all(bytes)?;
+                written += 1;
+                if let Some(m) = mapping.as_deref_mut() {
+                    writeln!(m, "{written},{line}")?;
+                }
+                Ok(())
+            })?;
+        }
+        out.flush().map_err(write)?;
+        Ok(Released {
+            rows: written,
+            spilled_bytes,
+        })
+    }
+
+    fn audit_count(
+        &self,
+        written: &Path,
+        plan: &ReleasePlan,
+        observer: &dyn Observer,
+    ) -> Result<Counted> {
+        count_written(written, &plan.format, plan, observer)
+    }
+}
+
+fn csv_writer<W: Write>(w: W, format: &CsvFormat) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .delimiter(format.delimiter)
+        .quote(format.quote)
+        .from_writer(w)
+}
+
+fn csv_error(e: csv::Error) -> Error {
+    EngineError::Write(e.into()).into()
+}
+
+/// Reads the CSV release at `path` back as a recipient would (the data layer's CSV reader)
+/// and counts it for the audit: rows, suppressed rows (every non-public cell `*`), and the
+/// other rows grouped by their quasi-identifier and public cells with their sensitive
+/// values.
+pub fn count_written(
+    path: &Path,
+    format: &CsvFormat,
+    plan: &ReleasePlan,
+    observer: &dyn Observer,
+) -> Result<Counted> {
+    let scan = Scan::open(path, Format::Csv, format)?;
+    let header = scan.header().to_vec();
+    let expected = plan.expected(&[]);
+    let find = |name: &String| -> Result<usize> {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| crate::error::ReleaseError::NoColumn(name.clone()).into())
+    };
+    let key_columns: Vec<usize> = expected
+        .quasi
+        .iter()
+        .chain(expected.public)
+        .map(find)
+        .collect::<Result<_>>()?;
+    let sensitive: Vec<usize> = expected.sensitive.iter().map(find).collect::<Result<_>>()?;
+    let hidden: Vec<usize> = (0..header.len())
+        .filter(|c| !expected.public.contains(&header[*c]))
+        .collect();
+    let all: Vec<usize> = (0..header.len()).collect();
+    let mut counted = Counted::default();
+    let mut key: Vec<String> = Vec::new();
+    scan.batches(&all, observer, &mut |batch: &Batch| {
+        for r in 0..batch.len() {
+            counted.rows += 1;
+            if hidden.iter().all(|&c| batch.value(r, c) == SUPPRESSED) {
+                counted.suppressed += 1;
+                continue;
+            }
+            key.clear();
+            key.extend(key_columns.iter().map(|&c| batch.value(r, c).to_owned()));
+            let group = match counted.groups.get_mut(&key) {
+                Some(g) => g,
+                None => counted.groups.entry(key.clone()).or_insert_with(|| Group {
+                    rows: 0,
+                    values: vec![FxHashMap::default(); sensitive.len()],
+                }),
+            };
+            group.rows += 1;
+            for (i, &c) in sensitive.iter().enumerate() {
+                let value = batch.value(r, c);
+                match group.values[i].get_mut(value) {
+                    Some(n) => *n += 1,
+                    None => {
+                        group.values[i].insert(value.to_owned(), 1);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(counted)
+}
+
+/// Timings of an engine's job, per pass.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct PassTimings {
+    /// Pass 1: the frequency set.
+    pub frequency_set: f64,
+    /// The search on it.
+    pub search: f64,
+    /// Pass 3: the release written.
+    pub release: f64,
+    /// The audit count and its judgement.
+    pub audit: f64,
+}

@@ -1,0 +1,205 @@
+//! A full-domain job on the streaming engine: the input file is never held in memory.
+//!
+//! The passes of [`crate::engine`]: the frequency set of the quasi-identifier and sensitive
+//! columns (one scan), the search on it ([`Anonymizer::search`]), the release written by a
+//! second scan through the [`ReleasePlan`] and sorted within `[engine] memory_limit`
+//! (spilling to `[engine] spill_dir`), then the audit count, a third scan, of the staged
+//! file. The release is staged, audited and renamed into place with the report as a job on
+//! the in-memory engine is, and holds the same bytes.
+
+use std::io::{Seek, SeekFrom};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::config::{Config, EngineKind};
+use super::report::Report;
+use super::{finish, Outputs};
+use crate::anonymizer::Anonymizer;
+use crate::data::table::scan::Scan;
+use crate::data::table::Format;
+use crate::data::Role;
+use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
+use crate::error::{Error, Result};
+use crate::observer::Observer;
+use crate::release::audit::audit_counts;
+use crate::release::output::Transaction;
+
+/// What the report says of the engine a job ran on.
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineReport {
+    /// `memory` or `streaming`.
+    pub kind: EngineKind,
+    /// The memory limit (bytes).
+    pub memory_limit: u64,
+    /// Where the sort spilled.
+    pub spill_dir: String,
+    /// Rows of the frequency set the search ran on (distinct tuples).
+    pub frequency_set_rows: usize,
+    /// Bytes of sorted rows spilled.
+    pub spilled_bytes: u64,
+    /// Seconds per pass.
+    pub passes: PassTimings,
+}
+
+/// The share of the memory limit the sort of released rows may hold.
+const SORT_SHARE: u64 = 2;
+
+/// Runs `config` on the streaming engine (see the module documentation); `tx` holds the
+/// locked outputs.
+pub(super) fn anonymize(
+    config: &Config,
+    outputs: &Outputs,
+    observer: &dyn Observer,
+    mut tx: Transaction,
+    out_format: Format,
+    start: Instant,
+) -> Result<Report> {
+    let file = config.file_name();
+    if out_format != Format::Csv {
+        return Err(Error::config(
+            &file,
+            "output.format",
+            format!(
+                "the streaming engine writes CSV; {} is not written by it yet",
+                out_format.describe()
+            ),
+        ));
+    }
+    let limit = config.memory_limit()?;
+    let spill_dir = config.spill_dir(outputs.table.as_deref());
+    if !spill_dir.is_dir() {
+        return Err(Error::config(
+            &file,
+            "engine.spill_dir",
+            format!("{} is not a directory", spill_dir.display()),
+        ));
+    }
+    let clock = Instant::now();
+    let scan = Scan::open(
+        &config.data_path(),
+        config.input_format()?,
+        &config.csv_format()?,
+    )?;
+    let (roles, public) = config.source_roles(&scan)?;
+    let engine: Streaming = Streaming::streaming(scan, (limit / SORT_SHARE) as usize, &spill_dir);
+    let columns: Vec<usize> = (0..roles.len())
+        .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
+        .collect();
+    let set = engine.frequency_set(&columns, observer)?;
+    let set_rows = set.table.rows();
+    let mut passes = PassTimings {
+        frequency_set: clock.elapsed().as_secs_f64(),
+        ..PassTimings::default()
+    };
+    let clock = Instant::now();
+    let data = config.frequency_dataset(set)?;
+    let mut anonymizer = Anonymizer::from_dataset(data)
+        .models(config.privacy.clone())
+        .suppression_limit(config.suppression_limit)
+        .metric(config.metric.clone())
+        .algorithm(config.search.algorithm)
+        .observer(observer)
+        .suppressed_rows(config.output.suppression)
+        .csv_format(config.csv_format()?);
+    if config.output.keep_order {
+        anonymizer = anonymizer.keep_order();
+    } else if let Some(seed) = config.output.seed {
+        anonymizer = anonymizer.seed(seed);
+    }
+    if config.search.algorithm == crate::algorithm::Algorithm::Genetic {
+        anonymizer = anonymizer.genetic(config.search.genetic.clone());
+    }
+    if let Some(levels) = &config.search.levels {
+        anonymizer = anonymizer.levels(levels.clone());
+    }
+    let release = anonymizer.search()?;
+    passes.search = clock.elapsed().as_secs_f64();
+    let mut report = super::report(config, &release);
+    let mut engine_report = EngineReport {
+        kind: EngineKind::Streaming,
+        memory_limit: limit,
+        spill_dir: spill_dir.display().to_string(),
+        frequency_set_rows: set_rows,
+        spilled_bytes: 0,
+        passes,
+    };
+    if let (Some(path), Some(best)) = (&outputs.table, release.evaluation()) {
+        let clock = Instant::now();
+        let plan = ReleasePlan::new(
+            release.problem(),
+            &best.levels,
+            engine.header(),
+            &roles,
+            &public,
+            config.output.suppression,
+            release.order(),
+            config.csv_format()?,
+        )?;
+        debug_assert_eq!(plan.suppressed_rows(), best.suppressed_rows);
+        // the mapping is written beside the release into an anonymous file, then staged
+        let mapping = match &outputs.mapping {
+            Some(_) => {
+                Some(tempfile::tempfile_in(&spill_dir).map_err(|e| Error::io(&spill_dir, e))?)
+            }
+            None => None,
+        };
+        let mut failure: Option<Error> = None;
+        let staged = tx.stage(path, |w| {
+            let mut buffered = mapping.as_ref().map(std::io::BufWriter::new);
+            let released = engine.release(
+                &plan,
+                w,
+                buffered.as_mut().map(|b| b as &mut dyn std::io::Write),
+                observer,
+            );
+            match released {
+                Ok(r) => {
+                    engine_report.spilled_bytes = r.spilled_bytes;
+                    if let Some(b) = buffered {
+                        b.into_inner().map_err(|e| e.into_error())?;
+                    }
+                    Ok(())
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Err(std::io::Error::other("the release pass failed"))
+                }
+            }
+        });
+        let staged = match (staged, failure) {
+            (_, Some(e)) => return Err(e),
+            (r, None) => r?,
+        };
+        engine_report.passes.release = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let counted = engine.audit_count(&staged, &plan, observer)?;
+        let audit = audit_counts(&counted, &plan.expected(&config.privacy));
+        engine_report.passes.audit = clock.elapsed().as_secs_f64();
+        if !audit.passed {
+            return Err(Error::AuditFailed {
+                path: path.clone(),
+                violations: audit.violations,
+            });
+        }
+        if let (Some(target), Some(mut file)) = (&outputs.mapping, mapping) {
+            file.seek(SeekFrom::Start(0))
+                .map_err(|e| Error::io(target, e))?;
+            tx.stage(target, |w| std::io::copy(&mut file, w).map(|_| ()))?;
+        }
+        report.output = Some(path.display().to_string());
+        report.audit = Some(audit);
+    }
+    let passes = engine_report.passes;
+    report.timings = Some(crate::anonymizer::Timings {
+        read: passes.frequency_set,
+        search: passes.search,
+        release: passes.release,
+        audit: passes.audit,
+        ..Default::default()
+    });
+    report.engine = Some(engine_report);
+    report.seconds = start.elapsed().as_secs_f64();
+    finish(tx, outputs, &report)?;
+    Ok(report)
+}
