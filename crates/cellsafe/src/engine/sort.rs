@@ -26,6 +26,17 @@ struct Entry {
     len: u32,
 }
 
+/// Receives sorted rows: each one's row, line and bytes.
+pub(crate) type RowSink<'a> = dyn FnMut(u64, u64, &[u8]) -> std::io::Result<()> + 'a;
+
+/// A row read back from a run: key, row, line, bytes.
+struct RunRow {
+    key: u64,
+    row: u64,
+    line: u64,
+    bytes: Vec<u8>,
+}
+
 /// Rows sorted by key within a memory budget (see the module documentation).
 pub(crate) struct Sorter {
     budget: usize,
@@ -50,8 +61,44 @@ impl Sorter {
         }
     }
 
+    /// Bytes held, counting what the buffers reserved: a buffer that grows by doubling
+    /// would otherwise hold up to twice its length.
     fn held(&self) -> usize {
-        self.arena.len() + self.entries.len() * ENTRY_BYTES
+        self.arena.capacity() + self.entries.capacity() * ENTRY_BYTES
+    }
+
+    /// Makes room for one more row of `len` bytes: grows a buffer by at most what is left
+    /// of the budget, or spills when the row does not fit.
+    fn reserve(&mut self, len: usize) -> Result<()> {
+        let entry_full = self.entries.len() == self.entries.capacity();
+        let arena_full = self.arena.len() + len > self.arena.capacity();
+        if !entry_full && !arena_full {
+            return Ok(());
+        }
+        let room = self.budget.saturating_sub(self.held());
+        let grow_entries = self
+            .entries
+            .capacity()
+            .max(1024)
+            .min(room / 4 / ENTRY_BYTES);
+        let grow_arena = self.arena.capacity().max(64 * 1024).min(room / 2).max(len);
+        if (entry_full && grow_entries == 0) || (arena_full && len > room / 2) {
+            if self.entries.is_empty() {
+                // a row larger than the budget: taken alone
+                self.arena.reserve_exact(len);
+                self.entries.reserve_exact(1);
+                return Ok(());
+            }
+            self.spill()?;
+            return self.reserve(len);
+        }
+        if entry_full {
+            self.entries.reserve_exact(grow_entries);
+        }
+        if arena_full {
+            self.arena.reserve_exact(grow_arena);
+        }
+        Ok(())
     }
 
     /// Adds a row.
@@ -62,6 +109,7 @@ impl Sorter {
                 "a row over 4 GiB",
             ))
         })?;
+        self.reserve(bytes.len())?;
         self.entries.push(Entry {
             key,
             row,
@@ -70,9 +118,6 @@ impl Sorter {
             len,
         });
         self.arena.extend_from_slice(bytes);
-        if self.held() >= self.budget {
-            self.spill()?;
-        }
         Ok(())
     }
 
@@ -117,10 +162,7 @@ impl Sorter {
     }
 
     /// Hands every row to `each` in increasing (key, row): its row, line and bytes.
-    pub(crate) fn finish(
-        mut self,
-        each: &mut dyn FnMut(u64, u64, &[u8]) -> std::io::Result<()>,
-    ) -> Result<u64> {
+    pub(crate) fn finish(mut self, each: &mut RowSink) -> Result<u64> {
         if self.runs.is_empty() {
             self.sort();
             for e in &self.entries {
@@ -150,21 +192,21 @@ impl Sorter {
             .into_iter()
             .map(|f| BufReader::with_capacity(1 << 20, f))
             .collect();
-        let mut heads: Vec<Option<(u64, u64, u64, Vec<u8>)>> = Vec::new();
+        let mut heads: Vec<Option<RunRow>> = Vec::new();
         let mut heap = BinaryHeap::new();
         for (i, r) in readers.iter_mut().enumerate() {
             let head = next(r).map_err(error)?;
-            if let Some((key, row, _, _)) = &head {
-                heap.push(Reverse((*key, *row, i)));
+            if let Some(h) = &head {
+                heap.push(Reverse((h.key, h.row, i)));
             }
             heads.push(head);
         }
         while let Some(Reverse((_, _, i))) = heap.pop() {
-            let (_, row, line, bytes) = heads[i].take().expect("a run's head is held");
-            each(row, line, &bytes).map_err(EngineError::Write)?;
+            let head = heads[i].take().expect("a run's head is held");
+            each(head.row, head.line, &head.bytes).map_err(EngineError::Write)?;
             heads[i] = next(&mut readers[i]).map_err(error)?;
-            if let Some((key, row, _, _)) = &heads[i] {
-                heap.push(Reverse((*key, *row, i)));
+            if let Some(h) = &heads[i] {
+                heap.push(Reverse((h.key, h.row, i)));
             }
         }
         Ok(self.spilled)
@@ -172,7 +214,7 @@ impl Sorter {
 }
 
 /// The next row of a run, or None at its end.
-fn next(r: &mut impl Read) -> std::io::Result<Option<(u64, u64, u64, Vec<u8>)>> {
+fn next(r: &mut impl Read) -> std::io::Result<Option<RunRow>> {
     let mut head = [0u8; 28];
     match r.read_exact(&mut head[..1]) {
         Ok(()) => {}
@@ -184,7 +226,12 @@ fn next(r: &mut impl Read) -> std::io::Result<Option<(u64, u64, u64, Vec<u8>)>> 
     let len = u32::from_le_bytes(head[24..28].try_into().expect("4 bytes")) as usize;
     let mut bytes = vec![0; len];
     r.read_exact(&mut bytes)?;
-    Ok(Some((word(0), word(8), word(16), bytes)))
+    Ok(Some(RunRow {
+        key: word(0),
+        row: word(8),
+        line: word(16),
+        bytes,
+    }))
 }
 
 #[cfg(test)]

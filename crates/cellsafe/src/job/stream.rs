@@ -137,6 +137,8 @@ pub(super) fn anonymize(
             config.csv_format()?,
         )?;
         debug_assert_eq!(plan.suppressed_rows(), best.suppressed_rows);
+        // the search's memory is not needed by the release pass
+        drop(release);
         // the mapping is written beside the release into an anonymous file, then staged
         let mapping = match &outputs.mapping {
             Some(_) => {

@@ -248,7 +248,7 @@ mod tests {
         let audit = audit_counts(&bad, &expected);
         assert!(!audit.passed);
         assert!(
-            audit.violations[0].contains("distinct-l-diversity"),
+            audit.violations[0].contains("distinct-2-diversity(d) fails for the 3 rows"),
             "{:?}",
             audit.violations
         );
