@@ -291,3 +291,70 @@ fn what_needs_the_rows_in_memory_is_refused_by_the_streaming_engine() {
     assert!(stderr.contains("in memory"), "{stderr}");
     assert_eq!(listing(d), before);
 }
+
+/// A Parquet column of a type cellsafe does not read (a list) and a truncated Parquet file
+/// each exit 1 naming the file (and the column), writing nothing, on either engine; the
+/// input is left as it was.
+#[cfg(feature = "arrow")]
+#[test]
+fn an_unsupported_column_or_a_truncated_file_exits_1_on_either_engine() {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut tags = ListBuilder::new(Int32Builder::new());
+    for i in 0..50 {
+        tags.values().append_value(i);
+        tags.append(true);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(0..50)),
+        Arc::new(StringArray::from_iter_values(
+            (0..50).map(|i| format!("z{}", i % 3)),
+        )),
+        Arc::new(tags.finish()),
+    ];
+    let batch =
+        RecordBatch::try_from_iter(["age", "zip", "tags"].into_iter().zip(columns)).unwrap();
+    let file = std::fs::File::create(d.join("listy.parquet")).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    // Adult's Parquet cut in half: its footer is gone
+    let whole = std::fs::read(examples().join("adult.parquet")).unwrap();
+    for kind in ["memory", "streaming"] {
+        for (input, named) in [("listy.parquet", "tags"), ("cut.parquet", "cut.parquet")] {
+            std::fs::write(d.join("cut.parquet"), &whole[..whole.len() / 2]).unwrap();
+            let config = d.join(format!("{kind}-{input}.toml"));
+            std::fs::write(
+                &config,
+                format!(
+                    r#"[input]
+path = "{input}"
+[attributes.age]
+role = "quasi-identifying"
+hierarchy = {{ kind = "intervals", widths = [5, 10] }}
+[[privacy]]
+model = "k-anonymity"
+k = 2
+[engine]
+kind = "{kind}"
+"#
+                ),
+            )
+            .unwrap();
+            let before = listing(d);
+            let input_bytes = std::fs::read(d.join(input)).unwrap();
+            let output = anonymize(&config, &d.join("out.csv"));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{kind} {input}: {stderr}");
+            assert!(stderr.contains(input), "{kind} {input}: {stderr}");
+            assert!(stderr.contains(named), "{kind} {input}: {stderr}");
+            assert_eq!(listing(d), before, "{kind} {input}");
+            assert!(std::fs::read(d.join(input)).unwrap() == input_bytes);
+        }
+    }
+}
