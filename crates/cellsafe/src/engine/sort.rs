@@ -61,44 +61,32 @@ impl Sorter {
         }
     }
 
-    /// Bytes held, counting what the buffers reserved: a buffer that grows by doubling
-    /// would otherwise hold up to twice its length.
-    fn held(&self) -> usize {
-        self.arena.capacity() + self.entries.capacity() * ENTRY_BYTES
-    }
-
-    /// Makes room for one more row of `len` bytes: grows a buffer by at most what is left
-    /// of the budget, or spills when the row does not fit.
+    /// Makes room for one more row of `len` bytes. A bounded sorter takes its whole
+    /// budget once, at its first row (three quarters for the bytes, a quarter for the
+    /// bookkeeping; pages are touched only as rows fill them), so that no buffer is ever
+    /// copied into a larger one while both are held; when either is full it spills. An
+    /// unbounded one (the in-memory engine) grows as it needs.
     fn reserve(&mut self, len: usize) -> Result<()> {
+        if self.budget == usize::MAX {
+            return Ok(());
+        }
+        if self.entries.capacity() == 0 {
+            self.entries
+                .reserve_exact((self.budget / 4 / ENTRY_BYTES).max(1));
+            self.arena.reserve_exact(self.budget - self.budget / 4);
+        }
         let entry_full = self.entries.len() == self.entries.capacity();
         let arena_full = self.arena.len() + len > self.arena.capacity();
         if !entry_full && !arena_full {
             return Ok(());
         }
-        let room = self.budget.saturating_sub(self.held());
-        let grow_entries = self
-            .entries
-            .capacity()
-            .max(1024)
-            .min(room / 4 / ENTRY_BYTES);
-        let grow_arena = self.arena.capacity().max(64 * 1024).min(room / 2).max(len);
-        if (entry_full && grow_entries == 0) || (arena_full && len > room / 2) {
-            if self.entries.is_empty() {
-                // a row larger than the budget: taken alone
-                self.arena.reserve_exact(len);
-                self.entries.reserve_exact(1);
-                return Ok(());
-            }
-            self.spill()?;
-            return self.reserve(len);
+        if self.entries.is_empty() {
+            // a row larger than the whole buffer: taken alone
+            self.arena.reserve_exact(len);
+            return Ok(());
         }
-        if entry_full {
-            self.entries.reserve_exact(grow_entries);
-        }
-        if arena_full {
-            self.arena.reserve_exact(grow_arena);
-        }
-        Ok(())
+        self.spill()?;
+        self.reserve(len)
     }
 
     /// Adds a row.
