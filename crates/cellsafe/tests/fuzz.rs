@@ -800,6 +800,7 @@ fn located(e: &Error) -> bool {
         | Error::Pareto(_)
         | Error::Query(_)
         | Error::Release(_)
+        | Error::Engine(_)
         | Error::Intractable(_) => false,
     }
 }
