@@ -115,7 +115,14 @@ pub(super) fn anonymize(
     }
     let release = anonymizer.search()?;
     passes.search = clock.elapsed().as_secs_f64();
-    let mut report = super::report(config, &release);
+    // the source's header: the frequency set holds only the columns the search reads
+    let mut report = super::report(config, &release, engine.header());
+    if !report.found {
+        report.warnings.extend(super::why_nothing(
+            &config.privacy,
+            release.problem().data.persons() as usize,
+        ));
+    }
     let mut engine_report = EngineReport {
         kind: EngineKind::Streaming,
         memory_limit: limit,
@@ -174,8 +181,17 @@ pub(super) fn anonymize(
         engine_report.passes.release = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
         let counted = engine.audit_count(&staged, &plan, observer)?;
-        let audit = audit_counts(&counted, &plan.expected(&config.privacy));
+        let expected = plan.expected(&config.privacy);
+        let mut audit = audit_counts(&counted, &expected);
         engine_report.passes.audit = clock.elapsed().as_secs_f64();
+        if !audit.passed && !expected.public.is_empty() {
+            // as the in-memory release says (`Anonymizer::release_node`)
+            audit.violations.push(format!(
+                "public columns ({}) are known to the recipient and split the classes \
+                 they vary in: mark a column that tells persons apart quasi-identifying",
+                expected.public.join(", ")
+            ));
+        }
         if !audit.passed {
             return Err(Error::AuditFailed {
                 path: path.clone(),
