@@ -664,3 +664,23 @@ fn public_columns_alike_on_both_engines() {
     assert!(error.contains("public columns (wave)"), "{error}");
     assert!(memory.files.is_empty());
 }
+
+/// `[input] header = false`: the columns are named 1, 2, ... and the release (which names
+/// its columns in a header row) is audited as written, on both engines.
+#[test]
+fn no_header_row_alike_on_both_engines() {
+    let csv = "1,F,30,flu\n2,M,31,cold\n3,F,32,flu\n4,M,45,none\n5,F,38,x\n";
+    let attributes = SMALL
+        .replace("attributes.id", "attributes.\"1\"")
+        .replace("attributes.sex", "attributes.\"2\"")
+        .replace("attributes.age", "attributes.\"3\"")
+        .replace("attributes.diag", "attributes.\"4\"");
+    let top = "suppression_limit = 0.5";
+    for output in ["", "suppression = \"drop\"\n"] {
+        let rest = format!("{K2}{output}");
+        let (memory, _) = small_job(top, "header = false", csv, &attributes, &rest, "no header");
+        released(&memory, "no header");
+        let table = String::from_utf8(memory.table().unwrap().to_vec()).unwrap();
+        assert!(table.starts_with("2,3,4\n"), "{table}");
+    }
+}

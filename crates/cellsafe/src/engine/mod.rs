@@ -331,7 +331,12 @@ pub fn count_written(
     plan: &ReleasePlan,
     observer: &dyn Observer,
 ) -> Result<Counted> {
-    let scan = Scan::open(path, Format::Csv, format)?;
+    // the release names its columns in a header row, whether the input had one or not
+    let read_back = CsvFormat {
+        header: true,
+        ..format.clone()
+    };
+    let scan = Scan::open(path, Format::Csv, &read_back)?;
     let header = scan.header().to_vec();
     let expected = plan.expected(&[]);
     let find = |name: &String| -> Result<usize> {
