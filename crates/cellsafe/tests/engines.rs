@@ -684,3 +684,37 @@ fn no_header_row_alike_on_both_engines() {
         assert!(table.starts_with("2,3,4\n"), "{table}");
     }
 }
+
+/// An error in a value the search reads names the line where the value first occurs and
+/// its column in the file, on both engines (the streaming engine reads it from the
+/// frequency set, which holds fewer columns and one row per distinct tuple).
+#[test]
+fn a_bad_value_is_located_alike_on_both_engines() {
+    // the bad values first occur on line 5, after a tuple repeated; the age is column 3
+    let csv = "id,sex,age,diag\n1,F,30,flu\n2,F,30,flu\n3,F,30,flu\n4,M,?,cold\n5,M,?,cold\n";
+    let (memory, _) = small_job("", "", csv, SMALL, K2, "not a number");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("t.csv:5:3:"), "{error}");
+    // `*` in a sensitive value would read as a suppressed cell: column 4
+    let csv = "id,sex,age,diag\n1,F,30,flu\n2,F,30,flu\n3,F,30,flu\n4,M,40,*\n";
+    let (memory, _) = small_job("", "", csv, SMALL, K2, "a star");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("t.csv:5:4:"), "{error}");
+    // a value missing from a hierarchy file: column 2
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("sex.csv"), "F;*\nM;*\n").unwrap();
+    std::fs::write(
+        d.join("t.csv"),
+        "id,sex,age,diag\n1,F,30,flu\n2,F,30,flu\n3,M,30,flu\n4,X,40,cold\n",
+    )
+    .unwrap();
+    let attributes = SMALL.replace(
+        "hierarchy = { kind = \"suppress\" }",
+        "hierarchy = \"sex.csv\"",
+    );
+    let toml = format!("[input]\npath = \"t.csv\"\n\n{attributes}\n{K2}{ONE_THREAD}");
+    let (memory, _) = both(&parse(&toml, d), d, "not in the hierarchy");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("t.csv:5:2:"), "{error}");
+}

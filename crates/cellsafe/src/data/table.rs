@@ -202,6 +202,16 @@ impl Table {
     /// counted from a file: each row names where its tuple first occurs).
     pub(crate) fn with_origin(mut self, source: &Path, lines: Vec<u64>) -> Table {
         debug_assert_eq!(lines.len(), self.rows());
+        // each value first occurs where the first row holding it starts (errors name it)
+        for (codes, dictionary) in self.columns.iter().zip(&mut self.dictionaries) {
+            let mut seen = vec![false; dictionary.len()];
+            for (&code, &line) in codes.iter().zip(&lines) {
+                if !seen[code as usize] {
+                    seen[code as usize] = true;
+                    dictionary.first_line[code as usize] = line;
+                }
+            }
+        }
         self.source = source.to_owned();
         self.lines = lines;
         self

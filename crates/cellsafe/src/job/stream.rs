@@ -93,7 +93,16 @@ pub(super) fn anonymize(
         ..PassTimings::default()
     };
     let clock = Instant::now();
-    let data = config.frequency_dataset(set)?;
+    // an error in a value names its column in the frequency set: name it in the file
+    let data = config.frequency_dataset(set).map_err(|e| match e {
+        Error::Data { mut at, message } if at.path() == engine.source() => {
+            at.column = at
+                .column
+                .map(|c| columns.get(c as usize - 1).map_or(c, |&s| s as u64 + 1));
+            Error::Data { at, message }
+        }
+        e => e,
+    })?;
     let mut anonymizer = Anonymizer::from_dataset(data)
         .models(config.privacy.clone())
         .suppression_limit(config.suppression_limit)
