@@ -941,3 +941,29 @@ fn random_tables_write_the_same_bytes_on_both_engines() {
         "{found} cases released; errors: {errors:#?}"
     );
 }
+/// `public = true` on a column that is not insensitive is an error on both engines, even
+/// on an identifying column (which the streaming engine never reads).
+#[test]
+fn a_public_column_that_is_not_insensitive_is_refused_alike() {
+    let attributes = SMALL.replace(
+        "role = \"identifying\"\n",
+        "role = \"identifying\"\npublic = true\n",
+    );
+    let (memory, _) = small_job("", "", SMALL_CSV, &attributes, K2, "public identifying");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("attributes.id.public"), "{error}");
+    assert!(memory.files.is_empty());
+}
+
+/// A semi-sensitive column is for `algorithm = "lgb"` alone: another job refuses it on both
+/// engines rather than release it as it is.
+#[test]
+fn a_semi_sensitive_column_outside_lgb_is_refused_alike() {
+    let csv = "id,sex,age,diag,income\n1,F,30,flu,10\n2,M,31,cold,20\n3,F,32,flu,30\n\
+               4,M,45,none,40\n";
+    let attributes = format!("{SMALL}\n[attributes.income]\nrole = \"semi-sensitive\"\n");
+    let (memory, _) = small_job("", "", csv, &attributes, K2, "semi-sensitive");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("income"), "{error}");
+    assert!(memory.files.is_empty());
+}

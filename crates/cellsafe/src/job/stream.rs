@@ -20,7 +20,7 @@ use crate::data::table::scan::Scan;
 use crate::data::table::Format;
 use crate::data::Role;
 use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
-use crate::error::{Error, Result};
+use crate::error::{DatasetError, Error, Result};
 use crate::observer::Observer;
 use crate::release::audit::audit_counts;
 use crate::release::output::Transaction;
@@ -103,6 +103,18 @@ pub(super) fn anonymize(
         }
         e => e,
     })?;
+    // what the dataset checks of every column, for those the frequency set leaves out
+    let header = engine.header();
+    if let Some(c) = (0..roles.len()).find(|&c| public[c] && roles[c] != Role::Insensitive) {
+        return Err(Error::config(
+            &file,
+            format!("attributes.{}.public", header[c]),
+            "only an insensitive column can be public",
+        ));
+    }
+    if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
+        return Err(DatasetError::SemiSensitive(header[c].clone()).into());
+    }
     let mut anonymizer = Anonymizer::from_dataset(data)
         .models(config.privacy.clone())
         .suppression_limit(config.suppression_limit)
