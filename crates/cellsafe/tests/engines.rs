@@ -967,3 +967,28 @@ fn a_semi_sensitive_column_outside_lgb_is_refused_alike() {
     assert!(error.contains("income"), "{error}");
     assert!(memory.files.is_empty());
 }
+/// An LGB job (`job::lgb::anonymize`, what `cellsafe anonymize` runs for
+/// `algorithm = "lgb"`) asked to stream is refused as `job::anonymize` refuses it, not run
+/// in memory behind the config's back.
+#[test]
+fn an_lgb_job_asked_to_stream_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut config = Config::from_file(&common::examples().join("lgb/lgb.toml")).unwrap();
+    config.engine.kind = Some(EngineKind::Streaming);
+    let outputs = Outputs {
+        table: Some(out.join("released.csv")),
+        report: Some(out.join("report.json")),
+        mapping: None,
+    };
+    match job::lgb::anonymize(&config, &outputs, None, &Silent) {
+        Err(cellsafe::Error::Config { key, message, .. }) => {
+            assert_eq!(key, "search.algorithm", "{message}");
+            assert!(message.contains("streaming"), "{message}");
+        }
+        Err(e) => panic!("not a config error: {e}"),
+        Ok(_) => panic!("the lgb job ran, in memory, though the config asks to stream"),
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
