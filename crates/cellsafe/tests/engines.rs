@@ -992,3 +992,15 @@ fn an_lgb_job_asked_to_stream_is_refused() {
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
 }
+
+/// `*` in an insensitive column would read as a suppressed cell in the release: both
+/// engines refuse it, naming the line where it first occurs and its column.
+#[test]
+fn a_star_in_an_insensitive_column_is_refused_alike() {
+    let csv = "id,sex,age,diag,note\n1,F,30,flu,a\n2,M,31,cold,b\n3,F,32,flu,*\n\
+               4,M,45,none,*\n";
+    let (memory, _) = small_job("", "", csv, SMALL, K2, "a star");
+    let error = memory.outcome.as_ref().unwrap_err();
+    assert!(error.contains("t.csv:4:5:"), "{error}");
+    assert!(memory.files.is_empty());
+}

@@ -51,6 +51,9 @@ pub struct FrequencySet {
     pub weights: Vec<u32>,
     /// Rows of the source.
     pub rows: u64,
+    /// Per column asked to hold no `*` (see [`Engine::frequency_set`]): the line where one
+    /// first occurs, if any.
+    pub stars: Vec<Option<u64>>,
 }
 
 /// The passes of a job over rows kept somewhere (see the module documentation).
@@ -61,8 +64,15 @@ pub trait Engine {
     fn source(&self) -> &Path;
     /// The source's column names.
     fn header(&self) -> &[String];
-    /// Pass 1: the frequency set of the columns `columns` (indices in the header).
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet>;
+    /// Pass 1: the frequency set of the columns `columns` (indices in the header), and
+    /// where the columns `starless` first hold `*` (a released cell that would read as
+    /// suppressed).
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet>;
     /// Pass 3: writes the release `plan` as CSV (header first) to `out` and, when asked,
     /// the mapping from released rows to source lines to `mapping`. Returns what it did.
     fn release(
@@ -167,13 +177,26 @@ impl<S: RowSource> Engine for Local<S> {
         self.rows.header()
     }
 
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet> {
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet> {
         let mut interners: Vec<Interner> = columns.iter().map(|_| Interner::default()).collect();
         // tuple of codes → (rows, first row, its line)
         let mut groups: FxHashMap<Box<[u32]>, (u64, u64, u64)> = FxHashMap::default();
         let mut key: Vec<u32> = Vec::with_capacity(columns.len());
-        let rows = self.rows.batches(columns, observer, &mut |batch: &Batch| {
+        let mut stars: Vec<Option<u64>> = vec![None; starless.len()];
+        let read: Vec<usize> = columns.iter().chain(starless).copied().collect();
+        let n = columns.len();
+        let rows = self.rows.batches(&read, observer, &mut |batch: &Batch| {
             for r in 0..batch.len() {
+                for (j, star) in stars.iter_mut().enumerate() {
+                    if star.is_none() && batch.value(r, n + j) == SUPPRESSED {
+                        *star = Some(batch.line(r));
+                    }
+                }
                 key.clear();
                 for (c, interner) in interners.iter_mut().enumerate() {
                     key.push(interner.code(batch.value(r, c)));
@@ -216,6 +239,7 @@ impl<S: RowSource> Engine for Local<S> {
             table,
             weights,
             rows,
+            stars,
         })
     }
 

@@ -20,7 +20,7 @@ use crate::data::table::scan::Scan;
 use crate::data::table::Format;
 use crate::data::Role;
 use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
-use crate::error::{DatasetError, Error, Result};
+use crate::error::{DatasetError, Error, Location, Result};
 use crate::observer::Observer;
 use crate::release::audit::audit_counts;
 use crate::release::output::Transaction;
@@ -86,7 +86,11 @@ pub(super) fn anonymize(
     let columns: Vec<usize> = (0..roles.len())
         .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
         .collect();
-    let set = engine.frequency_set(&columns, observer)?;
+    let insensitive: Vec<usize> = (0..roles.len())
+        .filter(|&c| roles[c] == Role::Insensitive)
+        .collect();
+    let set = engine.frequency_set(&columns, &insensitive, observer)?;
+    let stars = set.stars.clone();
     let set_rows = set.table.rows();
     let mut passes = PassTimings {
         frequency_set: clock.elapsed().as_secs_f64(),
@@ -114,6 +118,19 @@ pub(super) fn anonymize(
     }
     if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
         return Err(DatasetError::SemiSensitive(header[c].clone()).into());
+    }
+    if let Some((&c, line)) = insensitive
+        .iter()
+        .zip(&stars)
+        .find_map(|(c, line)| line.map(|l| (c, l)))
+    {
+        return Err(Error::data(
+            Location::at(engine.source(), line, Some(c as u64 + 1)),
+            format!(
+                "`*` in column `{}` would read as a suppressed cell in the release; recode it",
+                header[c]
+            ),
+        ));
     }
     let mut anonymizer = Anonymizer::from_dataset(data)
         .models(config.privacy.clone())
