@@ -1004,3 +1004,17 @@ fn a_star_in_an_insensitive_column_is_refused_alike() {
     assert!(error.contains("t.csv:4:5:"), "{error}");
     assert!(memory.files.is_empty());
 }
+/// A table of quasi-identifiers alone released at the top of every hierarchy: each row
+/// reads `*` everywhere, as a suppressed row does. Both engines release it alike.
+#[test]
+fn a_release_of_stars_alone_is_alike_on_both_engines() {
+    let csv = "sex,age\nF,30\nM,31\nF,32\nM,45\n";
+    let attributes = "[attributes.sex]\nrole = \"quasi-identifying\"\n\
+                      hierarchy = { kind = \"suppress\" }\n\n\
+                      [attributes.age]\nrole = \"quasi-identifying\"\n\
+                      hierarchy = { kind = \"suppress\" }\n";
+    let rest = "[[privacy]]\nmodel = \"k-anonymity\"\nk = 4\n[output]\nseed = 4\n";
+    let (memory, _) = small_job("", "", csv, attributes, rest, "stars");
+    released(&memory, "stars");
+    assert_eq!(memory.report()["suppressed_rows"], 0);
+}
