@@ -324,6 +324,13 @@ fn adult_at_given_levels_on_both_engines() {
     let (memory, _) = both(&config, dir.path(), "the original data");
     assert_eq!(memory.report()["found"], Value::Bool(false));
     assert!(memory.table().is_none());
+    // levels the lattice does not have: the same error, nothing written
+    for levels in [vec![0; 7], vec![2; 8]] {
+        config.search.levels = Some(levels);
+        let (memory, _) = both(&config, dir.path(), "bad levels");
+        assert!(memory.outcome.is_err());
+        assert!(memory.files.is_empty());
+    }
 }
 
 /// k larger than the table: nothing is acceptable, both engines report it alike and write
