@@ -51,6 +51,9 @@ pub struct FrequencySet {
     pub weights: Vec<u32>,
     /// Rows of the source.
     pub rows: u64,
+    /// Per column asked to hold no `*` (see [`Engine::frequency_set`]): the line where one
+    /// first occurs, if any.
+    pub stars: Vec<Option<u64>>,
 }
 
 /// The passes of a job over rows kept somewhere (see the module documentation).
@@ -61,8 +64,15 @@ pub trait Engine {
     fn source(&self) -> &Path;
     /// The source's column names.
     fn header(&self) -> &[String];
-    /// Pass 1: the frequency set of the columns `columns` (indices in the header).
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet>;
+    /// Pass 1: the frequency set of the columns `columns` (indices in the header), and
+    /// where the columns `starless` first hold `*` (a released cell that would read as
+    /// suppressed).
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet>;
     /// Pass 3: writes the release `plan` as CSV (header first) to `out` and, when asked,
     /// the mapping from released rows to source lines to `mapping`. Returns what it did.
     fn release(
@@ -157,14 +167,27 @@ impl<S: RowSource> Engine for Local<S> {
         self.rows.header()
     }
 
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet> {
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet> {
         // each column's values coded in the order first met, as a table read whole codes
         // them; the tuples sorted by first row then meet the values in that order too
         let mut dictionaries: Vec<Dictionary> = vec![Dictionary::default(); columns.len()];
         let mut groups: FxHashMap<Box<[u32]>, Tuple> = FxHashMap::default();
         let mut key: Vec<u32> = Vec::with_capacity(columns.len());
-        let rows = self.rows.batches(columns, observer, &mut |batch: &Batch| {
+        let mut stars: Vec<Option<u64>> = vec![None; starless.len()];
+        let read: Vec<usize> = columns.iter().chain(starless).copied().collect();
+        let n = columns.len();
+        let rows = self.rows.batches(&read, observer, &mut |batch: &Batch| {
             for r in 0..batch.len() {
+                for (j, star) in stars.iter_mut().enumerate() {
+                    if star.is_none() && batch.value(r, n + j) == SUPPRESSED {
+                        *star = Some(batch.line(r));
+                    }
+                }
                 key.clear();
                 let line = batch.line(r);
                 for (c, dictionary) in dictionaries.iter_mut().enumerate() {
@@ -209,6 +232,7 @@ impl<S: RowSource> Engine for Local<S> {
             table,
             weights,
             rows,
+            stars,
         })
     }
 
@@ -361,7 +385,12 @@ pub fn count_written(
     plan: &ReleasePlan,
     observer: &dyn Observer,
 ) -> Result<Counted> {
-    let scan = Scan::open(path, Format::Csv, format)?;
+    // the release names its columns in a header row, whether the input had one or not
+    let read_back = CsvFormat {
+        header: true,
+        ..format.clone()
+    };
+    let scan = Scan::open(path, Format::Csv, &read_back)?;
     let header = scan.header().to_vec();
     let expected = plan.expected(&[]);
     let find = |name: &String| -> Result<usize> {

@@ -422,6 +422,8 @@ pub fn anonymize(
     observer: &dyn Observer,
 ) -> Result<LgbReport> {
     let start = Instant::now();
+    // an lgb job needs the rows in memory: `[engine] kind = "streaming"` is refused
+    config.engine_kind()?;
     if let Some(path) = &outputs.table {
         let format = config.output_format(path)?;
         if format != crate::data::table::Format::Csv {
