@@ -10,17 +10,17 @@
 //!    ([`Anonymizer::search`](crate::anonymizer::Anonymizer::search));
 //! 3. **release** ([`Engine::release`]): each source row mapped through the
 //!    [`ReleasePlan`] (labels, suppression by class), in the seeded order of
-//!    [`OrderKeys`](crate::release::OrderKeys), written as CSV; then the **audit count**
+//!    [`OrderKeys`], written as CSV; then the **audit count**
 //!    ([`Engine::audit_count`]): the written file read back and counted, judged by
 //!    [`audit_counts`](crate::release::audit::audit_counts) against the search's classes.
 //!
 //! An engine implements these passes and nothing else, so the search never knows where
 //! the rows are. [`Local`] implements them over any [`RowSource`] on this machine: a
-//! [`Table`](crate::data::table::Table) in memory ([`Memory`]) or a file scanned a batch
+//! [`Table`] in memory ([`Memory`]) or a file scanned a batch
 //! at a time ([`Streaming`]), whose memory is bounded by the frequency set and the sort's
 //! budget whatever the number of rows. Both write exactly what the in-memory
 //! [`Anonymizer`](crate::anonymizer::Anonymizer) writes for the same job, byte for byte.
-//! [`run`] chains the passes.
+//! `job::stream` chains the passes for a job's config.
 
 pub mod plan;
 mod sort;

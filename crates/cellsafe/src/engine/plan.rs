@@ -204,7 +204,7 @@ impl ReleasePlan {
         &self.header
     }
 
-    /// The source columns the plan reads, in the order [`cells`](Self::cells) expects
+    /// The source columns the plan reads, in the order `cells` expects
     /// them in a batch: the released ones.
     pub fn reads(&self) -> Vec<usize> {
         self.columns.iter().map(|c| c.source).collect()
