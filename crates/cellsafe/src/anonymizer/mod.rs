@@ -462,25 +462,7 @@ impl<'a> Anonymizer<'a> {
                 return Err(AnonymizerError::PresenceMicroaggregates(m.spec.name()).into());
             }
         }
-        let encoded = start.elapsed().as_secs_f64();
-        let order = self
-            .order
-            .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed()));
-        let mut release = Release {
-            problem,
-            algorithm: self.algorithm,
-            outcome: Default::default(),
-            best: None,
-            disclosure: None,
-            set_based: None,
-            local: None,
-            order,
-            written: None,
-            timings: Timings {
-                encode: encoded,
-                ..Timings::default()
-            },
-        };
+        let mut release = self.unreleased(problem, start);
         if self.algorithm == Algorithm::SetBased {
             self.release_sets(&mut release)?;
         } else if self.algorithm == Algorithm::Mondrian {
@@ -520,10 +502,19 @@ impl<'a> Anonymizer<'a> {
         if problem.models.iter().any(|m| m.presence().is_some()) {
             return refused("delta-presence");
         }
-        let order = self
-            .order
-            .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed()));
-        let mut release = Release {
+        let mut release = self.unreleased(problem, start);
+        let clock = Instant::now();
+        let outcome = self.search_node(&release.problem)?;
+        release.best = outcome.best.clone();
+        release.outcome = outcome;
+        release.timings.search = clock.elapsed().as_secs_f64();
+        Ok(release)
+    }
+
+    /// A release of `problem` with nothing found or written yet, in the configured order
+    /// (a fresh seed when none was given), its encoding timed from `start`.
+    fn unreleased(&self, problem: Problem, start: Instant) -> Release {
+        Release {
             problem,
             algorithm: self.algorithm,
             outcome: Default::default(),
@@ -531,19 +522,15 @@ impl<'a> Anonymizer<'a> {
             disclosure: None,
             set_based: None,
             local: None,
-            order,
+            order: self
+                .order
+                .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed())),
             written: None,
             timings: Timings {
                 encode: start.elapsed().as_secs_f64(),
                 ..Timings::default()
             },
-        };
-        let clock = Instant::now();
-        let outcome = self.search_node(&release.problem)?;
-        release.best = outcome.best.clone();
-        release.outcome = outcome;
-        release.timings.search = clock.elapsed().as_secs_f64();
-        Ok(release)
+        }
     }
 
     /// The search's outcome, or the configured node's evaluation.

@@ -129,20 +129,7 @@ impl Table {
         let mut lines = Vec::new();
         while let Some(line) = records.read(&mut record)? {
             if header.is_none() {
-                let names: Vec<String> = if format.header {
-                    record
-                        .iter()
-                        .map(|s| s.trim_start_matches('\u{feff}').to_owned())
-                        .collect()
-                } else {
-                    (1..=record.len()).map(|i| i.to_string()).collect()
-                };
-                if let Some(i) = duplicate_name(&names) {
-                    return Err(Error::data(
-                        Location::at(source, line, Some(i as u64 + 1)),
-                        format!("duplicate column name `{}` in header", excerpt(&names[i])),
-                    ));
-                }
+                let names = scan::csv_header(&record, format.header, source, line)?;
                 columns = vec![Vec::new(); names.len()];
                 dictionaries = vec![Dictionary::default(); names.len()];
                 header = Some(names);

@@ -222,7 +222,7 @@ impl Scan {
 }
 
 /// The header named by a CSV file's first record (or numbered, without a header row).
-fn csv_header(
+pub(super) fn csv_header(
     record: &csv::StringRecord,
     named: bool,
     path: &Path,
