@@ -129,6 +129,7 @@ impl Config {
     /// bounded thread count and bounded genetic parameters.
     pub(crate) fn check_release(&self) -> Result<()> {
         let file = self.file_name();
+        self.check_output()?;
         if self.input.subset.is_some() && self.output.keep_order {
             return Err(Error::config(
                 &file,

@@ -29,6 +29,7 @@ use crate::metric::MetricSpec;
 use crate::release::microaggregation::{Aggregator, Scale};
 
 mod check;
+mod database;
 mod dataset;
 mod engine;
 mod input;
