@@ -563,6 +563,10 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
 /// input the same format (`NAME.anonymized.parquet`, ...).
 fn default_output(config: &Config) -> PathBuf {
     use cellsafe::data::table::Format;
+    if config.reads_server() {
+        // a PostgreSQL table: beside the config
+        return PathBuf::from(config.file_name()).with_file_name("release.anonymized.csv");
+    }
     let input = config.data_path();
     let stem = input
         .file_stem()

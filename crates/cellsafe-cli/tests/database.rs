@@ -250,7 +250,7 @@ fn bad_database_outputs_exit_1_naming_the_key_and_write_nothing() {
         ),
         ("url = \"sqlite://out.db\"\ntable = \"1st\"", "output.table"),
         (
-            "url = \"postgres://u@localhost:1/db\"\ntable = \"t\"",
+            "url = \"postgres://u:pw@localhost:1/db\"\ntable = \"t\"",
             "output.url",
         ),
     ] {

@@ -169,11 +169,6 @@ fn the_config_names_a_database_source_or_says_what_is_wrong() {
             "input.url",
             "not a database url",
         ),
-        (
-            "url = \"postgres://h/db\"\ntable = \"people\"",
-            "input.url",
-            "PostgreSQL input is not available yet",
-        ),
     ] {
         let err = config(dir.path(), input).unwrap_err();
         assert!(
@@ -537,4 +532,298 @@ fn the_input_database_is_never_the_output_and_bad_output_keys_are_named() {
     assert_eq!(tables(&out), ["t"]);
     assert_eq!(std::fs::read(&source).unwrap(), before);
     assert!(!dir.path().join("r.csv").exists());
+}
+
+// ---------------------------------------------------------------------------------------
+// PostgreSQL in and out (the `postgres` feature; a server when CELLSAFE_TEST_POSTGRES names
+// one, as `.ci/postgres` prints it: `host=DIR user=USER dbname=DB`)
+// ---------------------------------------------------------------------------------------
+
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+
+    /// `psql` on database `db` of `server`: the output of `sql`, unaligned, `|`-separated,
+    /// NULL printed as `<NULL>`.
+    fn psql(server: &str, db: &str, sql: &str) -> String {
+        let out = std::process::Command::new("psql")
+            .arg(format!("{server} dbname={db}"))
+            .args([
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-qAt",
+                "-F",
+                "|",
+                "-P",
+                "null=<NULL>",
+                "-c",
+                sql,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{sql}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A new database on the test server, and its url; None (recorded as a skip) without a
+    /// server.
+    fn database(what: &str) -> Option<(String, String, String)> {
+        let server = match std::env::var("CELLSAFE_TEST_POSTGRES") {
+            Ok(s) if !s.trim().is_empty() => s.trim().to_owned(),
+            _ => {
+                cellsafe_testkit::skipped(&format!(
+                    "{what} on PostgreSQL: CELLSAFE_TEST_POSTGRES is not set"
+                ));
+                return None;
+            }
+        };
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let name = format!(
+            "cellsafe_db_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        );
+        psql(&server, "postgres", &format!("CREATE DATABASE {name}"));
+        let field = |key: &str| {
+            server
+                .split_whitespace()
+                .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+                .map(str::to_owned)
+        };
+        let host = field("host").unwrap_or_else(|| "localhost".into());
+        let user = field("user").unwrap_or_else(|| "postgres".into());
+        let host = host.replace('%', "%25").replace('/', "%2F");
+        let port = field("port").map_or(String::new(), |p| format!(":{p}"));
+        let url = format!("postgres://{user}@{host}{port}/{name}");
+        Some((server, name, url))
+    }
+
+    /// The seeded `visits` of a SQLite database at `sqlite`, copied into PostgreSQL.
+    fn copy_visits(sqlite: &Path, server: &str, db: &str) {
+        let (_, _, rows) = dump(sqlite, "visits");
+        let values: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                let cells: Vec<String> = row
+                    .iter()
+                    .map(|c| c.as_ref().map_or("NULL".into(), |v| format!("'{v}'")))
+                    .collect();
+                format!("({})", cells.join(", "))
+            })
+            .collect();
+        psql(
+            server,
+            db,
+            &format!(
+                "CREATE TABLE visits (age bigint, zip text, count bigint, score double \
+                 precision, diagnosis text); INSERT INTO visits VALUES {};",
+                values.join(", ")
+            ),
+        );
+    }
+
+    #[test]
+    fn a_postgres_job_releases_into_postgres_what_the_sqlite_job_releases_as_csv() {
+        let Some((server, db, url)) = database("reading and writing a table") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        visits(&dir.path().join("center.db"), 600);
+        copy_visits(&dir.path().join("center.db"), &server, &db);
+        let source = psql(
+            &server,
+            &db,
+            "SELECT md5(string_agg(v::text, ',')) FROM visits v",
+        );
+        // the same job from SQLite, as CSV
+        let csv_path = dir.path().join("released.csv");
+        let config = visits_job(
+            dir.path(),
+            "url = \"sqlite://center.db\"\ntable = \"visits\"",
+            "",
+            4,
+        );
+        let mut to_csv = outputs(None);
+        to_csv.table = Some(csv_path.clone());
+        cellsafe::job::anonymize(&config, &to_csv, &Silent).unwrap();
+        let input = format!("url = \"{url}\"\ntable = \"visits\"");
+        let output = format!("url = \"{url}\"\ntable = \"released\"");
+        let config = visits_job(dir.path(), &input, &output, 4);
+        let report_path = dir.path().join("report.json");
+        cellsafe::job::anonymize(&config, &outputs(Some(&report_path)), &Silent).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+        assert_eq!(json["output"], format!("{url} table released"));
+        let types = psql(
+            &server,
+            &db,
+            "SELECT string_agg(format_type(atttypid, atttypmod), ',' ORDER BY attnum) FROM \
+             pg_attribute WHERE attrelid = 'released'::regclass AND attnum > 0",
+        );
+        assert_eq!(types.trim(), "text,text,bigint,double precision,text");
+        let held = psql(&server, &db, "SELECT * FROM released ORDER BY ctid");
+        let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+        let released: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let held: Vec<&str> = held.lines().collect();
+        assert_eq!(held.len(), released.len());
+        for (r, (line, record)) in held.iter().zip(&released).enumerate() {
+            for (value, cell) in line.split('|').zip(record.iter()) {
+                if value == "<NULL>" {
+                    assert!(cell.is_empty() || cell == "*", "row {r}: NULL for `{cell}`");
+                } else {
+                    assert_eq!(value, cell, "row {r}");
+                }
+            }
+        }
+        let tables = psql(
+            &server,
+            &db,
+            "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE \
+             schemaname = 'public'",
+        );
+        assert_eq!(tables.trim(), "released,visits", "no staging table is left");
+        // an existing table is refused, untouched, unless replace = true
+        psql(
+            &server,
+            &db,
+            "UPDATE released SET age = 'marked' WHERE ctid = '(0,1)'",
+        );
+        let err = cellsafe::job::anonymize(&config, &outputs(None), &Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("config key `output.table`"), "{err}");
+        assert_eq!(
+            psql(
+                &server,
+                &db,
+                "SELECT count(*) FROM released WHERE age = 'marked'"
+            )
+            .trim(),
+            "1"
+        );
+        let config = visits_job(dir.path(), &input, &format!("{output}\nreplace = true"), 4);
+        cellsafe::job::anonymize(&config, &outputs(None), &Silent).unwrap();
+        assert_eq!(
+            psql(
+                &server,
+                &db,
+                "SELECT count(*) FROM released WHERE age = 'marked'"
+            )
+            .trim(),
+            "0"
+        );
+        assert_eq!(
+            psql(&server, &db, "SELECT count(*) FROM released").trim(),
+            "600"
+        );
+        // the input table is never the output; the source was never written
+        let config = visits_job(
+            dir.path(),
+            &input,
+            &format!("url = \"{url}\"\ntable = \"visits\"\nreplace = true"),
+            4,
+        );
+        let err = cellsafe::job::anonymize(&config, &outputs(None), &Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is the input table"), "{err}");
+        assert_eq!(
+            psql(
+                &server,
+                &db,
+                "SELECT md5(string_agg(v::text, ',')) FROM visits v"
+            ),
+            source
+        );
+        // a cancelled run leaves no table and no staging table
+        let config = visits_job(
+            dir.path(),
+            &input,
+            &format!("url = \"{url}\"\ntable = \"other\""),
+            4,
+        );
+        let observer = CancelWhenWriting(Default::default());
+        let result = cellsafe::job::anonymize(&config, &outputs(None), &observer);
+        assert!(
+            matches!(result, Err(cellsafe::Error::Cancelled)),
+            "{:?}",
+            result.err()
+        );
+        let tables = psql(
+            &server,
+            &db,
+            "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE \
+             schemaname = 'public'",
+        );
+        assert_eq!(tables.trim(), "released,visits");
+    }
+
+    #[test]
+    fn bad_postgres_sources_are_named_and_never_written() {
+        let Some((server, db, url)) = database("bad sources") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        visits(&dir.path().join("center.db"), 50);
+        copy_visits(&dir.path().join("center.db"), &server, &db);
+        let before = psql(&server, &db, "SELECT count(*) FROM visits");
+        for (input, message) in [
+            (
+                format!("url = \"{url}\"\ntable = \"nobody\""),
+                "cannot read table `nobody`",
+            ),
+            (
+                format!("url = \"{url}\"\nquery = \"DELETE FROM visits RETURNING *\""),
+                "read-only",
+            ),
+            (
+                format!("url = \"{url}\"\nquery = \"SELEKT 1\""),
+                "cannot read the query",
+            ),
+        ] {
+            let err = super::config(dir.path(), &input).unwrap_err();
+            assert!(err.starts_with(&url), "{err}");
+            assert!(err.contains(message), "{input}: {err}");
+        }
+        assert_eq!(psql(&server, &db, "SELECT count(*) FROM visits"), before);
+        let (table, _) = super::config(
+            dir.path(),
+            &format!("url = \"{url}\"\nquery = \"SELECT age, zip FROM visits WHERE age >= 50\""),
+        )
+        .unwrap();
+        assert_eq!(table.header(), ["age", "zip"]);
+    }
+}
+
+/// Without a server: a password in the url is refused naming the key (and not printed),
+/// an unreachable server is named by its url.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_password_in_a_postgres_url_is_refused_and_an_unreachable_server_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for url in [
+        "postgres://ann:hunter2@db.example:5432/center",
+        "postgres://ann@db.example/center?password=hunter2",
+    ] {
+        let err = config(dir.path(), &format!("url = \"{url}\"\ntable = \"t\"")).unwrap_err();
+        assert!(err.contains("config key `input.url`"), "{err}");
+        assert!(err.contains("PGPASSWORD"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        let job = visits_job(
+            dir.path(),
+            "path = \"x.csv\"",
+            &format!("url = \"{url}\"\ntable = \"t\""),
+            3,
+        );
+        let err = cellsafe::job::anonymize(&job, &outputs(None), &Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("config key `output.url`"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+    }
+    // nothing listens on port 1
+    let url = "postgres://ann@127.0.0.1:1/center";
+    let err = config(dir.path(), &format!("url = \"{url}\"\ntable = \"t\"")).unwrap_err();
+    assert!(err.starts_with(url), "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
 }

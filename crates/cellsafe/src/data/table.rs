@@ -20,6 +20,8 @@ mod columnar;
 mod database;
 mod format;
 mod plain;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
 pub mod scan;
 
 #[cfg(feature = "sqlite")]

@@ -290,6 +290,19 @@ fn database_output(
     };
     refuse_both(config, outputs)?;
     same_database(config, &db.path)?;
+    if config.input.url.as_deref() == Some(db.url.as_str())
+        && config
+            .input
+            .table
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case(&db.table))
+    {
+        return Err(Error::config(
+            config.file_name(),
+            "output.table",
+            "is the input table: the source is never written; name another table",
+        ));
+    }
     Ok(Some(db))
 }
 
@@ -316,7 +329,10 @@ fn refuse_both(config: &Config, outputs: &Outputs) -> Result<()> {
 /// written, and a release handed over as a database file must not carry the source.
 #[cfg(feature = "sqlite")]
 fn same_database(config: &Config, output: &Path) -> Result<()> {
-    if config.input.url.is_none() {
+    if config.input.url.is_none()
+        || config.reads_server()
+        || config.output_database_path().is_none()
+    {
         return Ok(());
     }
     let clash = check_paths(

@@ -31,6 +31,9 @@ use crate::data::SUPPRESSED;
 use crate::error::{excerpt, Error, Location, Result};
 use crate::observer::{Observer, Stage, WRITING};
 
+#[cfg(feature = "postgres")]
+mod postgres;
+
 /// The start of every staging table's name.
 pub const STAGING_PREFIX: &str = "cellsafe_staging_";
 
@@ -38,7 +41,7 @@ pub const STAGING_PREFIX: &str = "cellsafe_staging_";
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Rows between two checks for cancellation.
-const CHECK_EVERY: u64 = 4096;
+pub(crate) const CHECK_EVERY: u64 = 4096;
 
 /// `[output] url` and `table`: where the release goes.
 #[derive(Debug, Clone)]
@@ -53,6 +56,31 @@ pub struct DatabaseOutput {
     pub replace: bool,
     /// The config file, for messages naming its keys.
     pub config: String,
+    /// A PostgreSQL database (`url`), not a SQLite file (`path`).
+    #[cfg(feature = "postgres")]
+    pub postgres: bool,
+}
+
+/// A release written into a staging table and checked, not yet renamed into place;
+/// dropped with its staging table unless committed.
+pub enum Staged<'a> {
+    /// In a SQLite database.
+    Sqlite(SqliteStaged<'a>),
+    /// In a PostgreSQL database.
+    #[cfg(feature = "postgres")]
+    Postgres(postgres::PgStaged<'a>),
+}
+
+impl Staged<'_> {
+    /// In one transaction: drops the old table (when it may be replaced) and renames the
+    /// staging table into place.
+    pub fn commit(self) -> Result<()> {
+        match self {
+            Staged::Sqlite(s) => s.commit(),
+            #[cfg(feature = "postgres")]
+            Staged::Postgres(s) => s.commit(),
+        }
+    }
 }
 
 /// `name` quoted as an SQL identifier.
@@ -62,7 +90,7 @@ pub fn quote(name: &str) -> String {
 
 /// The value a cell is stored as in a column of type `t`; None when it does not read back
 /// as the cell (then the column must be text).
-fn stored(cell: &str, t: SqlType) -> Option<Value> {
+pub(crate) fn stored(cell: &str, t: SqlType) -> Option<Value> {
     if t != SqlType::Text && (cell.is_empty() || cell == SUPPRESSED) {
         return Some(Value::Null);
     }
@@ -92,7 +120,20 @@ fn holds(value: ValueRef<'_>, cell: &str, t: SqlType) -> bool {
     }
 }
 
-fn reader<'a>(csv: &'a [u8], format: &CsvFormat) -> csv::Reader<&'a [u8]> {
+/// Whether `value`, read as PostgreSQL prints it from a column of type `t`, is `cell`.
+#[cfg(feature = "postgres")]
+fn holds_text(value: Option<&str>, cell: &str, t: SqlType) -> bool {
+    match (value, t) {
+        (Some(text), SqlType::Text) => text == cell,
+        (None, SqlType::Integer | SqlType::Real) => cell.is_empty() || cell == SUPPRESSED,
+        (Some(text), SqlType::Integer) => text == cell,
+        // PostgreSQL prints the shortest text that reads back exactly, not always Rust's
+        (Some(text), SqlType::Real) => text.parse::<f64>().is_ok_and(|f| format!("{f}") == cell),
+        _ => false,
+    }
+}
+
+pub(crate) fn reader<'a>(csv: &'a [u8], format: &CsvFormat) -> csv::Reader<&'a [u8]> {
     csv::ReaderBuilder::new()
         .delimiter(format.delimiter)
         .quote(format.quote)
@@ -125,14 +166,14 @@ impl DatabaseOutput {
         format!("{} table {}", self.url, self.table)
     }
 
-    fn error(&self, what: impl std::fmt::Display) -> Error {
+    pub(crate) fn error(&self, what: impl std::fmt::Display) -> Error {
         Error::data(
             Location::file(&self.path),
             format!("table `{}`: {what}", excerpt(&self.table)),
         )
     }
 
-    fn exists_error(&self) -> Error {
+    pub(crate) fn exists_error(&self) -> Error {
         Error::config(
             &self.config,
             "output.table",
@@ -174,6 +215,10 @@ impl DatabaseOutput {
     /// runs and fails (naming `output.table`) if the table exists and may not be replaced.
     /// A database file that does not exist yet is created when the release is written.
     pub fn prepare(&self) -> Result<()> {
+        #[cfg(feature = "postgres")]
+        if self.postgres {
+            return postgres::prepare(self);
+        }
         if !self.path.exists() {
             return Ok(());
         }
@@ -230,11 +275,26 @@ impl DatabaseOutput {
         types: &[SqlType],
         observer: &dyn Observer,
     ) -> Result<Staged<'_>> {
+        #[cfg(feature = "postgres")]
+        if self.postgres {
+            return postgres::stage(self, csv, format, types, observer).map(Staged::Postgres);
+        }
+        self.stage_sqlite(csv, format, types, observer)
+            .map(Staged::Sqlite)
+    }
+
+    fn stage_sqlite(
+        &self,
+        csv: &[u8],
+        format: &CsvFormat,
+        types: &[SqlType],
+        observer: &dyn Observer,
+    ) -> Result<SqliteStaged<'_>> {
         let progress = Stage::start(observer, WRITING, None);
         let created = !self.path.exists();
         let connection = self.open(true)?;
         let name = format!("{STAGING_PREFIX}{}", random_suffix());
-        let mut staged = Staged {
+        let mut staged = SqliteStaged {
             output: self,
             connection,
             name,
@@ -249,7 +309,7 @@ impl DatabaseOutput {
 }
 
 /// Sixteen random lowercase letters and digits.
-fn random_suffix() -> String {
+pub(crate) fn random_suffix() -> String {
     use rand::Rng;
     const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::thread_rng();
@@ -258,9 +318,9 @@ fn random_suffix() -> String {
         .collect()
 }
 
-/// A staging table written and checked, not yet renamed into place; dropped with it unless
-/// committed.
-pub struct Staged<'a> {
+/// A staging table written into a SQLite database and checked, not yet renamed into place;
+/// dropped with it unless committed.
+pub struct SqliteStaged<'a> {
     output: &'a DatabaseOutput,
     connection: Connection,
     name: String,
@@ -269,12 +329,7 @@ pub struct Staged<'a> {
     done: bool,
 }
 
-impl Staged<'_> {
-    /// The staging table's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
+impl SqliteStaged<'_> {
     fn write(
         &mut self,
         csv: &[u8],
@@ -471,7 +526,7 @@ impl Staged<'_> {
     }
 }
 
-impl Drop for Staged<'_> {
+impl Drop for SqliteStaged<'_> {
     fn drop(&mut self) {
         if self.done {
             return;
@@ -506,6 +561,8 @@ mod tests {
             table: "released".into(),
             replace: false,
             config: "job.toml".into(),
+            #[cfg(feature = "postgres")]
+            postgres: false,
         }
     }
 
@@ -535,7 +592,7 @@ mod tests {
             .unwrap();
         let format = CsvFormat::default();
         let progress = Stage::start(&Silent, WRITING, None);
-        let mut staged = Staged {
+        let mut staged = SqliteStaged {
             output: &out,
             connection: out.open(true).unwrap(),
             name: format!("{STAGING_PREFIX}test"),
