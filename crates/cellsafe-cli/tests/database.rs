@@ -7,6 +7,8 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+#[cfg(feature = "postgres")]
+use predicates::prelude::PredicateBooleanExt;
 use rusqlite::Connection;
 
 #[test]
@@ -359,4 +361,109 @@ fn staging(path: &Path) -> bool {
         |r| r.get::<_, i64>(0),
     )
     .is_ok_and(|n| n > 0)
+}
+
+/// PostgreSQL through the CLI (the `postgres` feature, a server named by
+/// `CELLSAFE_TEST_POSTGRES`): a release from a PostgreSQL table into another PostgreSQL
+/// table; a missing table and an unreachable server exit 1 naming the url and write
+/// nothing.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_in_and_out_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // without a server: an unreachable one is named, exit 1, nothing written
+    let unreachable = "postgres://ann@127.0.0.1:1/center";
+    std::fs::write(
+        d.join("job.toml"),
+        patients_job(
+            &format!("url = \"{unreachable}\"\ntable = \"patients\""),
+            "",
+        ),
+    )
+    .unwrap();
+    anonymize(&d.join("job.toml")).code(1).stderr(
+        predicates::str::contains(unreachable).and(predicates::str::contains("cannot connect")),
+    );
+    assert!(!d.join("job.json").exists());
+    let server = match std::env::var("CELLSAFE_TEST_POSTGRES") {
+        Ok(s) if !s.trim().is_empty() => s.trim().to_owned(),
+        _ => {
+            cellsafe_testkit::skipped(
+                "cellsafe anonymize on PostgreSQL: CELLSAFE_TEST_POSTGRES is not set",
+            );
+            return;
+        }
+    };
+    let psql = |db: &str, sql: &str| {
+        let out = std::process::Command::new("psql")
+            .arg(format!("{server} dbname={db}"))
+            .args(["-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{sql}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let name = format!("cellsafe_cli_db_{}", std::process::id());
+    psql("postgres", &format!("CREATE DATABASE {name}"));
+    let field = |key: &str| {
+        server
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+            .map(str::to_owned)
+    };
+    let host = field("host")
+        .unwrap_or_else(|| "localhost".into())
+        .replace('/', "%2F");
+    let user = field("user").unwrap_or_else(|| "postgres".into());
+    let url = format!("postgres://{user}@{host}/{name}");
+    psql(
+        &name,
+        "CREATE TABLE patients (age bigint, zip text, count bigint, diagnosis text); \
+         INSERT INTO patients SELECT 20 + (i * 7) % 61, '130' || (i % 9), \
+         CASE WHEN i % 11 = 0 THEN NULL ELSE i % 97 END, (ARRAY['flu','cold','ulcer'])[i % 3 + 1] \
+         FROM generate_series(0, 799) i ORDER BY i",
+    );
+    let source = psql(
+        &name,
+        "SELECT md5(string_agg(p::text, ',')) FROM patients p",
+    );
+    // a missing table: exit 1 naming the url and the table
+    std::fs::write(
+        d.join("job.toml"),
+        patients_job(&format!("url = \"{url}\"\ntable = \"nobody\""), ""),
+    )
+    .unwrap();
+    anonymize(&d.join("job.toml"))
+        .code(1)
+        .stderr(predicates::str::contains(url.as_str()).and(predicates::str::contains("nobody")));
+    std::fs::write(
+        d.join("job.toml"),
+        patients_job(
+            &format!("url = \"{url}\"\ntable = \"patients\""),
+            &format!("url = \"{url}\"\ntable = \"released\""),
+        ),
+    )
+    .unwrap();
+    anonymize(&d.join("job.toml")).success();
+    assert_eq!(psql(&name, "SELECT count(*) FROM released").trim(), "800");
+    assert_eq!(
+        psql(
+            &name,
+            "SELECT md5(string_agg(p::text, ',')) FROM patients p"
+        ),
+        source
+    );
+    // the same job again: the table exists, exit 1 naming output.table
+    anonymize(&d.join("job.toml"))
+        .code(1)
+        .stderr(predicates::str::contains("config key `output.table`"));
+    assert_eq!(
+        psql(
+            &name,
+            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cellsafe%'"
+        )
+        .trim(),
+        "0"
+    );
 }
