@@ -466,4 +466,67 @@ fn postgres_in_and_out_through_the_cli() {
         .trim(),
         "0"
     );
+    // kill -9 once the staging table is committed and being read back: no table `big` or
+    // the whole one; the next run drops the staging table (its writer's session is gone)
+    let rows = 200_000;
+    psql(
+        &name,
+        &format!(
+            "CREATE TABLE many AS SELECT 20 + (i * 7) % 61 AS age, '130' || (i % 9) AS zip, \
+             i % 97 AS count, (ARRAY['flu','cold','ulcer'])[i % 3 + 1] AS diagnosis FROM \
+             generate_series(1, {rows}) i ORDER BY i"
+        ),
+    );
+    std::fs::write(
+        d.join("big.toml"),
+        patients_job(
+            &format!("url = \"{url}\"\ntable = \"many\""),
+            &format!("url = \"{url}\"\ntable = \"big\"\nreplace = true"),
+        ),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
+        .arg("anonymize")
+        .arg(d.join("big.toml"))
+        .arg("--report")
+        .arg(d.join("big.json"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let staging = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cellsafe%'";
+    loop {
+        if psql(&name, staging).trim() != "0" {
+            child.kill().unwrap();
+            break;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the run ended ({status}) before its staging table appeared");
+        }
+    }
+    child.wait().unwrap();
+    if psql(&name, "SELECT to_regclass('big') IS NOT NULL").trim() == "t" {
+        assert_eq!(
+            psql(&name, "SELECT count(*) FROM big").trim(),
+            rows.to_string(),
+            "a part of the table under its name"
+        );
+    }
+    // the killed run's session ends (its advisory lock with it) before the next run
+    while psql(
+        &name,
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> \
+         pg_backend_pid()",
+    )
+    .trim()
+        != "0"
+    {
+        std::thread::yield_now();
+    }
+    anonymize(&d.join("big.toml")).success();
+    assert_eq!(
+        psql(&name, "SELECT count(*) FROM big").trim(),
+        rows.to_string()
+    );
+    assert_eq!(psql(&name, staging).trim(), "0");
 }
