@@ -500,6 +500,34 @@ fn the_input_database_is_never_the_output_and_bad_output_keys_are_named() {
         );
         assert!(err.contains(message), "{output}: {err}");
     }
+    // the streaming engine and an lgb release write files only
+    std::fs::write(
+        dir.path().join("v.csv"),
+        "age,zip,count,score,diagnosis\n30,1300,1,2.5,flu\n",
+    )
+    .unwrap();
+    let config = visits_job(
+        dir.path(),
+        "path = \"v.csv\"",
+        "url = \"sqlite://out.db\"\ntable = \"t\"\n[engine]\nkind = \"streaming\"",
+        3,
+    );
+    let err = cellsafe::job::anonymize(&config, &outputs(None), &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("config key `output.url`"), "{err}");
+    assert!(err.contains("streaming engine"), "{err}");
+    let config = visits_job(
+        dir.path(),
+        input,
+        "url = \"sqlite://out.db\"\ntable = \"t\"",
+        3,
+    );
+    let err = cellsafe::job::lgb::anonymize(&config, &outputs(None), None, &Silent)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("config key `output.url`"), "{err}");
+    assert!(!dir.path().join("out.db").exists());
     // a view under the name is not replaced, even with replace = true
     let out = dir.path().join("out.db");
     Connection::open(&out)
