@@ -386,6 +386,27 @@ fn postgres_in_and_out_through_the_cli() {
         predicates::str::contains(unreachable).and(predicates::str::contains("cannot connect")),
     );
     assert!(!d.join("job.json").exists());
+    // the password of the environment is never printed; a PGPASSFILE that cannot be read
+    // is named
+    let out = Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .env("PGPASSWORD", "hunter2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("hunter2"));
+    let missing = d.join("no-pgpass");
+    Command::cargo_bin("cellsafe")
+        .unwrap()
+        .arg("anonymize")
+        .arg(d.join("job.toml"))
+        .env_remove("PGPASSWORD")
+        .env("PGPASSFILE", &missing)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(missing.display().to_string()));
     let server = match std::env::var("CELLSAFE_TEST_POSTGRES") {
         Ok(s) if !s.trim().is_empty() => s.trim().to_owned(),
         _ => {
