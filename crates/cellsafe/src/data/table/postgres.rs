@@ -239,7 +239,7 @@ pub(crate) fn read_postgres(
     };
     let sql = match selection {
         Selection::Table(name) => {
-            format!("SELECT * FROM {}", crate::release::database::quote(name))
+            format!("SELECT * FROM \"{}\"", name.replace('"', "\"\""))
         }
         Selection::Query(query) => query.clone(),
     };
