@@ -781,6 +781,17 @@ fn located(e: &Error) -> bool {
         | Error::NotRegularOutput { .. }
         | Error::Busy { .. }
         | Error::Commit { .. } => true,
+        // the spill directory or the changed source is named
+        Error::Engine(e) => match e {
+            cellsafe::error::EngineError::Spill { dir, .. } => {
+                text.contains(&dir.display().to_string())
+            }
+            cellsafe::error::EngineError::Changed { path, .. }
+            | cellsafe::error::EngineError::TooManyAlike(path) => {
+                text.contains(&path.display().to_string())
+            }
+            _ => false,
+        },
         // a failed audit is a bug, not bad input
         Error::AuditFailed { .. }
         | Error::Interrupted

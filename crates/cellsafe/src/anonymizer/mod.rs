@@ -722,7 +722,12 @@ fn write_and_read(
     let csv = write(released, format, rows)?;
     timings.write = clock.elapsed().as_secs_f64();
     let clock = Instant::now();
-    let written = Table::from_bytes(&csv, Path::new(RELEASED), format)?;
+    // the release names its columns in a header row, whether the input had one or not
+    let read_back = CsvFormat {
+        header: true,
+        ..format.clone()
+    };
+    let written = Table::from_bytes(&csv, Path::new(RELEASED), &read_back)?;
     Ok((csv, written, clock))
 }
 

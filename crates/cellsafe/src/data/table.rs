@@ -58,7 +58,8 @@ pub(crate) struct Dictionary {
 }
 
 impl Dictionary {
-    fn intern(&mut self, value: &str, line: u64) -> u32 {
+    /// The code of `value`, added (first met on `line`) if new.
+    pub(crate) fn intern(&mut self, value: &str, line: u64) -> u32 {
         if let Some(&code) = self.index.get(value) {
             return code;
         }
@@ -227,13 +228,26 @@ impl Table {
         })
     }
 
-    /// This table as read from `source`, its rows starting on `lines` (a frequency set
-    /// counted from a file: each row names where its tuple first occurs).
-    pub(crate) fn with_origin(mut self, source: &Path, lines: Vec<u64>) -> Table {
-        debug_assert_eq!(lines.len(), self.rows());
-        self.source = source.to_owned();
-        self.lines = lines;
-        self
+    /// A table from its encoded columns: `columns[c][row]` is a code of `dictionaries[c]`,
+    /// whose values must be met in code order when the rows are read in order (as
+    /// [`Dictionary::intern`] assigns them); row `r` starts on `lines[r]` of `source`.
+    pub(crate) fn from_encoded(
+        source: &Path,
+        header: Vec<String>,
+        columns: Vec<Vec<u32>>,
+        dictionaries: Vec<Dictionary>,
+        lines: Vec<u64>,
+    ) -> Table {
+        debug_assert!(columns.iter().all(|c| c.len() == lines.len()));
+        Table {
+            source: source.to_owned(),
+            header,
+            columns,
+            dictionaries,
+            lines,
+            schema: None,
+            sql_types: None,
+        }
     }
 
     /// The table of `rows` (in that order) and `columns` of this one, built in memory: the

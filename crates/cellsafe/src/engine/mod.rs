@@ -33,7 +33,7 @@ use rustc_hash::FxHashMap;
 pub use plan::ReleasePlan;
 
 use crate::data::table::scan::{Batch, RowSource, Scan};
-use crate::data::table::{CsvFormat, Format, Table};
+use crate::data::table::{CsvFormat, Dictionary, Format, Table};
 use crate::data::SUPPRESSED;
 use crate::error::{EngineError, Error, Result};
 use crate::observer::Observer;
@@ -51,6 +51,9 @@ pub struct FrequencySet {
     pub weights: Vec<u32>,
     /// Rows of the source.
     pub rows: u64,
+    /// Per column asked to hold no `*` (see [`Engine::frequency_set`]): the line where one
+    /// first occurs, if any.
+    pub stars: Vec<Option<u64>>,
 }
 
 /// The passes of a job over rows kept somewhere (see the module documentation).
@@ -61,8 +64,15 @@ pub trait Engine {
     fn source(&self) -> &Path;
     /// The source's column names.
     fn header(&self) -> &[String];
-    /// Pass 1: the frequency set of the columns `columns` (indices in the header).
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet>;
+    /// Pass 1: the frequency set of the columns `columns` (indices in the header), and
+    /// where the columns `starless` first hold `*` (a released cell that would read as
+    /// suppressed).
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet>;
     /// Pass 3: writes the release `plan` as CSV (header first) to `out` and, when asked,
     /// the mapping from released rows to source lines to `mapping`. Returns what it did.
     fn release(
@@ -80,6 +90,15 @@ pub trait Engine {
         plan: &ReleasePlan,
         observer: &dyn Observer,
     ) -> Result<Counted>;
+}
+
+/// A distinct tuple met by the frequency set pass.
+struct Tuple {
+    /// Rows holding it.
+    rows: u64,
+    /// The first of them (0-based) and its line.
+    first: u64,
+    line: u64,
 }
 
 /// What the release pass did.
@@ -137,25 +156,6 @@ impl<S: RowSource> Local<S> {
     }
 }
 
-/// Interns strings as codes, in the order first met.
-#[derive(Default)]
-struct Interner {
-    codes: FxHashMap<String, u32>,
-    values: Vec<String>,
-}
-
-impl Interner {
-    fn code(&mut self, value: &str) -> u32 {
-        if let Some(&c) = self.codes.get(value) {
-            return c;
-        }
-        let c = self.values.len() as u32;
-        self.codes.insert(value.to_owned(), c);
-        self.values.push(value.to_owned());
-        c
-    }
-}
-
 impl<S: RowSource> Engine for Local<S> {
     fn name(&self) -> &'static str {
         self.name
@@ -167,55 +167,72 @@ impl<S: RowSource> Engine for Local<S> {
         self.rows.header()
     }
 
-    fn frequency_set(&self, columns: &[usize], observer: &dyn Observer) -> Result<FrequencySet> {
-        let mut interners: Vec<Interner> = columns.iter().map(|_| Interner::default()).collect();
-        // tuple of codes → (rows, first row, its line)
-        let mut groups: FxHashMap<Box<[u32]>, (u64, u64, u64)> = FxHashMap::default();
+    fn frequency_set(
+        &self,
+        columns: &[usize],
+        starless: &[usize],
+        observer: &dyn Observer,
+    ) -> Result<FrequencySet> {
+        // each column's values coded in the order first met, as a table read whole codes
+        // them; the tuples sorted by first row then meet the values in that order too
+        let mut dictionaries: Vec<Dictionary> = vec![Dictionary::default(); columns.len()];
+        let mut groups: FxHashMap<Box<[u32]>, Tuple> = FxHashMap::default();
         let mut key: Vec<u32> = Vec::with_capacity(columns.len());
-        let rows = self.rows.batches(columns, observer, &mut |batch: &Batch| {
+        let mut stars: Vec<Option<u64>> = vec![None; starless.len()];
+        let read: Vec<usize> = columns.iter().chain(starless).copied().collect();
+        let n = columns.len();
+        let rows = self.rows.batches(&read, observer, &mut |batch: &Batch| {
             for r in 0..batch.len() {
+                for (j, star) in stars.iter_mut().enumerate() {
+                    if star.is_none() && batch.value(r, n + j) == SUPPRESSED {
+                        *star = Some(batch.line(r));
+                    }
+                }
                 key.clear();
-                for (c, interner) in interners.iter_mut().enumerate() {
-                    key.push(interner.code(batch.value(r, c)));
+                let line = batch.line(r);
+                for (c, dictionary) in dictionaries.iter_mut().enumerate() {
+                    key.push(dictionary.intern(batch.value(r, c), line));
                 }
                 match groups.get_mut(&key[..]) {
-                    Some(g) => g.0 += 1,
+                    Some(g) => g.rows += 1,
                     None => {
-                        groups.insert(
-                            key.clone().into_boxed_slice(),
-                            (1, batch.first() + r as u64, batch.line(r)),
-                        );
+                        let first = batch.first() + r as u64;
+                        let tuple = Tuple {
+                            rows: 1,
+                            first,
+                            line,
+                        };
+                        groups.insert(key.clone().into_boxed_slice(), tuple);
                     }
                 }
             }
             Ok(())
         })?;
-        let mut tuples: Vec<(Box<[u32]>, (u64, u64, u64))> = groups.into_iter().collect();
-        tuples.sort_unstable_by_key(|(_, (_, first, _))| *first);
+        let mut tuples: Vec<(Box<[u32]>, Tuple)> = groups.into_iter().collect();
+        tuples.sort_unstable_by_key(|(_, t)| t.first);
         let header: Vec<String> = columns
             .iter()
             .map(|&c| self.rows.header()[c].clone())
             .collect();
         let mut weights = Vec::with_capacity(tuples.len());
         let mut lines = Vec::with_capacity(tuples.len());
-        let mut table_rows = Vec::with_capacity(tuples.len());
-        for (key, (n, _, line)) in tuples {
+        let mut codes: Vec<Vec<u32>> = vec![Vec::with_capacity(tuples.len()); columns.len()];
+        for (key, tuple) in tuples {
             weights.push(
-                u32::try_from(n).map_err(|_| EngineError::TooManyAlike(self.source().into()))?,
+                u32::try_from(tuple.rows)
+                    .map_err(|_| EngineError::TooManyAlike(self.source().into()))?,
             );
-            lines.push(line);
-            table_rows.push(
-                key.iter()
-                    .zip(&interners)
-                    .map(|(&code, i)| i.values[code as usize].clone())
-                    .collect::<Vec<String>>(),
-            );
+            lines.push(tuple.line);
+            for (column, &code) in codes.iter_mut().zip(key.iter()) {
+                column.push(code);
+            }
         }
-        let table = Table::from_rows(header, &table_rows)?.with_origin(self.source(), lines);
+        let table = Table::from_encoded(self.source(), header, codes, dictionaries, lines);
         Ok(FrequencySet {
             table,
             weights,
             rows,
+            stars,
         })
     }
 
@@ -226,58 +243,48 @@ impl<S: RowSource> Engine for Local<S> {
         mut mapping: Option<&mut dyn Write>,
         observer: &dyn Observer,
     ) -> Result<Released> {
+        use rayon::prelude::*;
         let write = |e: std::io::Error| Error::from(EngineError::Write(e));
         let reads = plan.reads();
-        let format = &plan.format;
         {
-            let mut csv = csv_writer(&mut *out, format);
+            let mut csv = csv_writer(&mut *out, &plan.format);
             csv.write_record(plan.header()).map_err(csv_error)?;
             csv.flush().map_err(write)?;
         }
         if let Some(m) = mapping.as_deref_mut() {
             writeln!(m, "released_row,input_line").map_err(write)?;
         }
-        let mut record = csv_writer(Vec::with_capacity(2 << 20), format);
-        let mut start = 0;
-        let mut key = Vec::new();
         let mut written: u64 = 0;
         let source = self.rows.source().to_owned();
         let mut sorter = match plan.order {
             RowOrder::Shuffled(_) => Some(sort::Sorter::new(self.sort_budget, &self.spill_dir)),
             RowOrder::Input => None,
         };
-        let mut keys = match plan.order {
-            RowOrder::Shuffled(seed) => Some(OrderKeys::new(seed)),
-            RowOrder::Input => None,
-        };
+        let pieces = rayon::current_num_threads() * 2;
         self.rows.batches(&reads, observer, &mut |batch: &Batch| {
-            let mut cells = Vec::with_capacity(reads.len());
-            for r in 0..batch.len() {
-                let suppressed = plan.cells(batch, r, &mut key, &mut cells, &source)?;
-                if suppressed && plan.dropped {
-                    continue;
-                }
-                record.write_record(&cells).map_err(csv_error)?;
-                record.flush().map_err(write)?;
-                let bytes = &record.get_ref()[start..];
-                let row = batch.first() + r as u64;
-                match (&mut sorter, &mut keys) {
-                    (Some(sorter), Some(keys)) => {
-                        sorter.push(keys.key(row), row, batch.line(r), bytes)?
-                    }
-                    _ => {
-                        out.write_all(bytes).map_err(write)?;
-                        written += 1;
-                        if let Some(m) = mapping.as_deref_mut() {
-                            writeln!(m, "{},{}", written, batch.line(r)).map_err(write)?;
+            // each piece of the batch mapped and written on its own thread, then kept in
+            // order
+            let size = batch.len().div_ceil(pieces).max(1);
+            let mapped: Vec<Result<Mapped>> = (0..batch.len())
+                .step_by(size)
+                .collect::<Vec<usize>>()
+                .into_par_iter()
+                .map(|first| map_rows(plan, batch, first..(first + size).min(batch.len()), &source))
+                .collect();
+            for piece in mapped {
+                let piece = piece?;
+                for &(key, row, line, start, end) in &piece.rows {
+                    let bytes = &piece.bytes[start..end];
+                    match &mut sorter {
+                        Some(sorter) => sorter.push(key, row, line, bytes)?,
+                        None => {
+                            out.write_all(bytes).map_err(write)?;
+                            written += 1;
+                            if let Some(m) = mapping.as_deref_mut() {
+                                writeln!(m, "{written},{line}").map_err(write)?;
+                            }
                         }
                     }
-                }
-                start += bytes.len();
-                // the writer's buffer is dropped now and then rather than cleared
-                if start > 1 << 20 {
-                    record = csv_writer(Vec::with_capacity(2 << 20), format);
-                    start = 0;
                 }
             }
             Ok(())
@@ -310,6 +317,53 @@ impl<S: RowSource> Engine for Local<S> {
     }
 }
 
+/// Rows of a batch as released: per row its order key, row, line and the range of its
+/// written bytes in `bytes`.
+struct Mapped {
+    rows: Vec<(u64, u64, u64, usize, usize)>,
+    bytes: Vec<u8>,
+}
+
+/// Maps `batch`'s rows `rows` through `plan` and writes each as a CSV record.
+fn map_rows(
+    plan: &ReleasePlan,
+    batch: &Batch,
+    rows: std::ops::Range<usize>,
+    source: &Path,
+) -> Result<Mapped> {
+    let mut keys = match plan.order {
+        RowOrder::Shuffled(seed) => Some(OrderKeys::new(seed)),
+        RowOrder::Input => None,
+    };
+    let mut record = csv_writer(Vec::with_capacity(rows.len() * 64), &plan.format);
+    let mut mapped = Vec::with_capacity(rows.len());
+    let mut key = Vec::new();
+    let mut cells = Vec::new();
+    let mut start = 0;
+    for r in rows {
+        let suppressed = plan.cells(batch, r, &mut key, &mut cells, source)?;
+        if suppressed && plan.dropped {
+            continue;
+        }
+        record.write_record(&cells).map_err(csv_error)?;
+        record
+            .flush()
+            .map_err(|e| Error::from(EngineError::Write(e)))?;
+        let end = record.get_ref().len();
+        let row = batch.first() + r as u64;
+        let order = keys.as_mut().map_or(row, |k| k.key(row));
+        mapped.push((order, row, batch.line(r), start, end));
+        start = end;
+    }
+    let bytes = record
+        .into_inner()
+        .map_err(|e| Error::from(EngineError::Write(e.into_error())))?;
+    Ok(Mapped {
+        rows: mapped,
+        bytes,
+    })
+}
+
 fn csv_writer<W: Write>(w: W, format: &CsvFormat) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .delimiter(format.delimiter)
@@ -331,7 +385,12 @@ pub fn count_written(
     plan: &ReleasePlan,
     observer: &dyn Observer,
 ) -> Result<Counted> {
-    let scan = Scan::open(path, Format::Csv, format)?;
+    // the release names its columns in a header row, whether the input had one or not
+    let read_back = CsvFormat {
+        header: true,
+        ..format.clone()
+    };
+    let scan = Scan::open(path, Format::Csv, &read_back)?;
     let header = scan.header().to_vec();
     let expected = plan.expected(&[]);
     let find = |name: &String| -> Result<usize> {
@@ -351,8 +410,14 @@ pub fn count_written(
         .filter(|c| !expected.public.contains(&header[*c]))
         .collect();
     let all: Vec<usize> = (0..header.len()).collect();
+    // cells counted as codes of their column's values, named once at the end
+    let mut keys: Vec<Dictionary> = vec![Dictionary::default(); key_columns.len()];
+    let mut values: Vec<Dictionary> = vec![Dictionary::default(); sensitive.len()];
+    // per group of key codes: rows, and per sensitive column its value codes' counts
+    type Counts = (u64, Vec<FxHashMap<u32, u64>>);
+    let mut groups: FxHashMap<Box<[u32]>, Counts> = FxHashMap::default();
     let mut counted = Counted::default();
-    let mut key: Vec<String> = Vec::new();
+    let mut key: Vec<u32> = Vec::with_capacity(key_columns.len());
     scan.batches(&all, observer, &mut |batch: &Batch| {
         for r in 0..batch.len() {
             counted.rows += 1;
@@ -361,27 +426,45 @@ pub fn count_written(
                 continue;
             }
             key.clear();
-            key.extend(key_columns.iter().map(|&c| batch.value(r, c).to_owned()));
-            let group = match counted.groups.get_mut(&key) {
+            for (dictionary, &c) in keys.iter_mut().zip(&key_columns) {
+                key.push(dictionary.intern(batch.value(r, c), 0));
+            }
+            let group = match groups.get_mut(&key[..]) {
                 Some(g) => g,
-                None => counted.groups.entry(key.clone()).or_insert_with(|| Group {
-                    rows: 0,
-                    values: vec![FxHashMap::default(); sensitive.len()],
-                }),
+                None => groups
+                    .entry(key.clone().into_boxed_slice())
+                    .or_insert_with(|| (0, vec![FxHashMap::default(); sensitive.len()])),
             };
-            group.rows += 1;
-            for (i, &c) in sensitive.iter().enumerate() {
-                let value = batch.value(r, c);
-                match group.values[i].get_mut(value) {
-                    Some(n) => *n += 1,
-                    None => {
-                        group.values[i].insert(value.to_owned(), 1);
-                    }
-                }
+            group.0 += 1;
+            for ((counts, dictionary), &c) in group.1.iter_mut().zip(&mut values).zip(&sensitive) {
+                *counts
+                    .entry(dictionary.intern(batch.value(r, c), 0))
+                    .or_default() += 1;
             }
         }
         Ok(())
     })?;
+    counted.groups = groups
+        .into_iter()
+        .map(|(key, (rows, counts))| {
+            let key = key
+                .iter()
+                .zip(&keys)
+                .map(|(&code, d)| d.value(code).to_owned())
+                .collect();
+            let values = counts
+                .into_iter()
+                .zip(&values)
+                .map(|(counts, d)| {
+                    counts
+                        .into_iter()
+                        .map(|(code, n)| (d.value(code).to_owned(), n))
+                        .collect()
+                })
+                .collect();
+            (key, Group { rows, values })
+        })
+        .collect();
     Ok(counted)
 }
 

@@ -26,6 +26,17 @@ struct Entry {
     len: u32,
 }
 
+/// Receives sorted rows: each one's row, line and bytes.
+pub(crate) type RowSink<'a> = dyn FnMut(u64, u64, &[u8]) -> std::io::Result<()> + 'a;
+
+/// A row read back from a run: key, row, line, bytes.
+struct RunRow {
+    key: u64,
+    row: u64,
+    line: u64,
+    bytes: Vec<u8>,
+}
+
 /// Rows sorted by key within a memory budget (see the module documentation).
 pub(crate) struct Sorter {
     budget: usize,
@@ -50,8 +61,32 @@ impl Sorter {
         }
     }
 
-    fn held(&self) -> usize {
-        self.arena.len() + self.entries.len() * ENTRY_BYTES
+    /// Makes room for one more row of `len` bytes. A bounded sorter takes its whole
+    /// budget once, at its first row (three quarters for the bytes, a quarter for the
+    /// bookkeeping; pages are touched only as rows fill them), so that no buffer is ever
+    /// copied into a larger one while both are held; when either is full it spills. An
+    /// unbounded one (the in-memory engine) grows as it needs.
+    fn reserve(&mut self, len: usize) -> Result<()> {
+        if self.budget == usize::MAX {
+            return Ok(());
+        }
+        if self.entries.capacity() == 0 {
+            self.entries
+                .reserve_exact((self.budget / 4 / ENTRY_BYTES).max(1));
+            self.arena.reserve_exact(self.budget - self.budget / 4);
+        }
+        let entry_full = self.entries.len() == self.entries.capacity();
+        let arena_full = self.arena.len() + len > self.arena.capacity();
+        if !entry_full && !arena_full {
+            return Ok(());
+        }
+        if self.entries.is_empty() {
+            // a row larger than the whole buffer: taken alone
+            self.arena.reserve_exact(len);
+            return Ok(());
+        }
+        self.spill()?;
+        self.reserve(len)
     }
 
     /// Adds a row.
@@ -62,6 +97,7 @@ impl Sorter {
                 "a row over 4 GiB",
             ))
         })?;
+        self.reserve(bytes.len())?;
         self.entries.push(Entry {
             key,
             row,
@@ -70,9 +106,6 @@ impl Sorter {
             len,
         });
         self.arena.extend_from_slice(bytes);
-        if self.held() >= self.budget {
-            self.spill()?;
-        }
         Ok(())
     }
 
@@ -117,10 +150,7 @@ impl Sorter {
     }
 
     /// Hands every row to `each` in increasing (key, row): its row, line and bytes.
-    pub(crate) fn finish(
-        mut self,
-        each: &mut dyn FnMut(u64, u64, &[u8]) -> std::io::Result<()>,
-    ) -> Result<u64> {
+    pub(crate) fn finish(mut self, each: &mut RowSink) -> Result<u64> {
         if self.runs.is_empty() {
             self.sort();
             for e in &self.entries {
@@ -150,21 +180,21 @@ impl Sorter {
             .into_iter()
             .map(|f| BufReader::with_capacity(1 << 20, f))
             .collect();
-        let mut heads: Vec<Option<(u64, u64, u64, Vec<u8>)>> = Vec::new();
+        let mut heads: Vec<Option<RunRow>> = Vec::new();
         let mut heap = BinaryHeap::new();
         for (i, r) in readers.iter_mut().enumerate() {
             let head = next(r).map_err(error)?;
-            if let Some((key, row, _, _)) = &head {
-                heap.push(Reverse((*key, *row, i)));
+            if let Some(h) = &head {
+                heap.push(Reverse((h.key, h.row, i)));
             }
             heads.push(head);
         }
         while let Some(Reverse((_, _, i))) = heap.pop() {
-            let (_, row, line, bytes) = heads[i].take().expect("a run's head is held");
-            each(row, line, &bytes).map_err(EngineError::Write)?;
+            let head = heads[i].take().expect("a run's head is held");
+            each(head.row, head.line, &head.bytes).map_err(EngineError::Write)?;
             heads[i] = next(&mut readers[i]).map_err(error)?;
-            if let Some((key, row, _, _)) = &heads[i] {
-                heap.push(Reverse((*key, *row, i)));
+            if let Some(h) = &heads[i] {
+                heap.push(Reverse((h.key, h.row, i)));
             }
         }
         Ok(self.spilled)
@@ -172,7 +202,7 @@ impl Sorter {
 }
 
 /// The next row of a run, or None at its end.
-fn next(r: &mut impl Read) -> std::io::Result<Option<(u64, u64, u64, Vec<u8>)>> {
+fn next(r: &mut impl Read) -> std::io::Result<Option<RunRow>> {
     let mut head = [0u8; 28];
     match r.read_exact(&mut head[..1]) {
         Ok(()) => {}
@@ -184,7 +214,12 @@ fn next(r: &mut impl Read) -> std::io::Result<Option<(u64, u64, u64, Vec<u8>)>> 
     let len = u32::from_le_bytes(head[24..28].try_into().expect("4 bytes")) as usize;
     let mut bytes = vec![0; len];
     r.read_exact(&mut bytes)?;
-    Ok(Some((word(0), word(8), word(16), bytes)))
+    Ok(Some(RunRow {
+        key: word(0),
+        row: word(8),
+        line: word(16),
+        bytes,
+    }))
 }
 
 #[cfg(test)]

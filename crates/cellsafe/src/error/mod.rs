@@ -51,6 +51,10 @@ impl Location {
             column: None,
         }
     }
+    /// The file concerned.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.path
+    }
     /// A line, and a column when known, of a file.
     pub(crate) fn at(path: impl Into<PathBuf>, line: u64, column: Option<u64>) -> Self {
         Location {

@@ -430,6 +430,8 @@ pub fn anonymize(
              CSV files: give an output file, not a database",
         ));
     }
+    // an lgb job needs the rows in memory: `[engine] kind = "streaming"` is refused
+    config.engine_kind()?;
     if let Some(path) = &outputs.table {
         let format = config.output_format(path)?;
         if format != crate::data::table::Format::Csv {

@@ -203,7 +203,7 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     let release = anonymizer
         .attempt()
         .map_err(|e| locate(e, &file, outputs.table.as_deref()))?;
-    let mut report = report(config, &release);
+    let mut report = report(config, &release, release.problem().data.table.header());
     if let Some(node) = pareto {
         // the release suppresses what the front's evaluator does, or it is not that node
         let released = release.evaluation().map(|e| e.suppressed_rows);
@@ -372,8 +372,9 @@ fn locate(e: Error, file: &str, table: Option<&Path>) -> Error {
     }
 }
 
-/// The report of `release`, without its output, audit and timings.
-fn report(config: &Config, release: &Release) -> Report {
+/// The report of `release` (of a source with columns `header`), without its output, audit
+/// and timings.
+fn report(config: &Config, release: &Release, header: &[String]) -> Report {
     let problem = release.problem();
     let algorithm = release.algorithm();
     let mut report = Report::empty(problem, algorithm);
@@ -423,7 +424,7 @@ fn report(config: &Config, release: &Release) -> Report {
     });
     report.disclosure = release.disclosure().cloned();
     report.genetic = outcome.genetic.clone();
-    let unlisted = config.unlisted_released(problem.data.table.header());
+    let unlisted = config.unlisted_released(header);
     if !unlisted.is_empty() {
         report.warnings.push(format!(
             "columns not listed under [attributes] are released as they are: {}",
@@ -477,7 +478,7 @@ fn layout(
 
 /// Why no transformation can satisfy `models` on a table of `rows` rows, when the models
 /// alone say so (a class needs more rows than the table has).
-fn why_nothing(models: &[ModelSpec], rows: usize) -> Option<String> {
+pub(super) fn why_nothing(models: &[ModelSpec], rows: usize) -> Option<String> {
     models.iter().find_map(|m| match m {
         ModelSpec::KAnonymity { k } if *k as usize > rows => Some(format!(
             "k = {k} is more than the table's {rows} rows: no transformation can make a class \

@@ -20,7 +20,7 @@ use crate::data::table::scan::Scan;
 use crate::data::table::Format;
 use crate::data::Role;
 use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
-use crate::error::{Error, Result};
+use crate::error::{DatasetError, Error, Location, Result};
 use crate::observer::Observer;
 use crate::release::audit::audit_counts;
 use crate::release::output::Transaction;
@@ -86,14 +86,52 @@ pub(super) fn anonymize(
     let columns: Vec<usize> = (0..roles.len())
         .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
         .collect();
-    let set = engine.frequency_set(&columns, observer)?;
+    let insensitive: Vec<usize> = (0..roles.len())
+        .filter(|&c| roles[c] == Role::Insensitive)
+        .collect();
+    let set = engine.frequency_set(&columns, &insensitive, observer)?;
+    let stars = set.stars.clone();
     let set_rows = set.table.rows();
     let mut passes = PassTimings {
         frequency_set: clock.elapsed().as_secs_f64(),
         ..PassTimings::default()
     };
     let clock = Instant::now();
-    let data = config.frequency_dataset(set)?;
+    // an error in a value names its column in the frequency set: name it in the file
+    let data = config.frequency_dataset(set).map_err(|e| match e {
+        Error::Data { mut at, message } if at.path() == engine.source() => {
+            at.column = at
+                .column
+                .map(|c| columns.get(c as usize - 1).map_or(c, |&s| s as u64 + 1));
+            Error::Data { at, message }
+        }
+        e => e,
+    })?;
+    // what the dataset checks of every column, for those the frequency set leaves out
+    let header = engine.header();
+    if let Some(c) = (0..roles.len()).find(|&c| public[c] && roles[c] != Role::Insensitive) {
+        return Err(Error::config(
+            &file,
+            format!("attributes.{}.public", header[c]),
+            "only an insensitive column can be public",
+        ));
+    }
+    if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
+        return Err(DatasetError::SemiSensitive(header[c].clone()).into());
+    }
+    if let Some((&c, line)) = insensitive
+        .iter()
+        .zip(&stars)
+        .find_map(|(c, line)| line.map(|l| (c, l)))
+    {
+        return Err(Error::data(
+            Location::at(engine.source(), line, Some(c as u64 + 1)),
+            format!(
+                "`*` in column `{}` would read as a suppressed cell in the release; recode it",
+                header[c]
+            ),
+        ));
+    }
     let mut anonymizer = Anonymizer::from_dataset(data)
         .models(config.privacy.clone())
         .suppression_limit(config.suppression_limit)
@@ -115,7 +153,14 @@ pub(super) fn anonymize(
     }
     let release = anonymizer.search()?;
     passes.search = clock.elapsed().as_secs_f64();
-    let mut report = super::report(config, &release);
+    // the source's header: the frequency set holds only the columns the search reads
+    let mut report = super::report(config, &release, engine.header());
+    if !report.found {
+        report.warnings.extend(super::why_nothing(
+            &config.privacy,
+            release.problem().data.persons() as usize,
+        ));
+    }
     let mut engine_report = EngineReport {
         kind: EngineKind::Streaming,
         memory_limit: limit,
@@ -137,6 +182,8 @@ pub(super) fn anonymize(
             config.csv_format()?,
         )?;
         debug_assert_eq!(plan.suppressed_rows(), best.suppressed_rows);
+        // the search's memory is not needed by the release pass
+        drop(release);
         // the mapping is written beside the release into an anonymous file, then staged
         let mapping = match &outputs.mapping {
             Some(_) => {
@@ -174,8 +221,17 @@ pub(super) fn anonymize(
         engine_report.passes.release = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
         let counted = engine.audit_count(&staged, &plan, observer)?;
-        let audit = audit_counts(&counted, &plan.expected(&config.privacy));
+        let expected = plan.expected(&config.privacy);
+        let mut audit = audit_counts(&counted, &expected);
         engine_report.passes.audit = clock.elapsed().as_secs_f64();
+        if !audit.passed && !expected.public.is_empty() {
+            // as the in-memory release says (`Anonymizer::release_node`)
+            audit.violations.push(format!(
+                "public columns ({}) are known to the recipient and split the classes \
+                 they vary in: mark a column that tells persons apart quasi-identifying",
+                expected.public.join(", ")
+            ));
+        }
         if !audit.passed {
             return Err(Error::AuditFailed {
                 path: path.clone(),

@@ -171,7 +171,7 @@ pub(crate) fn scan(
     observer: &dyn Observer,
     each: &mut dyn FnMut(&super::scan::Batch) -> Result<()>,
 ) -> Result<u64> {
-    type Batches = Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>>>;
+    type Batches = Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>;
     let (batches, total): (Batches, Option<u64>) = match format {
         Format::Parquet => {
             let file = input::open(path, Kind::Seekable)?;
@@ -210,7 +210,6 @@ pub(crate) fn scan(
         Format::Csv => unreachable!("a CSV file is scanned by its reader"),
     };
     let stage = Stage::start(observer, LOADING, total);
-    let mut rows: u64 = 0;
     // a projection keeps the columns in the file's order: find each asked one in it
     let mut sorted: Vec<usize> = columns.to_vec();
     sorted.sort_unstable();
@@ -218,23 +217,56 @@ pub(crate) fn scan(
         .iter()
         .map(|c| sorted.binary_search(c).unwrap_or(0))
         .collect();
-    for batch in batches {
-        stage.check()?;
-        let batch = batch.map_err(|e| arrow_error(path, Some(rows + 1), e))?;
-        if batch.num_columns() != sorted.len() {
-            return Err(super::scan::changed(path));
+    // a reader thread decodes and casts the next batch while this one is handed over
+    type Message = Result<(u64, usize, Vec<StringArray>)>;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Message>(1);
+    let result = std::thread::scope(|scope| {
+        let stage = &stage;
+        let position = &position;
+        let width = sorted.len();
+        scope.spawn(move || {
+            let mut rows: u64 = 0;
+            for batch in batches {
+                if stage.cancelled() {
+                    let _ = tx.send(Err(Error::Cancelled));
+                    return;
+                }
+                let message = batch
+                    .map_err(|e| arrow_error(path, Some(rows + 1), e))
+                    .and_then(|batch| {
+                        if batch.num_columns() != width {
+                            return Err(super::scan::changed(path));
+                        }
+                        let arrays: Vec<StringArray> = position
+                            .iter()
+                            .map(|&i| as_strings(batch.column(i).as_ref()))
+                            .collect::<std::result::Result<_, _>>()
+                            .map_err(|e| arrow_error(path, Some(rows + 1), e))?;
+                        Ok((rows, batch.num_rows(), arrays))
+                    });
+                let failed = message.is_err();
+                if let Ok((_, n, _)) = &message {
+                    rows += *n as u64;
+                }
+                if tx.send(message).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        // owned here, so that it is dropped (and the reader stops) before the scope
+        // waits for it, whatever this returns
+        let rx = rx;
+        let mut rows: u64 = 0;
+        while let Ok(message) = rx.recv() {
+            let (first, len, arrays) = message?;
+            each(&super::scan::Batch::arrays(first, len, &arrays))?;
+            rows += len as u64;
+            stage.add(len as u64);
         }
-        let arrays: Vec<StringArray> = position
-            .iter()
-            .map(|&i| as_strings(batch.column(i).as_ref()))
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|e| arrow_error(path, Some(rows + 1), e))?;
-        each(&super::scan::Batch::arrays(rows, batch.num_rows(), &arrays))?;
-        rows += batch.num_rows() as u64;
-        stage.add(batch.num_rows() as u64);
-    }
+        Ok(rows)
+    });
     stage.check_stopped()?;
-    Ok(rows)
+    result
 }
 
 /// The values of `array` as Arrow prints them (a null stays null).

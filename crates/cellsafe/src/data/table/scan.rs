@@ -292,52 +292,83 @@ impl Scan {
             self.csv.quote,
             false,
         );
-        let mut batch: Vec<csv::StringRecord> = vec![csv::StringRecord::new(); BATCH_ROWS];
-        let mut lines: Vec<u64> = vec![0; BATCH_ROWS];
-        let mut header = self.csv.header;
-        let mut rows: u64 = 0;
-        let result = (|| {
-            loop {
-                let mut len = 0;
-                while len < BATCH_ROWS {
-                    match records.read(&mut batch[len])? {
-                        Some(line) if header => {
-                            // the header was read when the file was opened: the file
-                            // must not have changed since
-                            header = false;
-                            let names = csv_header(&batch[len], true, &self.path, line)?;
-                            if names != self.header {
-                                return Err(changed(&self.path));
+        // a reader thread parses the next batch while this one is handed over; two sets
+        // of buffers go round between them
+        type Buffers = (Vec<csv::StringRecord>, Vec<u64>);
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Result<(Buffers, usize)>>(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Buffers>(2);
+        for _ in 0..2 {
+            let _ = empty_tx.send((
+                vec![csv::StringRecord::new(); BATCH_ROWS],
+                vec![0; BATCH_ROWS],
+            ));
+        }
+        let width = self.header.len();
+        let result = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let mut header = self.csv.header;
+                while let Ok((mut batch, mut lines)) = empty_rx.recv() {
+                    let mut len = 0;
+                    let mut failed = None;
+                    while len < BATCH_ROWS {
+                        match records.read(&mut batch[len]) {
+                            Ok(Some(line)) if header => {
+                                // the header was read when the file was opened: the file
+                                // must not have changed since
+                                header = false;
+                                match csv_header(&batch[len], true, &self.path, line) {
+                                    Ok(names) if names == self.header => {}
+                                    Ok(_) => failed = Some(changed(&self.path)),
+                                    Err(e) => failed = Some(e),
+                                }
                             }
+                            Ok(Some(line)) => {
+                                lines[len] = line;
+                                len += 1;
+                            }
+                            Ok(None) => break,
+                            Err(e) => failed = Some(e),
                         }
-                        Some(line) => {
-                            lines[len] = line;
-                            len += 1;
+                        if failed.is_some() {
+                            break;
                         }
-                        None => break,
+                    }
+                    if failed.is_none() && batch[..len].iter().any(|r| r.len() != width) {
+                        failed = Some(changed(&self.path));
+                    }
+                    let last = failed.is_some() || len < BATCH_ROWS;
+                    let message = match failed {
+                        Some(e) => Err(e),
+                        None => Ok(((batch, lines), len)),
+                    };
+                    if full_tx.send(message).is_err() || last {
+                        return;
                     }
                 }
-                if len == 0 {
-                    return Ok(rows);
+            });
+            // owned here, so that they are dropped (and the reader stops) before the
+            // scope waits for it, whatever this returns
+            let (full_rx, empty_tx) = (full_rx, empty_tx);
+            let mut rows: u64 = 0;
+            while let Ok(message) = full_rx.recv() {
+                let ((batch, lines), len) = message?;
+                if len > 0 {
+                    each(&Batch {
+                        first: rows,
+                        len,
+                        cells: Cells::Records {
+                            records: &batch[..len],
+                            lines: &lines[..len],
+                            columns,
+                        },
+                    })?;
                 }
-                if batch[..len].iter().any(|r| r.len() != self.header.len()) {
-                    return Err(changed(&self.path));
-                }
-                each(&Batch {
-                    first: rows,
-                    len,
-                    cells: Cells::Records {
-                        records: &batch[..len],
-                        lines: &lines[..len],
-                        columns,
-                    },
-                })?;
                 rows += len as u64;
-                if len < BATCH_ROWS {
-                    return Ok(rows);
-                }
+                // the reader may have stopped after its last batch
+                let _ = empty_tx.send((batch, lines));
             }
-        })();
+            Ok(rows)
+        });
         stage.check_stopped()?;
         result
     }

@@ -166,6 +166,10 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
     let dropped: Vec<usize> = (0..expected.original.rows())
         .filter(|&r| !shown[r])
         .collect();
+    // groups in order of their cells, so that the violations listed (at most ten) are the
+    // same whatever the hashing and whoever counted them
+    let mut sorted: Vec<(&Vec<&str>, &Vec<usize>)> = groups.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut unchecked = Vec::new();
     for model in expected.models {
         if let Some(ok) = risk_holds(model, &groups, expected.original.rows()) {
@@ -264,7 +268,7 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
             Some(a) => Some((column(a)?, reference(expected.original, a)?)),
             None => None,
         };
-        for (key, rows) in &groups {
+        for &(key, rows) in &sorted {
             let ok = match (model, &sensitive) {
                 (_, Some((col, reference))) => {
                     let mut freq: FxHashMap<&str, usize> = FxHashMap::default();
