@@ -563,6 +563,10 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
 /// input the same format (`NAME.anonymized.parquet`, ...).
 fn default_output(config: &Config) -> PathBuf {
     use cellsafe::data::table::Format;
+    if config.reads_server() {
+        // a PostgreSQL table: beside the config
+        return PathBuf::from(config.file_name()).with_file_name("release.anonymized.csv");
+    }
     let input = config.data_path();
     let stem = input
         .file_stem()
@@ -589,16 +593,24 @@ pub(crate) fn anonymize(
     if levels.is_some() {
         config.search.levels = levels;
     }
-    let table = output
-        .or_else(|| config.output.path.as_ref().map(|p| config.resolve(p)))
-        .unwrap_or_else(|| default_output(&config));
+    // `[output] url`: the release goes into a database table (an --output beside it is
+    // refused by the job, naming the key)
+    let table = if config.writes_database() && output.is_none() {
+        None
+    } else {
+        Some(
+            output
+                .or_else(|| config.output.path.as_ref().map(|p| config.resolve(p)))
+                .unwrap_or_else(|| default_output(&config)),
+        )
+    };
     // `--report -`: stdout, over the config's [output] report
     let report_path = match report {
         Some(p) if is_stdout(&p) => None,
         report => report.or_else(|| config.output.report.as_ref().map(|p| config.resolve(p))),
     };
     let outputs = Outputs {
-        table: Some(table),
+        table,
         report: report_path.clone(),
         mapping,
     };
@@ -819,7 +831,7 @@ fn unit(stage: &str) -> &'static str {
         observer::GENETIC => "generations",
         observer::SET_BASED => "rounds",
         observer::DISCLOSE => "generalizations",
-        observer::SAFETY | observer::LOCAL => "rows",
+        observer::SAFETY | observer::LOCAL | observer::WRITING => "rows",
         _ => "",
     }
 }

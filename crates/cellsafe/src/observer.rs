@@ -119,6 +119,9 @@ pub const DISCLOSE: &str = "disclose";
 pub const SAFETY: &str = "safety";
 /// Local recoding (Mondrian); units: rows placed in their final group (total: the rows).
 pub const LOCAL: &str = "local";
+/// Writing the release into a database table and reading it back; units: rows (total:
+/// twice the released rows).
+pub const WRITING: &str = "writing";
 
 /// One stage of work, counted and checked for cancellation from any thread (see the module
 /// docs). Finishes the stage when dropped.

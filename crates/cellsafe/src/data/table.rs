@@ -20,6 +20,8 @@ mod columnar;
 mod database;
 mod format;
 mod plain;
+#[cfg(feature = "postgres")]
+pub(crate) mod postgres;
 pub mod scan;
 
 #[cfg(feature = "sqlite")]
@@ -101,6 +103,31 @@ pub struct Table {
     lines: Vec<u64>,
     /// The schema of a columnar source (Parquet, Arrow), kept for writing the release.
     schema: Option<SourceSchema>,
+    /// The type of each column of a database source, by name, kept for writing the release.
+    sql_types: Option<Vec<(String, SqlType)>>,
+}
+
+/// The type a database column's values have: what a release written to a database declares
+/// for a column it keeps as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlType {
+    /// 64-bit integers.
+    Integer,
+    /// 64-bit floating-point numbers.
+    Real,
+    /// Text.
+    Text,
+}
+
+impl SqlType {
+    /// The type as SQL declares it.
+    pub fn sql(self) -> &'static str {
+        match self {
+            SqlType::Integer => "INTEGER",
+            SqlType::Real => "REAL",
+            SqlType::Text => "TEXT",
+        }
+    }
 }
 
 impl Table {
@@ -152,6 +179,7 @@ impl Table {
             dictionaries,
             lines,
             schema: None,
+            sql_types: None,
         })
     }
 
@@ -183,6 +211,7 @@ impl Table {
             dictionaries,
             lines: (0..rows.len() as u64).map(|r| r + 2).collect(),
             schema: None,
+            sql_types: None,
         })
     }
 
@@ -204,6 +233,7 @@ impl Table {
             dictionaries,
             lines,
             schema: None,
+            sql_types: None,
         }
     }
 
@@ -265,12 +295,25 @@ impl Table {
             } else {
                 None
             },
+            sql_types: if keep_lines {
+                self.sql_types.clone()
+            } else {
+                None
+            },
         }
     }
 
     /// The file the table was read from (`<memory>` for tables built in memory).
     pub(crate) fn source(&self) -> &Path {
         &self.source
+    }
+    /// The type of column `name` in a database source (None for a file source).
+    pub fn sql_type(&self, name: &str) -> Option<SqlType> {
+        self.sql_types
+            .as_ref()?
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, t)| t)
     }
     /// Column names.
     pub fn header(&self) -> &[String] {

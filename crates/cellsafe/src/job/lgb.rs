@@ -422,6 +422,14 @@ pub fn anonymize(
     observer: &dyn Observer,
 ) -> Result<LgbReport> {
     let start = Instant::now();
+    if config.writes_database() {
+        return Err(crate::error::Error::config(
+            config.file_name(),
+            "output.url",
+            "an lgb release is several tables (a main table and bucket tables), written as \
+             CSV files: give an output file, not a database",
+        ));
+    }
     // an lgb job needs the rows in memory: `[engine] kind = "streaming"` is refused
     config.engine_kind()?;
     if let Some(path) = &outputs.table {

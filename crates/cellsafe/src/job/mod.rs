@@ -107,7 +107,15 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
 fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     let start = Instant::now();
     let file = config.file_name();
-    check_paths(&config.input_files(), &outputs.named())?;
+    let database = database_output(config, outputs)?;
+    let mut named = outputs.named();
+    named.extend(
+        config
+            .output_database_path()
+            .filter(|_| config.writes_database())
+            .map(|p| ("the output database".to_owned(), p)),
+    );
+    check_paths(&config.input_files(), &named)?;
     let out_format = match &outputs.table {
         Some(path) => {
             let format = config.output_format(path)?;
@@ -116,11 +124,27 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         }
         None => crate::data::table::Format::Csv,
     };
-    let targets: Vec<PathBuf> = outputs.named().into_iter().map(|(_, p)| p).collect();
+    // the output database is locked as a target that is never staged: one cellsafe run
+    // writes into it at a time
+    let targets: Vec<PathBuf> = named.into_iter().map(|(_, p)| p).collect();
     let mut tx = Transaction::begin(&targets)?;
     if config.engine_kind()? == config::EngineKind::Streaming {
+        if config.writes_database() {
+            return Err(Error::config(
+                &file,
+                "output.url",
+                "the streaming engine writes files; a release into a database runs on the \
+                 memory engine ([engine] kind = \"memory\")",
+            ));
+        }
         return stream::anonymize(config, outputs, observer, tx, out_format, start);
     }
+    #[cfg(feature = "sqlite")]
+    if let Some(db) = &database {
+        db.prepare()?;
+    }
+    #[cfg(not(feature = "sqlite"))]
+    let _ = database;
     let public = config
         .disclose
         .as_ref()
@@ -208,6 +232,23 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     let mut timings = *release.timings();
     timings.read = read;
     timings.encode += prepared;
+    #[cfg(feature = "sqlite")]
+    let mut staged_database = None;
+    #[cfg(feature = "sqlite")]
+    if let (Some(db), true) = (&database, release.found()) {
+        let clock = Instant::now();
+        let (staged, columns) =
+            output::stage_database(db, &release, &config.csv_format()?, observer)?;
+        staged_database = Some(staged);
+        report.output_schema = Some(columns);
+        if let Some(mapping) = &outputs.mapping {
+            let table = &release.problem().data.table;
+            tx.stage(mapping, |w| write_mapping(w, release.mapping(), table))?;
+        }
+        timings.write += clock.elapsed().as_secs_f64();
+        report.output = Some(db.describe());
+        report.audit = release.audit().cloned();
+    }
     if let (Some(path), true) = (&outputs.table, release.found()) {
         let clock = Instant::now();
         report.output_schema =
@@ -222,8 +263,94 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
     }
     report.timings = Some(timings);
     report.seconds = start.elapsed().as_secs_f64();
+    #[cfg(feature = "sqlite")]
+    if let Some(staged) = staged_database {
+        // the report is staged first: the table is renamed into place only once every
+        // file is ready, and the files after it
+        if let Some(path) = &outputs.report {
+            let text = json(&report)?;
+            tx.stage(path, |w| w.write_all(text.as_bytes()))?;
+        }
+        staged.commit()?;
+        return tx.commit().map(|()| report);
+    }
     finish(tx, outputs, &report)?;
     Ok(report)
+}
+
+/// `[output] url` and `table`, checked, and the database prepared (stale staging tables
+/// dropped, an existing table refused unless it may be replaced); None when the release
+/// goes to a file. The database is opened only after its lock is taken: see the caller.
+#[cfg(feature = "sqlite")]
+fn database_output(
+    config: &Config,
+    outputs: &Outputs,
+) -> Result<Option<crate::release::database::DatabaseOutput>> {
+    let Some(db) = config.output_database()? else {
+        return Ok(None);
+    };
+    refuse_both(config, outputs)?;
+    same_database(config, &db.path)?;
+    if config.input.url.as_deref() == Some(db.url.as_str())
+        && config
+            .input
+            .table
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case(&db.table))
+    {
+        return Err(Error::config(
+            config.file_name(),
+            "output.table",
+            "is the input table: the source is never written; name another table",
+        ));
+    }
+    Ok(Some(db))
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn database_output(config: &Config, outputs: &Outputs) -> Result<Option<std::convert::Infallible>> {
+    config.check_output()?;
+    refuse_both(config, outputs)?;
+    Ok(None)
+}
+
+/// A release goes to a file or into a database, not both.
+fn refuse_both(config: &Config, outputs: &Outputs) -> Result<()> {
+    if config.writes_database() && outputs.table.is_some() {
+        return Err(Error::config(
+            config.file_name(),
+            "output.url",
+            "the release goes into this database: give no output file (--output) beside it",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses an output database that is the input's database file: the source is never
+/// written, and a release handed over as a database file must not carry the source.
+#[cfg(feature = "sqlite")]
+fn same_database(config: &Config, output: &Path) -> Result<()> {
+    if config.input.url.is_none()
+        || config.reads_server()
+        || config.output_database_path().is_none()
+    {
+        return Ok(());
+    }
+    let clash = check_paths(
+        &[("the input database".to_owned(), config.data_path())],
+        &[("the output database".to_owned(), output.to_owned())],
+    );
+    match clash {
+        Err(Error::PathClash { .. }) => Err(Error::config(
+            config.file_name(),
+            "output.url",
+            format!(
+                "{} is the input database: write the release into another database file (the                  source is never written, and a database handed over must not hold it)",
+                output.display()
+            ),
+        )),
+        other => other,
+    }
 }
 
 /// An error of the in-memory run, named by the config key that chose what failed, and a

@@ -92,3 +92,96 @@ pub(crate) fn stage(
         check_format(path, format).map(|_| None)
     }
 }
+
+/// Writes `release` into a staging table of `db` and checks it back (see
+/// `release::database`); returns it, not yet renamed into place, with the written columns.
+/// A column the release keeps as it is has its source's type: the database column's, or a
+/// Parquet or Arrow integer or float; every other column is text.
+#[cfg(feature = "sqlite")]
+pub(crate) fn stage_database<'a>(
+    db: &'a crate::release::database::DatabaseOutput,
+    release: &Release,
+    csv: &crate::data::table::CsvFormat,
+    observer: &dyn crate::observer::Observer,
+) -> Result<(crate::release::database::Staged<'a>, Vec<WrittenColumn>)> {
+    use crate::data::table::SqlType;
+    use crate::data::Role;
+    use crate::release::database;
+    let data = &release.problem().data;
+    let header: Vec<String> = {
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(csv.delimiter)
+            .quote(csv.quote)
+            .has_headers(true)
+            .from_reader(release.csv());
+        reader
+            .headers()
+            .map_err(|e| crate::error::Error::io(&db.path, std::io::Error::other(e.to_string())))?
+            .iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    // set-based releases may generalize any cell, so every column is then text
+    let set_based = release.algorithm() == crate::algorithm::Algorithm::SetBased;
+    let wanted: Vec<SqlType> = header
+        .iter()
+        .map(|name| {
+            let kept = data
+                .table
+                .column_index(name)
+                .is_some_and(|c| matches!(data.roles[c], Role::Sensitive | Role::Insensitive));
+            if !kept || set_based {
+                return SqlType::Text;
+            }
+            data.table
+                .sql_type(name)
+                .or_else(|| columnar_sql_type(data.table.source_schema(), name))
+                .unwrap_or(SqlType::Text)
+        })
+        .collect();
+    let types = database::column_types(release.csv(), csv, &wanted);
+    let staged = db.stage(release.csv(), csv, &types, observer)?;
+    let columns = header
+        .into_iter()
+        .zip(&types)
+        .map(|(name, t)| WrittenColumn {
+            name,
+            data_type: t.sql().to_owned(),
+        })
+        .collect();
+    Ok((staged, columns))
+}
+
+/// The SQL type of a Parquet or Arrow source column: integers that fit 64 bits and floats.
+#[cfg(feature = "sqlite")]
+fn columnar_sql_type(
+    schema: Option<&crate::data::table::SourceSchema>,
+    name: &str,
+) -> Option<crate::data::table::SqlType> {
+    #[cfg(feature = "arrow")]
+    {
+        use crate::data::table::SqlType;
+        use arrow_schema::DataType;
+        let field = schema?.arrow().field_with_name(name).ok()?;
+        let mut data_type = field.data_type();
+        if let DataType::Dictionary(_, value) = data_type {
+            data_type = value;
+        }
+        match data_type {
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32 => Some(SqlType::Integer),
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => Some(SqlType::Real),
+            _ => None,
+        }
+    }
+    #[cfg(not(feature = "arrow"))]
+    {
+        let _ = (schema, name);
+        None
+    }
+}

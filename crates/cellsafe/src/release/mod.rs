@@ -12,6 +12,8 @@
 pub mod audit;
 #[cfg(feature = "arrow")]
 pub mod columnar;
+#[cfg(feature = "sqlite")]
+pub mod database;
 pub mod lgb_table;
 pub mod local_table;
 pub mod microaggregation;

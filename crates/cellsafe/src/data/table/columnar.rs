@@ -104,6 +104,7 @@ pub(crate) fn from_batches(
         dictionaries,
         lines: (1..=rows).collect(),
         schema: Some(SourceSchema(schema)),
+        sql_types: None,
     })
 }
 

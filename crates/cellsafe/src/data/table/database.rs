@@ -13,7 +13,7 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::{duplicate_name, Dictionary, Table};
+use super::{duplicate_name, Dictionary, SqlType, Table};
 use crate::error::{excerpt, Error, Location, Result};
 use crate::observer::{Observer, Stage, LOADING};
 
@@ -99,6 +99,8 @@ pub(crate) fn read_sqlite(
     })?;
     let mut line: u64 = 0;
     let mut text = String::new();
+    // the storage classes seen in each column (INTEGER, REAL, TEXT as bits 1, 2, 4)
+    let mut seen = vec![0u8; header.len()];
     while let Some(row) = rows.next().map_err(|e| db_error(path, Some(line + 1), e))? {
         line += 1;
         if line.is_multiple_of(4096) {
@@ -107,6 +109,12 @@ pub(crate) fn read_sqlite(
         }
         for (c, column) in columns.iter_mut().enumerate() {
             let value = row.get_ref(c).map_err(|e| db_error(path, Some(line), e))?;
+            seen[c] |= match value {
+                ValueRef::Integer(_) => 1,
+                ValueRef::Real(_) => 2,
+                ValueRef::Text(_) => 4,
+                _ => 0,
+            };
             let cell: &str = match value {
                 ValueRef::Null => "",
                 ValueRef::Integer(i) => {
@@ -142,8 +150,23 @@ pub(crate) fn read_sqlite(
         }
     }
     stage.check_stopped()?;
+    // a column of integers only (or reals only, and NULLs) keeps its type in a release
+    // written to a database; any other, text
+    let sql_types = header
+        .iter()
+        .zip(&seen)
+        .map(|(name, &classes)| {
+            let t = match classes {
+                1 => SqlType::Integer,
+                2 => SqlType::Real,
+                _ => SqlType::Text,
+            };
+            (name.clone(), t)
+        })
+        .collect();
     Ok(Table {
         source: path.to_owned(),
+        sql_types: Some(sql_types),
         header,
         columns,
         dictionaries,

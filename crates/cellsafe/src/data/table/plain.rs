@@ -111,6 +111,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
         dictionaries,
         lines,
         schema: None,
+        sql_types: None,
     })
 }
 

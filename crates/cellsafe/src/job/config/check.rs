@@ -52,21 +52,16 @@ impl Config {
                 }
             }
             (Some(url), false) => {
-                if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                    return Err(Error::config(
-                        &file,
-                        "input.url",
-                        "PostgreSQL input is not available yet; export the table (to \
-                         Parquet or CSV) or use SQLite",
-                    ));
-                }
-                if url.strip_prefix("sqlite://").is_none_or(str::is_empty) {
+                if super::database::is_postgres(url) {
+                    super::database::check_postgres(&file, "input.url", url)?;
+                } else if url.strip_prefix("sqlite://").is_none_or(str::is_empty) {
                     return Err(Error::config(
                         &file,
                         "input.url",
                         format!(
                             "`{}` is not a database url cellsafe reads; give \
-                             sqlite:///absolute/path.db or sqlite://path/relative/to/config.db",
+                             sqlite:///absolute/path.db, sqlite://path/relative/to/config.db \
+                             or postgres://user@host:port/database",
                             crate::error::excerpt(url)
                         ),
                     ));
@@ -129,6 +124,7 @@ impl Config {
     /// bounded thread count and bounded genetic parameters.
     pub(crate) fn check_release(&self) -> Result<()> {
         let file = self.file_name();
+        self.check_output()?;
         if self.input.subset.is_some() && self.output.keep_order {
             return Err(Error::config(
                 &file,

@@ -33,6 +33,15 @@ impl Config {
             (None, Some(q)) => Selection::Query(q.clone()),
             (None, None) => unreachable!("check_input asks for one"),
         };
+        #[cfg(feature = "postgres")]
+        if let Some(url) = self
+            .input
+            .url
+            .as_deref()
+            .filter(|u| super::database::is_postgres(u))
+        {
+            return Table::read_postgres(url, &self.file_name(), &selection, observer);
+        }
         Table::read_sqlite(&self.data_path(), &selection, observer)
     }
 

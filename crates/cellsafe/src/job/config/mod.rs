@@ -29,6 +29,7 @@ use crate::metric::MetricSpec;
 use crate::release::microaggregation::{Aggregator, Scale};
 
 mod check;
+mod database;
 mod dataset;
 mod engine;
 mod input;
@@ -189,10 +190,10 @@ impl Config {
     /// Every file the job reads, as (what, path): the config, the data file, hierarchy
     /// files and the `[safety]` file. No output may be one of them.
     pub fn input_files(&self) -> Vec<(String, PathBuf)> {
-        let mut files = vec![
-            ("the config".to_owned(), self.file.clone()),
-            ("the data file".to_owned(), self.data_path()),
-        ];
+        let mut files = vec![("the config".to_owned(), self.file.clone())];
+        if !self.reads_server() {
+            files.push(("the data file".to_owned(), self.data_path()));
+        }
         for (name, spec) in &self.attributes {
             if let Some(HierarchySpec::File(p)) = &spec.hierarchy {
                 files.push((format!("the hierarchy of {name}"), self.resolve(p)));
@@ -232,6 +233,12 @@ impl Config {
             Some(file) => self.resolve(Path::new(file)),
             None => self.resolve(&self.input.path),
         }
+    }
+
+    /// Whether the data comes from a database server (a PostgreSQL `[input] url`), not a
+    /// file.
+    pub fn reads_server(&self) -> bool {
+        self.input.url.as_deref().is_some_and(database::is_postgres)
     }
 
     /// Where the data comes from, as the report names it: the data file, or the url.

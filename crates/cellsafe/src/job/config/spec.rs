@@ -181,6 +181,16 @@ pub struct SearchSpec {
 pub struct OutputSpec {
     /// Where the released table is written.
     pub path: Option<PathBuf>,
+    /// A database to write the released table into instead of a file:
+    /// `sqlite:///absolute/path.db` or `sqlite://relative/to/config.db`, with `table`.
+    #[serde(default)]
+    pub(crate) url: Option<String>,
+    /// The table the release becomes (a plain identifier; with `url`).
+    #[serde(default)]
+    pub(crate) table: Option<String>,
+    /// Whether an existing table of that name is replaced (default false: it is an error).
+    #[serde(default)]
+    pub(crate) replace: bool,
     /// Its format, as `[input] format` (default: from the output's extension).
     #[serde(default)]
     pub(crate) format: Option<String>,
