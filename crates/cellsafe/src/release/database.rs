@@ -141,6 +141,115 @@ pub(crate) fn reader<'a>(csv: &'a [u8], format: &CsvFormat) -> csv::Reader<&'a [
         .from_reader(csv)
 }
 
+/// The audited release read alongside a staging table read back from the database: each
+/// backend reads its rows in order and hands them here, which compares the declared
+/// columns and every cell with the release and names the first difference.
+pub(crate) struct ReadBack<'a> {
+    output: &'a DatabaseOutput,
+    records: csv::Reader<&'a [u8]>,
+    header: Vec<String>,
+    types: &'a [SqlType],
+    record: csv::StringRecord,
+    row: u64,
+    progress: &'a Stage<'a>,
+}
+
+impl<'a> ReadBack<'a> {
+    /// The release in `csv` (laid out as `format`), written with `types`.
+    pub(crate) fn new(
+        output: &'a DatabaseOutput,
+        csv: &'a [u8],
+        format: &CsvFormat,
+        types: &'a [SqlType],
+        progress: &'a Stage<'a>,
+    ) -> Result<Self> {
+        let mut records = reader(csv, format);
+        let header: Vec<String> = records
+            .headers()
+            .map_err(|e| output.error(e))?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        Ok(ReadBack {
+            output,
+            records,
+            header,
+            types,
+            record: csv::StringRecord::new(),
+            row: 0,
+            progress,
+        })
+    }
+
+    fn differs(&self, what: String) -> Error {
+        self.output.error(format_args!(
+            "the staging table does not hold the audited release: {what}"
+        ))
+    }
+
+    /// Checks the staging table's columns as the database `declared` them (name, type)
+    /// against the release's header with its types named by `name`.
+    pub(crate) fn columns(
+        &self,
+        declared: Vec<(String, String)>,
+        name: impl Fn(SqlType) -> &'static str,
+    ) -> Result<()> {
+        let wanted: Vec<(String, String)> = self
+            .header
+            .iter()
+            .zip(self.types)
+            .map(|(n, &t)| (n.clone(), name(t).to_owned()))
+            .collect();
+        if declared != wanted {
+            return Err(self.differs(format!("its columns are {declared:?}, not {wanted:?}")));
+        }
+        Ok(())
+    }
+
+    /// Compares the next row held with the release's next row: `differs(column, cell,
+    /// type)` says what the row holds in `column` when it does not hold `cell`.
+    pub(crate) fn row(
+        &mut self,
+        mut differs: impl FnMut(usize, &str, SqlType) -> Result<Option<String>>,
+    ) -> Result<()> {
+        let more = self
+            .records
+            .read_record(&mut self.record)
+            .map_err(|e| self.output.error(e))?;
+        if !more {
+            return Err(self.differs(format!("it has more than the {} released rows", self.row)));
+        }
+        self.row += 1;
+        for (c, (cell, &t)) in self.record.iter().zip(self.types).enumerate() {
+            if let Some(value) = differs(c, cell, t)? {
+                return Err(self.differs(format!(
+                    "row {}, column `{}` holds {value} where the release has `{}`",
+                    self.row,
+                    excerpt(&self.header[c]),
+                    excerpt(cell)
+                )));
+            }
+        }
+        if self.row.is_multiple_of(CHECK_EVERY) {
+            self.progress.add(CHECK_EVERY);
+            self.progress.check()?;
+        }
+        Ok(())
+    }
+
+    /// Checks that the release has no row left once the table's rows have all been read.
+    pub(crate) fn end(mut self) -> Result<()> {
+        let more = self
+            .records
+            .read_record(&mut self.record)
+            .map_err(|e| self.output.error(e))?;
+        if more {
+            return Err(self.differs(format!("it ends after {} rows", self.row)));
+        }
+        Ok(())
+    }
+}
+
 /// The type each column of the released CSV is written as: `wanted` (by column) where
 /// every cell reads back as it, else text.
 pub fn column_types(csv: &[u8], format: &CsvFormat, wanted: &[SqlType]) -> Vec<SqlType> {
@@ -413,11 +522,6 @@ impl SqliteStaged<'_> {
         progress: &Stage<'_>,
     ) -> Result<()> {
         let output = self.output;
-        let differs = |what: String| {
-            output.error(format_args!(
-                "the staging table does not hold the audited release: {what}"
-            ))
-        };
         let sql = |e: rusqlite::Error| output.error(format_args!("cannot read it back: {e}"));
         let check = Connection::open_with_flags(
             &output.path,
@@ -425,13 +529,7 @@ impl SqliteStaged<'_> {
         )
         .map_err(sql)?;
         check.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-        let mut records = reader(csv, format);
-        let header: Vec<String> = records
-            .headers()
-            .map_err(|e| output.error(e))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
+        let mut expected = ReadBack::new(output, csv, format, types, progress)?;
         let declared: Vec<(String, String)> = {
             let mut info = check
                 .prepare(&format!("PRAGMA table_info({})", quote(&self.name)))
@@ -441,16 +539,7 @@ impl SqliteStaged<'_> {
                 .map_err(sql)?;
             rows.collect::<rusqlite::Result<_>>().map_err(sql)?
         };
-        let wanted: Vec<(String, String)> = header
-            .iter()
-            .zip(types)
-            .map(|(n, t)| (n.clone(), t.sql().to_owned()))
-            .collect();
-        if declared != wanted {
-            return Err(differs(format!(
-                "its columns are {declared:?}, not {wanted:?}"
-            )));
-        }
+        expected.columns(declared, |t| t.sql())?;
         let mut select = check
             .prepare(&format!(
                 "SELECT * FROM {} ORDER BY rowid",
@@ -458,40 +547,13 @@ impl SqliteStaged<'_> {
             ))
             .map_err(sql)?;
         let mut rows = select.query([]).map_err(sql)?;
-        let mut record = csv::StringRecord::new();
-        let mut row: u64 = 0;
-        loop {
-            let more = records
-                .read_record(&mut record)
-                .map_err(|e| output.error(e))?;
-            let held = rows.next().map_err(sql)?;
-            match (more, held) {
-                (false, None) => break,
-                (true, None) => return Err(differs(format!("it ends after {row} rows"))),
-                (false, Some(_)) => {
-                    return Err(differs(format!("it has more than the {row} released rows")))
-                }
-                (true, Some(held)) => {
-                    row += 1;
-                    for (c, (cell, &t)) in record.iter().zip(types).enumerate() {
-                        let value = held.get_ref(c).map_err(sql)?;
-                        if !holds(value, cell, t) {
-                            return Err(differs(format!(
-                                "row {row}, column `{}` holds {value:?} where the release has \
-                                 `{}`",
-                                excerpt(&header[c]),
-                                excerpt(cell)
-                            )));
-                        }
-                    }
-                }
-            }
-            if row.is_multiple_of(CHECK_EVERY) {
-                progress.add(CHECK_EVERY);
-                progress.check()?;
-            }
+        while let Some(held) = rows.next().map_err(sql)? {
+            expected.row(|c, cell, t| {
+                let value = held.get_ref(c).map_err(sql)?;
+                Ok((!holds(value, cell, t)).then(|| format!("{value:?}")))
+            })?;
         }
-        Ok(())
+        expected.end()
     }
 
     /// In one transaction: drops the old table (when it may be replaced) and renames the

@@ -7,7 +7,7 @@
 //! that a later run drops exactly the staging tables whose writer is gone (the server
 //! releases the lock of a dead session). Types: `bigint`, `double precision`, `text`.
 
-use super::{holds_text, reader, stored, DatabaseOutput, CHECK_EVERY, STAGING_PREFIX};
+use super::{holds_text, reader, stored, DatabaseOutput, ReadBack, CHECK_EVERY, STAGING_PREFIX};
 use crate::data::table::postgres::{message, Pg};
 use crate::data::table::{CsvFormat, SqlType};
 use crate::error::{excerpt, Error, Result};
@@ -225,22 +225,11 @@ impl PgStaged<'_> {
         progress: &Stage<'_>,
     ) -> Result<()> {
         let output = self.output;
-        let differs = |what: String| {
-            output.error(format_args!(
-                "the staging table does not hold the audited release: {what}"
-            ))
-        };
         let sql = |e: tokio_postgres::Error| {
             output.error(format_args!("cannot read it back: {}", message(&e)))
         };
         let check = connect(output)?;
-        let mut records = reader(csv, format);
-        let header: Vec<String> = records
-            .headers()
-            .map_err(|e| output.error(e))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
+        let mut expected = ReadBack::new(output, csv, format, types, progress)?;
         let declared: Vec<(String, String)> = check
             .rows(&format!(
                 "SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute \
@@ -257,56 +246,20 @@ impl PgStaged<'_> {
                 )
             })
             .collect();
-        let wanted: Vec<(String, String)> = header
-            .iter()
-            .zip(types)
-            .map(|(n, &t)| (n.clone(), pg_type(t).to_owned()))
-            .collect();
-        if declared != wanted {
-            return Err(differs(format!(
-                "its columns are {declared:?}, not {wanted:?}"
-            )));
-        }
+        expected.columns(declared, pg_type)?;
         let held = check
             .rows(&format!(
                 "SELECT * FROM {} ORDER BY ctid",
                 super::quote(&self.name)
             ))
             .map_err(sql)?;
-        let mut held = held.iter();
-        let mut record = csv::StringRecord::new();
-        let mut row: u64 = 0;
-        loop {
-            let more = records
-                .read_record(&mut record)
-                .map_err(|e| output.error(e))?;
-            match (more, held.next()) {
-                (false, None) => break,
-                (true, None) => return Err(differs(format!("it ends after {row} rows"))),
-                (false, Some(_)) => {
-                    return Err(differs(format!("it has more than the {row} released rows")))
-                }
-                (true, Some(values)) => {
-                    row += 1;
-                    for (c, (cell, &t)) in record.iter().zip(types).enumerate() {
-                        let value = values.get(c);
-                        if !holds_text(value, cell, t) {
-                            return Err(differs(format!(
-                                "row {row}, column `{}` holds {value:?} where the release has \
-                                 `{}`",
-                                excerpt(&header[c]),
-                                excerpt(cell)
-                            )));
-                        }
-                    }
-                }
-            }
-            if row.is_multiple_of(CHECK_EVERY) {
-                progress.add(CHECK_EVERY);
-                progress.check()?;
-            }
+        for values in &held {
+            expected.row(|c, cell, t| {
+                let value = values.get(c);
+                Ok((!holds_text(value, cell, t)).then(|| format!("{value:?}")))
+            })?;
         }
-        Ok(())
+        expected.end()
     }
 
     /// In one transaction: drops the old table (when it may be replaced) and renames the
