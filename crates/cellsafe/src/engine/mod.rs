@@ -82,11 +82,12 @@ pub trait Engine {
         mapping: Option<&mut dyn Write>,
         observer: &dyn Observer,
     ) -> Result<Released>;
-    /// The audit count: the release written at `written` (CSV laid out as the plan says),
-    /// read back as a recipient would and counted (see [`Counted`]).
+    /// The audit count: the written release (CSV with a header row, laid out as the plan
+    /// says, opened with [`written`]), read back as a recipient would and counted (see
+    /// [`Counted`]).
     fn audit_count(
         &self,
-        written: &Path,
+        written: &Scan,
         plan: &ReleasePlan,
         observer: &dyn Observer,
     ) -> Result<Counted>;
@@ -309,11 +310,11 @@ impl<S: RowSource> Engine for Local<S> {
 
     fn audit_count(
         &self,
-        written: &Path,
+        written: &Scan,
         plan: &ReleasePlan,
         observer: &dyn Observer,
     ) -> Result<Counted> {
-        count_written(written, &plan.format, plan, observer)
+        count_written(written, plan, observer)
     }
 }
 
@@ -375,22 +376,30 @@ fn csv_error(e: csv::Error) -> Error {
     EngineError::Write(e.into()).into()
 }
 
-/// Reads the CSV release at `path` back as a recipient would (the data layer's CSV reader)
-/// and counts it for the audit: rows, suppressed rows (every non-public cell `*`), and the
-/// other rows grouped by their quasi-identifier and public cells with their sensitive
-/// values.
-pub fn count_written(
-    path: &Path,
-    format: &CsvFormat,
-    plan: &ReleasePlan,
-    observer: &dyn Observer,
-) -> Result<Counted> {
-    // the release names its columns in a header row, whether the input had one or not
-    let read_back = CsvFormat {
+/// The CSV release written at `path` (laid out as `format`), opened for the audit count.
+pub fn written(path: &Path, format: &CsvFormat) -> Result<Scan> {
+    Scan::open(path, Format::Csv, &read_back(format))
+}
+
+/// The CSV release written to `file` (an anonymous temporary file, named `name` in
+/// messages), opened for the audit count.
+pub fn written_file(file: std::fs::File, name: &Path, format: &CsvFormat) -> Result<Scan> {
+    Scan::csv_file(file, name, &read_back(format))
+}
+
+/// A release names its columns in a header row, whether the input had one or not.
+fn read_back(format: &CsvFormat) -> CsvFormat {
+    CsvFormat {
         header: true,
         ..format.clone()
-    };
-    let scan = Scan::open(path, Format::Csv, &read_back)?;
+    }
+}
+
+/// Reads the CSV release in `scan` (see [`written`]) back as a recipient would (the data
+/// layer's CSV reader) and counts it for the audit: rows, suppressed rows (every non-public cell `*`), and the
+/// other rows grouped by their quasi-identifier and public cells with their sensitive
+/// values.
+pub fn count_written(scan: &Scan, plan: &ReleasePlan, observer: &dyn Observer) -> Result<Counted> {
     let header = scan.header().to_vec();
     let expected = plan.expected(&[]);
     let find = |name: &String| -> Result<usize> {

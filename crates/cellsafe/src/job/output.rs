@@ -53,44 +53,77 @@ pub(crate) fn stage(
     #[cfg(feature = "arrow")]
     {
         use crate::data::Role;
-        use crate::release::columnar::{self, ColumnType};
         let data = &release.problem().data;
-        let schema = data.table.source_schema();
-        let header =
-            columnar::header(release.csv(), csv).map_err(|e| crate::error::Error::io(path, e))?;
+        let header = crate::release::columnar::header(release.csv(), csv)
+            .map_err(|e| crate::error::Error::io(path, e))?;
         // set-based releases may generalize any cell, so every column is then a string
         let set_based = release.algorithm() == crate::algorithm::Algorithm::SetBased;
-        let types: Vec<ColumnType> = header
-            .iter()
-            .map(|name| {
-                let column = data.table.column_index(name);
-                let kept = column
-                    .is_some_and(|c| matches!(data.roles[c], Role::Sensitive | Role::Insensitive));
-                let source = schema.and_then(|s| s.arrow().field_with_name(name).ok());
-                match source {
-                    Some(field) if kept && !set_based => {
-                        ColumnType::Source(field.data_type().clone())
-                    }
-                    _ => ColumnType::Text,
-                }
-            })
-            .collect();
-        let staged = tx.stage(path, |w| {
-            columnar::write(w, release.csv(), csv, format, &types)
-        })?;
-        columnar::verify(&staged, path, format, release.csv(), csv, &types)?;
-        Ok(Some(
-            columnar::schema_of(&header, &types)
-                .into_iter()
-                .map(|(name, data_type)| WrittenColumn { name, data_type })
-                .collect(),
-        ))
+        let types = column_types(
+            &header,
+            |name| {
+                !set_based
+                    && data.table.column_index(name).is_some_and(|c| {
+                        matches!(data.roles[c], Role::Sensitive | Role::Insensitive)
+                    })
+            },
+            data.table.source_schema(),
+        );
+        let bytes = release.csv();
+        stage_columnar(tx, path, format, csv, &header, &types, || Ok(bytes)).map(Some)
     }
     #[cfg(not(feature = "arrow"))]
     {
         let _ = (tx, release, csv);
         check_format(path, format).map(|_| None)
     }
+}
+
+/// The type each released column in `header` is written with: its source's type (from
+/// `schema`) when `kept` says the release keeps the column's values as they are, a string
+/// otherwise.
+#[cfg(feature = "arrow")]
+pub(crate) fn column_types(
+    header: &[String],
+    kept: impl Fn(&str) -> bool,
+    schema: Option<&crate::data::table::SourceSchema>,
+) -> Vec<crate::release::columnar::ColumnType> {
+    use crate::release::columnar::ColumnType;
+    header
+        .iter()
+        .map(|name| {
+            let source = schema.and_then(|s| s.arrow().field_with_name(name).ok());
+            match source {
+                Some(field) if kept(name) => ColumnType::Source(field.data_type().clone()),
+                _ => ColumnType::Text,
+            }
+        })
+        .collect()
+}
+
+/// Stages at `path` in the columnar `format` the audited CSV release that `csv` opens
+/// (laid out as `layout`, with `header`), then reads the staged file back against it;
+/// returns the written schema.
+#[cfg(feature = "arrow")]
+pub(crate) fn stage_columnar<R: std::io::Read>(
+    tx: &mut Transaction,
+    path: &Path,
+    format: Format,
+    layout: &crate::data::table::CsvFormat,
+    header: &[String],
+    types: &[crate::release::columnar::ColumnType],
+    csv: impl Fn() -> Result<R>,
+) -> Result<Vec<WrittenColumn>> {
+    use crate::release::columnar;
+    let mut opened = Some(csv()?);
+    let staged = tx.stage(path, |w| {
+        let input = opened.take().expect("staged once");
+        columnar::write(w, input, layout, format, types)
+    })?;
+    columnar::verify(&staged, path, format, csv()?, layout, types)?;
+    Ok(columnar::schema_of(header, types)
+        .into_iter()
+        .map(|(name, data_type)| WrittenColumn { name, data_type })
+        .collect())
 }
 
 /// Writes `release` into a staging table of `db` and checks it back (see

@@ -7,7 +7,7 @@
 //! file. The release is staged, audited and renamed into place with the report as a job on
 //! the in-memory engine is, and holds the same bytes.
 
-use std::io::{Seek, SeekFrom};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -16,7 +16,7 @@ use super::config::{Config, EngineKind};
 use super::report::Report;
 use super::{finish, Outputs};
 use crate::anonymizer::Anonymizer;
-use crate::data::table::scan::Scan;
+use crate::data::table::scan::{RowSource, Scan};
 use crate::data::table::Format;
 use crate::data::Role;
 use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
@@ -56,16 +56,6 @@ pub(super) fn anonymize(
     start: Instant,
 ) -> Result<Report> {
     let file = config.file_name();
-    if out_format != Format::Csv {
-        return Err(Error::config(
-            &file,
-            "output.format",
-            format!(
-                "the streaming engine writes CSV; {} is not written by it yet",
-                out_format.describe()
-            ),
-        ));
-    }
     let limit = config.memory_limit()?;
     let spill_dir = config.spill_dir(outputs.table.as_deref());
     if !spill_dir.is_dir() {
@@ -82,6 +72,7 @@ pub(super) fn anonymize(
         &config.csv_format()?,
     )?;
     let (roles, public) = config.source_roles(&scan)?;
+    let source_schema = scan.schema().cloned();
     let engine: Streaming = Streaming::streaming(scan, (limit / SORT_SHARE) as usize, &spill_dir);
     let columns: Vec<usize> = (0..roles.len())
         .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
@@ -192,12 +183,12 @@ pub(super) fn anonymize(
             None => None,
         };
         let mut failure: Option<Error> = None;
-        let staged = tx.stage(path, |w| {
-            let mut buffered = mapping.as_ref().map(std::io::BufWriter::new);
+        let mut release_into = |w: &mut dyn Write| -> std::io::Result<()> {
+            let mut buffered = mapping.as_ref().map(BufWriter::new);
             let released = engine.release(
                 &plan,
                 w,
-                buffered.as_mut().map(|b| b as &mut dyn std::io::Write),
+                buffered.as_mut().map(|b| b as &mut dyn Write),
                 observer,
             );
             match released {
@@ -213,14 +204,30 @@ pub(super) fn anonymize(
                     Err(std::io::Error::other("the release pass failed"))
                 }
             }
-        });
-        let staged = match (staged, failure) {
-            (_, Some(e)) => return Err(e),
-            (r, None) => r?,
+        };
+        // a columnar release is written as CSV to an anonymous file first, audited there,
+        // then written as its format and read back against it (`job::output`)
+        let written = if out_format == Format::Csv {
+            let staged = tx.stage(path, |w| release_into(w));
+            let staged = match (staged, failure.take()) {
+                (_, Some(e)) => return Err(e),
+                (r, None) => r?,
+            };
+            crate::engine::written(&staged, &plan.format)?
+        } else {
+            let csv = tempfile::tempfile_in(&spill_dir).map_err(|e| Error::io(&spill_dir, e))?;
+            let mut buffered = BufWriter::new(&csv);
+            let done = release_into(&mut buffered).and_then(|_| buffered.flush());
+            drop(buffered);
+            match (done, failure.take()) {
+                (_, Some(e)) => return Err(e),
+                (r, None) => r.map_err(|e| Error::io(path, e))?,
+            }
+            crate::engine::written_file(csv, path, &plan.format)?
         };
         engine_report.passes.release = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
-        let counted = engine.audit_count(&staged, &plan, observer)?;
+        let counted = engine.audit_count(&written, &plan, observer)?;
         let expected = plan.expected(&config.privacy);
         let mut audit = audit_counts(&counted, &expected);
         engine_report.passes.audit = clock.elapsed().as_secs_f64();
@@ -237,6 +244,18 @@ pub(super) fn anonymize(
                 path: path.clone(),
                 violations: audit.violations,
             });
+        }
+        if out_format != Format::Csv {
+            report.output_schema = Some(stage_columnar(
+                &mut tx,
+                path,
+                out_format,
+                &plan,
+                &written,
+                &roles,
+                source_schema.as_ref(),
+            )?);
+            engine_report.passes.release += clock.elapsed().as_secs_f64();
         }
         if let (Some(target), Some(mut file)) = (&outputs.mapping, mapping) {
             file.seek(SeekFrom::Start(0))
@@ -258,4 +277,46 @@ pub(super) fn anonymize(
     report.seconds = start.elapsed().as_secs_f64();
     finish(tx, outputs, &report)?;
     Ok(report)
+}
+
+/// Stages the audited CSV release in `written` at `path` as the columnar `format`: a
+/// column the release keeps as it is (sensitive or insensitive) has its source's type.
+#[cfg(feature = "arrow")]
+fn stage_columnar(
+    tx: &mut Transaction,
+    path: &std::path::Path,
+    format: Format,
+    plan: &ReleasePlan,
+    written: &Scan,
+    roles: &[Role],
+    schema: Option<&crate::data::table::SourceSchema>,
+) -> Result<Vec<super::output::WrittenColumn>> {
+    let source = schema.map(|s| s.arrow().clone());
+    let header = written.header().to_vec();
+    let types = super::output::column_types(
+        &header,
+        |name| {
+            source
+                .as_ref()
+                .and_then(|s| s.index_of(name).ok())
+                .is_some_and(|c| matches!(roles[c], Role::Sensitive | Role::Insensitive))
+        },
+        schema,
+    );
+    super::output::stage_columnar(tx, path, format, &plan.format, &header, &types, || {
+        written.reopen().map(std::io::BufReader::new)
+    })
+}
+
+#[cfg(not(feature = "arrow"))]
+fn stage_columnar(
+    _: &mut Transaction,
+    path: &std::path::Path,
+    format: Format,
+    _: &ReleasePlan,
+    _: &Scan,
+    _: &[Role],
+    _: Option<&crate::data::table::SourceSchema>,
+) -> Result<Vec<super::output::WrittenColumn>> {
+    super::output::check_format(path, format).map(|_| Vec::new())
 }

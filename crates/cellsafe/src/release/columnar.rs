@@ -14,7 +14,7 @@
 //! there; a reader of the file cannot tell the two apart, and needs not: neither shows a
 //! value.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -23,7 +23,8 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType, Field, Schema};
 
-use crate::data::table::{CsvFormat, Format, Table};
+use crate::data::table::scan::{RowSource, Scan};
+use crate::data::table::{CsvFormat, Format};
 use crate::data::SUPPRESSED;
 use crate::error::{Error, Location, ReleaseError, Result};
 
@@ -67,7 +68,7 @@ fn invalid(e: impl std::fmt::Display) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e.to_string())
 }
 
-fn reader<'a>(csv: &'a [u8], format: &CsvFormat) -> csv::Reader<&'a [u8]> {
+fn reader<R: Read>(csv: R, format: &CsvFormat) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
         .delimiter(format.delimiter)
         .quote(format.quote)
@@ -85,45 +86,76 @@ pub fn header(csv: &[u8], format: &CsvFormat) -> io::Result<Vec<String>> {
         .collect())
 }
 
-/// The released table in `csv` (laid out as `format`) as record batches of `types`.
-fn batches(
-    csv: &[u8],
-    format: &CsvFormat,
-    types: &[ColumnType],
-) -> io::Result<(Arc<Schema>, Vec<RecordBatch>)> {
-    let mut reader = reader(csv, format);
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(invalid)?
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    if header.len() != types.len() {
-        return Err(invalid(format!(
-            "{} columns released, {} types",
-            header.len(),
-            types.len()
-        )));
-    }
-    let schema = Arc::new(Schema::new(
-        header
+/// The released table read from CSV, turned into record batches of given types one at a
+/// time.
+struct Batches<'t, R: Read> {
+    reader: csv::Reader<R>,
+    types: &'t [ColumnType],
+    schema: Arc<Schema>,
+    builders: Vec<StringBuilder>,
+    record: csv::StringRecord,
+    /// Whether a batch was made (an empty table still makes one).
+    made: bool,
+}
+
+impl<'t, R: Read> Batches<'t, R> {
+    fn new(csv: R, format: &CsvFormat, types: &'t [ColumnType]) -> io::Result<Self> {
+        let mut reader = reader(csv, format);
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(invalid)?
             .iter()
-            .zip(types)
-            .map(|(name, t)| Field::new(name, t.arrow(), true))
-            .collect::<Vec<_>>(),
-    ));
-    let mut out = Vec::new();
-    let mut builders: Vec<StringBuilder> = types.iter().map(|_| StringBuilder::new()).collect();
-    let mut rows = 0;
-    let mut record = csv::StringRecord::new();
-    let flush = |builders: &mut Vec<StringBuilder>| -> io::Result<RecordBatch> {
+            .map(str::to_owned)
+            .collect();
+        if header.len() != types.len() {
+            return Err(invalid(format!(
+                "{} columns released, {} types",
+                header.len(),
+                types.len()
+            )));
+        }
+        let schema = Arc::new(Schema::new(
+            header
+                .iter()
+                .zip(types)
+                .map(|(name, t)| Field::new(name, t.arrow(), true))
+                .collect::<Vec<_>>(),
+        ));
+        Ok(Batches {
+            reader,
+            types,
+            schema,
+            builders: types.iter().map(|_| StringBuilder::new()).collect(),
+            record: csv::StringRecord::new(),
+            made: false,
+        })
+    }
+
+    /// The next batch of at most [`BATCH_ROWS`] rows, `None` after the last.
+    fn next_batch(&mut self) -> io::Result<Option<RecordBatch>> {
+        let mut rows = 0;
+        while rows < BATCH_ROWS && self.reader.read_record(&mut self.record).map_err(invalid)? {
+            for ((cell, builder), t) in self.record.iter().zip(&mut self.builders).zip(self.types) {
+                if t.typed() && (cell == SUPPRESSED || cell.is_empty()) {
+                    builder.append_null();
+                } else {
+                    builder.append_value(cell);
+                }
+            }
+            rows += 1;
+        }
+        if rows == 0 && self.made {
+            return Ok(None);
+        }
+        self.made = true;
         let options = CastOptions {
             safe: false,
             ..Default::default()
         };
-        let columns = builders
+        let columns = self
+            .builders
             .iter_mut()
-            .zip(types)
+            .zip(self.types)
             .map(|(b, t)| {
                 let strings: ArrayRef = Arc::new(b.finish());
                 if t.typed() {
@@ -133,83 +165,67 @@ fn batches(
                 }
             })
             .collect::<io::Result<Vec<_>>>()?;
-        RecordBatch::try_new(schema.clone(), columns).map_err(invalid)
-    };
-    while reader.read_record(&mut record).map_err(invalid)? {
-        for ((cell, builder), t) in record.iter().zip(&mut builders).zip(types) {
-            if t.typed() && (cell == SUPPRESSED || cell.is_empty()) {
-                builder.append_null();
-            } else {
-                builder.append_value(cell);
-            }
-        }
-        rows += 1;
-        if rows == BATCH_ROWS {
-            out.push(flush(&mut builders)?);
-            rows = 0;
-        }
+        RecordBatch::try_new(self.schema.clone(), columns)
+            .map(Some)
+            .map_err(invalid)
     }
-    if rows > 0 || out.is_empty() {
-        out.push(flush(&mut builders)?);
-    }
-    Ok((schema, out))
 }
 
-/// Writes the released table in `csv` as `out` (Parquet or Arrow IPC) with `types`.
+/// Writes the released table read from `csv` (laid out as `format`) as `out` (Parquet or
+/// Arrow IPC) with `types`, a batch at a time.
 pub fn write(
-    w: &mut dyn Write,
-    csv: &[u8],
+    w: &mut (dyn Write + Send),
+    mut csv: impl Read,
     format: &CsvFormat,
     out: Format,
     types: &[ColumnType],
 ) -> io::Result<()> {
-    let (schema, batches) = batches(csv, format, types)?;
+    if out == Format::Csv {
+        return io::copy(&mut csv, w).map(|_| ());
+    }
+    let mut batches = Batches::new(csv, format, types)?;
+    let schema = batches.schema.clone();
     match out {
         Format::Parquet => {
-            // the writer wants an owned `Send` sink: the file is built in memory, as the
-            // CSV release already is, then written out
-            let mut bytes = Vec::new();
             let mut writer =
-                parquet::arrow::ArrowWriter::try_new(&mut bytes, schema, None).map_err(invalid)?;
-            for b in &batches {
-                writer.write(b).map_err(invalid)?;
+                parquet::arrow::ArrowWriter::try_new(w, schema, None).map_err(invalid)?;
+            while let Some(b) = batches.next_batch()? {
+                writer.write(&b).map_err(invalid)?;
             }
-            writer.close().map_err(invalid)?;
-            w.write_all(&bytes)
+            writer.close().map(|_| ()).map_err(invalid)
         }
         Format::ArrowFile => {
             let mut writer = arrow_ipc::writer::FileWriter::try_new(w, &schema).map_err(invalid)?;
-            for b in &batches {
-                writer.write(b).map_err(invalid)?;
+            while let Some(b) = batches.next_batch()? {
+                writer.write(&b).map_err(invalid)?;
             }
             writer.finish().map_err(invalid)
         }
         Format::ArrowStream => {
             let mut writer =
                 arrow_ipc::writer::StreamWriter::try_new(w, &schema).map_err(invalid)?;
-            for b in &batches {
-                writer.write(b).map_err(invalid)?;
+            while let Some(b) = batches.next_batch()? {
+                writer.write(&b).map_err(invalid)?;
             }
             writer.finish().map_err(invalid)
         }
-        Format::Csv => w.write_all(csv),
+        Format::Csv => unreachable!("a CSV release is copied above"),
     }
 }
 
-/// Reads the staged file at `staged` back (with the data layer's columnar reader) and
-/// checks it holds the release in `csv` cell for cell: the same header, rows in the same
-/// order, every cell the same string, but for a typed column's nulls, which stand for `*`
-/// or an empty cell. `target` names the file in the error.
+/// Reads the staged file at `staged` back (with the data layer's columnar reader, a
+/// batch at a time) and checks it holds the release read from `csv` cell for cell: the
+/// same header, rows in the same order, every cell the same string, but for a typed
+/// column's nulls, which stand for `*` or an empty cell. `target` names the file in the
+/// error.
 pub fn verify(
     staged: &Path,
     target: &Path,
     out: Format,
-    csv: &[u8],
+    csv: impl Read,
     format: &CsvFormat,
     types: &[ColumnType],
 ) -> Result<()> {
-    let written = Table::read(staged, out, format, &crate::observer::Silent)?;
-    let released = Table::from_bytes(csv, target, format)?;
     let fail = |row: Option<u64>, what: String| -> Error {
         Error::from(ReleaseError::Unfaithful {
             at: match row {
@@ -219,38 +235,67 @@ pub fn verify(
             what,
         })
     };
-    if written.header() != released.header() {
+    let written = Scan::open(staged, out, format)?;
+    let mut audited = reader(csv, format);
+    let header: Vec<String> = audited
+        .headers()
+        .map_err(|e| Error::io(target, invalid(e)))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    if written.header() != header.as_slice() {
         return Err(fail(
             None,
             "the header differs from the audited release".into(),
         ));
     }
-    if written.rows() != released.rows() {
-        return Err(fail(
-            None,
-            format!(
-                "{} rows written, {} audited",
-                written.rows(),
-                released.rows()
-            ),
-        ));
-    }
-    for (c, t) in types.iter().enumerate() {
-        for r in 0..released.rows() {
-            let (got, want) = (written.value(r, c), released.value(r, c));
-            let null_for = t.typed() && got.is_empty() && (want == SUPPRESSED || want.is_empty());
-            if got != want && !null_for {
-                return Err(fail(
-                    Some(r as u64 + 1),
-                    format!(
-                        "column `{}` reads `{}` where the audited release has `{}`",
-                        released.header()[c],
-                        crate::error::excerpt(got),
-                        crate::error::excerpt(want)
-                    ),
-                ));
+    let all: Vec<usize> = (0..header.len()).collect();
+    let mut record = csv::StringRecord::new();
+    let mut audited_rows: u64 = 0;
+    let mut exhausted = false;
+    let written_rows = written.batches(&all, &crate::observer::Silent, &mut |batch| {
+        for r in 0..batch.len() {
+            if exhausted {
+                continue;
+            }
+            if !audited
+                .read_record(&mut record)
+                .map_err(|e| Error::io(target, invalid(e)))?
+            {
+                exhausted = true;
+                continue;
+            }
+            audited_rows += 1;
+            for (c, t) in types.iter().enumerate() {
+                let (got, want) = (batch.value(r, c), record.get(c).unwrap_or(""));
+                let null_for =
+                    t.typed() && got.is_empty() && (want == SUPPRESSED || want.is_empty());
+                if got != want && !null_for {
+                    return Err(fail(
+                        Some(audited_rows),
+                        format!(
+                            "column `{}` reads `{}` where the audited release has `{}`",
+                            header[c],
+                            crate::error::excerpt(got),
+                            crate::error::excerpt(want)
+                        ),
+                    ));
+                }
             }
         }
+        Ok(())
+    })?;
+    while audited
+        .read_record(&mut record)
+        .map_err(|e| Error::io(target, invalid(e)))?
+    {
+        audited_rows += 1;
+    }
+    if written_rows != audited_rows {
+        return Err(fail(
+            None,
+            format!("{written_rows} rows written, {audited_rows} audited"),
+        ));
     }
     Ok(())
 }
@@ -285,7 +330,7 @@ mod tests {
             &same,
             &target,
             Format::Parquet,
-            audited,
+            &audited[..],
             &CsvFormat::default(),
             &types,
         )
@@ -296,7 +341,7 @@ mod tests {
             &other,
             &target,
             Format::Parquet,
-            audited,
+            &audited[..],
             &CsvFormat::default(),
             &types,
         )
@@ -316,7 +361,7 @@ mod tests {
             &short,
             &target,
             Format::Parquet,
-            audited,
+            &audited[..],
             &CsvFormat::default(),
             &types,
         )
@@ -330,13 +375,17 @@ mod tests {
             &starred,
             &target,
             Format::Parquet,
-            audited,
+            &audited[..],
             &CsvFormat::default(),
             &texts,
         )
         .unwrap();
-        let (_, batches) = batches(audited, &CsvFormat::default(), &texts).unwrap();
-        assert_eq!(batches[0].column(0).null_count(), 0);
+        let batch = Batches::new(&audited[..], &CsvFormat::default(), &texts)
+            .unwrap()
+            .next_batch()
+            .unwrap()
+            .unwrap();
+        assert_eq!(batch.column(0).null_count(), 0);
     }
 
     #[test]
@@ -345,7 +394,7 @@ mod tests {
         let mut out = Vec::new();
         let err = write(
             &mut out,
-            b"a\n1\nx\n",
+            &b"a\n1\nx\n"[..],
             &CsvFormat::default(),
             Format::Parquet,
             &types,

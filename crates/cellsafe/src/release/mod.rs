@@ -143,7 +143,7 @@ pub fn write_atomic(
 ) -> Result<()> {
     let target = path.to_path_buf();
     let mut tx = crate::release::output::Transaction::begin(std::slice::from_ref(&target))?;
-    tx.stage(path, write)?;
+    tx.stage(path, |w| write(w))?;
     tx.commit()
 }
 

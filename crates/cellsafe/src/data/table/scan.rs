@@ -165,6 +165,8 @@ pub struct Scan {
     header: Vec<String>,
     schema: Option<SourceSchema>,
     bytes: u64,
+    /// A CSV file opened before (see [`Scan::csv_file`]), read instead of `path`.
+    handle: Option<std::sync::Arc<std::fs::File>>,
 }
 
 impl Scan {
@@ -181,10 +183,11 @@ impl Scan {
             header: Vec::new(),
             schema: None,
             bytes,
+            handle: None,
         };
         match format {
             Format::Csv => {
-                let file = input::open(path, Kind::Seekable)?;
+                let file = scan.reopen()?;
                 let mut records = Records::new(file, path, csv.delimiter, csv.quote, false);
                 let mut record = csv::StringRecord::new();
                 let Some(line) = records.read(&mut record)? else {
@@ -215,9 +218,49 @@ impl Scan {
         Ok(scan)
     }
 
+    /// Opens `file`, a CSV file laid out as `csv` that may have no name (an anonymous
+    /// temporary file), for scanning; `name` names it in messages. Every pass reads it
+    /// from its start.
+    pub(crate) fn csv_file(file: std::fs::File, name: &Path, csv: &CsvFormat) -> Result<Scan> {
+        let bytes = file.metadata().map_err(|e| Error::io(name, e))?.len();
+        let mut scan = Scan {
+            path: name.to_owned(),
+            format: Format::Csv,
+            csv: csv.clone(),
+            header: Vec::new(),
+            schema: None,
+            bytes,
+            handle: Some(std::sync::Arc::new(file)),
+        };
+        let mut records = Records::new(scan.reopen()?, name, csv.delimiter, csv.quote, false);
+        let mut record = csv::StringRecord::new();
+        let Some(line) = records.read(&mut record)? else {
+            return Err(Error::data(
+                Location::at(name, 1, None),
+                "the file is empty",
+            ));
+        };
+        scan.header = csv_header(&record, csv.header, name, line)?;
+        Ok(scan)
+    }
+
     /// The file's format.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// The file opened for a pass, at its start.
+    pub(crate) fn reopen(&self) -> Result<std::fs::File> {
+        match &self.handle {
+            Some(file) => {
+                use std::io::{Seek, SeekFrom};
+                let mut file = file.try_clone().map_err(|e| Error::io(&self.path, e))?;
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|e| Error::io(&self.path, e))?;
+                Ok(file)
+            }
+            None => input::open(&self.path, Kind::Seekable),
+        }
     }
 }
 
@@ -282,7 +325,7 @@ impl Scan {
         each: &mut dyn FnMut(&Batch) -> Result<()>,
     ) -> Result<u64> {
         use crate::observer::Reader;
-        let file = input::open(&self.path, Kind::Seekable)?;
+        let file = self.reopen()?;
         let stage = Stage::start(observer, LOADING, Some(self.bytes));
         let reader = Reader::new(file, &stage);
         let mut records = Records::new(

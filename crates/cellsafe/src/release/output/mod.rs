@@ -176,7 +176,7 @@ impl Transaction {
     pub fn stage(
         &mut self,
         target: &Path,
-        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+        write: impl FnOnce(&mut (dyn Write + Send)) -> io::Result<()>,
     ) -> Result<PathBuf> {
         let resolved = Target::final_path(target).ok();
         let Some(index) = self
