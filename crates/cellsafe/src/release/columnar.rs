@@ -45,8 +45,13 @@ impl ColumnType {
         match self {
             ColumnType::Text => DataType::Utf8,
             // a dictionary is written as its values (each batch would need its own)
-            ColumnType::Source(DataType::Dictionary(_, value)) => (**value).clone(),
-            ColumnType::Source(DataType::Null) => DataType::Utf8,
+            ColumnType::Source(DataType::Dictionary(_, value)) => {
+                ColumnType::Source((**value).clone()).arrow()
+            }
+            // every string type is written as a string: a suppressed cell shows `*`
+            ColumnType::Source(
+                DataType::Null | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
+            ) => DataType::Utf8,
             ColumnType::Source(t) => t.clone(),
         }
     }
@@ -169,6 +174,21 @@ impl<'t, R: Read> Batches<'t, R> {
             .map(Some)
             .map_err(invalid)
     }
+}
+
+/// The released table read from `csv` (laid out as `format`) as record batches of
+/// `types`, in memory.
+pub fn record_batches(
+    csv: impl Read,
+    format: &CsvFormat,
+    types: &[ColumnType],
+) -> io::Result<(Arc<Schema>, Vec<RecordBatch>)> {
+    let mut batches = Batches::new(csv, format, types)?;
+    let mut all = Vec::new();
+    while let Some(b) = batches.next_batch()? {
+        all.push(b);
+    }
+    Ok((batches.schema, all))
 }
 
 /// Writes the released table read from `csv` (laid out as `format`) as `out` (Parquet or
@@ -386,6 +406,30 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(batch.column(0).null_count(), 0);
+    }
+
+    /// A regression test: a large or view string column (as pandas and Polars hand over)
+    /// was taken for a typed one, and its suppressed cells written as nulls, not `*`.
+    #[test]
+    fn every_string_type_keeps_its_stars() {
+        for t in [
+            DataType::Utf8,
+            DataType::LargeUtf8,
+            DataType::Utf8View,
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::LargeUtf8)),
+        ] {
+            let types = [ColumnType::Source(t.clone())];
+            let (schema, batches) =
+                record_batches(&b"a\nx\n*\n\n"[..], &CsvFormat::default(), &types).unwrap();
+            assert_eq!(schema.field(0).data_type(), &DataType::Utf8, "{t}");
+            let column = batches[0].column(0);
+            assert_eq!(column.null_count(), 0, "{t}");
+            let strings = column
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .unwrap();
+            assert_eq!(strings.value(1), "*", "{t}");
+        }
     }
 
     #[test]
