@@ -38,6 +38,7 @@ use crate::algorithm::problem::{Evaluation, Problem, SuppressionRule};
 use crate::algorithm::Algorithm;
 use crate::anonymizer::{Anonymizer, Release};
 use crate::criteria::ModelSpec;
+use crate::data::table::Table;
 use crate::error::{Error, JobError, ProblemError, Result};
 use crate::job::config::{Config, OutputValues};
 use crate::job::report::{describe, Report};
@@ -101,10 +102,86 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
         .num_threads(config.search.threads)
         .build()
         .map_err(Error::Threads)?;
-    pool.install(|| anonymize_here(config, outputs, observer))
+    pool.install(|| anonymize_here(config, outputs, observer, None).map(|(report, _)| report))
 }
 
-fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
+/// A job run for a caller that keeps the release in memory: its report, as the CLI writes
+/// it, and the release itself (see [`run`]).
+pub struct Anonymized {
+    /// The report.
+    pub report: Report,
+    /// The release, audited; `None` when no transformation was acceptable.
+    pub release: Option<Release>,
+    csv: crate::data::table::CsvFormat,
+}
+
+impl Anonymized {
+    /// How the release's CSV bytes ([`Release::csv`]) are laid out.
+    pub fn csv_format(&self) -> &crate::data::table::CsvFormat {
+        &self.csv
+    }
+
+    /// The released table as Arrow record batches: a column the release keeps as it is
+    /// (sensitive or insensitive, from a typed source) has its source's type, every
+    /// other column is a string, as in a Parquet output.
+    #[cfg(feature = "arrow")]
+    pub fn record_batches(
+        &self,
+    ) -> Result<Option<(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>)>> {
+        let Some(release) = &self.release else {
+            return Ok(None);
+        };
+        let name = std::path::Path::new("<release>");
+        let types = output::release_types(release, &self.csv, name)?;
+        crate::release::columnar::record_batches(release.csv(), &self.csv, &types)
+            .map(Some)
+            .map_err(|e| Error::io(name, e))
+    }
+}
+
+/// Runs `config` as [`anonymize`] does, on `table` when given (with
+/// [`Config::given_table`]) else on the table `[input]` names, and keeps the release in
+/// memory instead of writing it: nothing is written. An LGB job is refused (it has its
+/// own report).
+pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Result<Anonymized> {
+    if config.search.algorithm == Algorithm::Lgb {
+        return Err(Error::config(
+            config.file_name(),
+            "search.algorithm",
+            "an lgb job writes several tables and has its own report: run it with \
+             job::lgb::anonymize",
+        ));
+    }
+    if table.is_some() != config.given().is_some() {
+        return Err(Error::config(
+            config.file_name(),
+            "input",
+            "a table is handed over exactly when the config says it is given",
+        ));
+    }
+    config.check_release()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.search.threads)
+        .build()
+        .map_err(Error::Threads)?;
+    let (mut report, release) =
+        pool.install(|| anonymize_here(config, &Outputs::default(), observer, table))?;
+    if let Some(release) = &release {
+        report.audit = release.audit().cloned();
+    }
+    Ok(Anonymized {
+        report,
+        release: release.filter(|r| r.found()),
+        csv: config.csv_format()?,
+    })
+}
+
+fn anonymize_here(
+    config: &Config,
+    outputs: &Outputs,
+    observer: &dyn Observer,
+    given: Option<Table>,
+) -> Result<(Report, Option<Release>)> {
     let start = Instant::now();
     let file = config.file_name();
     let database = database_output(config, outputs)?;
@@ -137,7 +214,8 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
                  memory engine ([engine] kind = \"memory\")",
             ));
         }
-        return stream::anonymize(config, outputs, observer, tx, out_format, start);
+        return stream::anonymize(config, outputs, observer, tx, out_format, start)
+            .map(|report| (report, None));
     }
     #[cfg(feature = "sqlite")]
     if let Some(db) = &database {
@@ -150,7 +228,13 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
         .as_ref()
         .map(|spec| disclosure::public_search(spec, &file))
         .transpose()?;
-    let (table, read) = config.read(observer)?;
+    let (table, read) = match given {
+        Some(table) => {
+            config.check_parameters()?;
+            (table, 0.0)
+        }
+        None => config.read(observer)?,
+    };
     let clock = Instant::now();
     let data = config.dataset(table)?;
     let aggregators = config.aggregators(&data)?;
@@ -272,10 +356,10 @@ fn anonymize_here(config: &Config, outputs: &Outputs, observer: &dyn Observer) -
             tx.stage(path, |w| w.write_all(text.as_bytes()))?;
         }
         staged.commit()?;
-        return tx.commit().map(|()| report);
+        return tx.commit().map(|()| (report, Some(release)));
     }
     finish(tx, outputs, &report)?;
-    Ok(report)
+    Ok((report, Some(release)))
 }
 
 /// `[output] url` and `table`, checked, and the database prepared (stale staging tables

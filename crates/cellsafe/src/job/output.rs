@@ -52,22 +52,9 @@ pub(crate) fn stage(
     }
     #[cfg(feature = "arrow")]
     {
-        use crate::data::Role;
-        let data = &release.problem().data;
         let header = crate::release::columnar::header(release.csv(), csv)
             .map_err(|e| crate::error::Error::io(path, e))?;
-        // set-based releases may generalize any cell, so every column is then a string
-        let set_based = release.algorithm() == crate::algorithm::Algorithm::SetBased;
-        let types = column_types(
-            &header,
-            |name| {
-                !set_based
-                    && data.table.column_index(name).is_some_and(|c| {
-                        matches!(data.roles[c], Role::Sensitive | Role::Insensitive)
-                    })
-            },
-            data.table.source_schema(),
-        );
+        let types = release_types(release, csv, path)?;
         let bytes = release.csv();
         stage_columnar(tx, path, format, csv, &header, &types, || Ok(bytes)).map(Some)
     }
@@ -76,6 +63,34 @@ pub(crate) fn stage(
         let _ = (tx, release, csv);
         check_format(path, format).map(|_| None)
     }
+}
+
+/// The type each column of `release` (laid out as `csv`) is written with in a columnar
+/// file: its source's type where the release keeps the column as it is; `path` names the
+/// release in an error.
+#[cfg(feature = "arrow")]
+pub(crate) fn release_types(
+    release: &Release,
+    csv: &crate::data::table::CsvFormat,
+    path: &Path,
+) -> Result<Vec<crate::release::columnar::ColumnType>> {
+    use crate::data::Role;
+    let data = &release.problem().data;
+    let header = crate::release::columnar::header(release.csv(), csv)
+        .map_err(|e| crate::error::Error::io(path, e))?;
+    // set-based releases may generalize any cell, so every column is then a string
+    let set_based = release.algorithm() == crate::algorithm::Algorithm::SetBased;
+    Ok(column_types(
+        &header,
+        |name| {
+            !set_based
+                && data
+                    .table
+                    .column_index(name)
+                    .is_some_and(|c| matches!(data.roles[c], Role::Sensitive | Role::Insensitive))
+        },
+        data.table.source_schema(),
+    ))
 }
 
 /// The type each released column in `header` is written with: its source's type (from

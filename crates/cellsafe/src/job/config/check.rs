@@ -24,6 +24,16 @@ impl Config {
         let file = self.file_name();
         let input = &self.input;
         let has_path = !input.path.as_os_str().is_empty();
+        if let Some(given) = &self.given {
+            if has_path || input.url.is_some() {
+                return Err(Error::config(
+                    &file,
+                    if has_path { "input.path" } else { "input.url" },
+                    format!("the table is given ({given}): leave `path` and `url` out"),
+                ));
+            }
+            return Ok(());
+        }
         match (&input.url, has_path) {
             (None, false) => {
                 return Err(Error::config(
@@ -85,7 +95,7 @@ impl Config {
         Ok(())
     }
 
-    pub(super) fn check_parameters(&self) -> Result<()> {
+    pub(crate) fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {
             m.validate().map_err(|e| e.in_config(&file, i))?;

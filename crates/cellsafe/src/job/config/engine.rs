@@ -120,6 +120,7 @@ impl Config {
             None => {
                 let limit = self.memory_limit()?;
                 let large = self.input.url.is_none()
+                    && self.given.is_none()
                     && std::fs::metadata(self.data_path()).is_ok_and(|m| m.len() > limit);
                 Ok(if large && self.streaming_refusal().is_none() {
                     EngineKind::Streaming
@@ -137,6 +138,14 @@ impl Config {
             .iter()
             .find(|m| matches!(m, ModelSpec::DeltaPresence { .. }));
         [
+            (
+                self.given.is_some(),
+                "engine.kind",
+                format!(
+                    "a table given in memory ({})",
+                    self.given.as_deref().unwrap_or_default()
+                ),
+            ),
             (
                 self.input.url.is_some(),
                 "input.url",

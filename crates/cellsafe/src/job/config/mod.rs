@@ -87,6 +87,10 @@ pub struct Config {
     pub service: Option<toml::Table>,
     #[serde(skip)]
     file: PathBuf,
+    /// What the table is when the caller hands it over in memory instead of `[input]`
+    /// naming it (see [`Config::given_table`]).
+    #[serde(skip)]
+    given: Option<String>,
 }
 
 /// The hierarchy local recoding gives a quasi-identifier that has none: every value and
@@ -151,6 +155,19 @@ impl Config {
         Ok(config)
     }
 
+    /// Says that the table comes from the caller, in memory (`what` names it in messages
+    /// and the report, e.g. `pandas.DataFrame`): `[input]` then gives no `path` or `url`,
+    /// only how to read hierarchy files, and the job runs on the in-memory engine.
+    pub fn given_table(mut self, what: &str) -> Config {
+        self.given = Some(what.to_owned());
+        self
+    }
+
+    /// The name of a table handed over in memory (see [`Config::given_table`]).
+    pub fn given(&self) -> Option<&str> {
+        self.given.as_deref()
+    }
+
     /// What a release shows of a suppressed row (`[output] suppression`).
     pub fn suppressed_rows(&self) -> crate::release::SuppressedRows {
         self.output.suppression
@@ -191,7 +208,7 @@ impl Config {
     /// files and the `[safety]` file. No output may be one of them.
     pub fn input_files(&self) -> Vec<(String, PathBuf)> {
         let mut files = vec![("the config".to_owned(), self.file.clone())];
-        if !self.reads_server() {
+        if !self.reads_server() && self.given.is_none() {
             files.push(("the data file".to_owned(), self.data_path()));
         }
         for (name, spec) in &self.attributes {
@@ -243,6 +260,9 @@ impl Config {
 
     /// Where the data comes from, as the report names it: the data file, or the url.
     pub fn data_source(&self) -> String {
+        if let Some(given) = &self.given {
+            return given.clone();
+        }
         match &self.input.url {
             Some(url) => url.clone(),
             None => self.resolve(&self.input.path).display().to_string(),

@@ -1,0 +1,219 @@
+"""The package against the CLI and against itself: the same job gives the same release
+from Python (pandas, Polars, PyArrow) as from `cellsafe anonymize`, on Adult and on random
+tables; untouched columns keep their types."""
+
+from __future__ import annotations
+
+import csv
+import io
+import pathlib
+import random
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+
+import cellsafe as cs
+from conftest import ADULT, ADULT_QIS, run_cli
+
+
+def adult_frame():
+    import pandas as pd
+
+    return pd.read_csv(ADULT / "adult.csv", sep=";")
+
+
+def adult_keys(**extra):
+    keys = dict(
+        quasi_identifiers={q: ADULT / f"adult_hierarchy_{q}.csv" for q in ADULT_QIS},
+        sensitive=["occupation"],
+        models=[cs.KAnonymity(5)],
+        suppression_limit=0.01,
+        metric="loss",
+        seed=20260101,
+        hierarchy_delimiter=";",
+    )
+    keys.update(extra)
+    return keys
+
+
+def cells(table: pa.Table) -> list:
+    """Every cell as the string the CLI writes: a null (a typed column's `*` or empty
+    cell) as None, compared loosely below."""
+    columns = [table.column(i).cast(pa.string()).to_pylist() for i in range(table.num_columns)]
+    return [list(row) for row in zip(*columns)]
+
+
+def csv_cells(path: pathlib.Path, delimiter: str) -> tuple:
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter=delimiter))
+    return rows[0], rows[1:]
+
+
+def assert_same_rows(
+    table: pa.Table, path: pathlib.Path, delimiter: str, ordered: bool = True
+) -> None:
+    header, rows = csv_cells(path, delimiter)
+    assert table.column_names == header
+    got = cells(table)
+    if not ordered:
+        # without a seed each run draws its own order
+        got.sort(key=lambda r: [v or "" for v in r])
+        rows.sort()
+    assert len(got) == len(rows)
+    for i, (a, b) in enumerate(zip(got, rows)):
+        for c, (x, y) in enumerate(zip(a, b)):
+            # a typed column's null stands for `*` or an empty cell
+            assert x == y or (x is None and y in ("*", "")), (i, header[c], x, y)
+
+
+def class_sizes(table: pa.Table, qis: list) -> list:
+    """Sizes of the released classes, counted from the table (suppressed rows apart)."""
+    counts: dict = {}
+    for row in zip(*[table.column(q).cast(pa.string()).to_pylist() for q in qis]):
+        if all(v == "*" for v in row):
+            continue
+        counts[row] = counts.get(row, 0) + 1
+    return sorted(counts.values())
+
+
+def test_adult_from_pandas_is_the_cli_release(cli, tmp_path):
+    df = adult_frame()
+    release = cs.anonymize(df, **adult_keys())
+    job = tmp_path / "job.toml"
+    job.write_text(release.job.to_toml(path=str(ADULT / "adult.csv"), delimiter=";"))
+    out = tmp_path / "released.csv"
+    report = run_cli(cli, job, out)
+    assert release.levels == report["levels"]
+    assert release.suppressed_rows == report["suppressed_rows"] > 0
+    table = pa.Table.from_pandas(release.table, preserve_index=False)
+    assert_same_rows(table, out, ";")
+    assert class_sizes(table, ADULT_QIS) == class_sizes(
+        pacsv.read_csv(out, parse_options=pacsv.ParseOptions(delimiter=";"),
+                       convert_options=pacsv.ConvertOptions(strings_can_be_null=False,
+                                                            column_types={"age": pa.string()})),
+        ADULT_QIS,
+    )
+    for key in ("classes", "released_classes", "min_class_size", "score", "rows"):
+        assert release.report[key] == report[key], key
+    assert release.report["audit"]["passed"]
+
+
+def test_a_toml_job_runs_to_the_same_release(cli, tmp_path):
+    release = cs.run(ADULT / "adult.toml")
+    assert isinstance(release.table, pa.Table)
+    out = tmp_path / "released.csv"
+    report = run_cli(cli, ADULT / "adult.toml", out)
+    assert release.levels == report["levels"]
+    assert release.suppressed_rows == report["suppressed_rows"]
+    assert_same_rows(release.table, out, ";", ordered=False)
+
+
+def random_table(rng: random.Random, rows: int) -> pa.Table:
+    zips = [f"{rng.randrange(10000, 10000 + 7 * rng.randint(2, 30), 7):05d}" for _ in range(rows)]
+    return pa.table(
+        {
+            "id": pa.array([f"p{i}" for i in range(rows)]),
+            "zip": pa.array(zips),
+            "age": pa.array([rng.randint(18, 90) for _ in range(rows)], pa.int64()),
+            "sex": pa.array([rng.choice(["F", "M"]) for _ in range(rows)]),
+            "diag": pa.array([rng.choice(["flu", "cold", "asthma", "none", "gout"]) for _ in range(rows)]),
+            "income": pa.array(
+                [None if rng.random() < 0.1 else rng.randint(0, 90000) for _ in range(rows)],
+                pa.int64(),
+            ),
+            "score": pa.array([rng.randint(0, 800) / 8 for _ in range(rows)], pa.float64()),
+        }
+    )
+
+
+RANDOM_KEYS = dict(
+    quasi_identifiers={
+        "zip": cs.hierarchy.mask(),
+        "age": cs.hierarchy.intervals([5, 10, 20]),
+        "sex": cs.hierarchy.suppress(),
+    },
+    identifying=["id"],
+    sensitive=["diag"],
+    insensitive=["income", "score"],
+)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_random_tables_give_the_cli_release(cli, tmp_path, case):
+    rng = random.Random(1000 + case)
+    table = random_table(rng, rng.randint(40, 400))
+    models = [[cs.KAnonymity(rng.randint(2, 6))],
+              [cs.KAnonymity(2), cs.DistinctLDiversity("diag", 2)],
+              [cs.TCloseness("diag", 0.5)]][case % 3]
+    keys = dict(RANDOM_KEYS, models=models, suppression_limit=rng.choice([0.0, 0.05, 0.2]),
+                seed=case, metric=rng.choice(["loss", "discernibility"]))
+    data = tmp_path / "t.csv"
+    pacsv.write_csv(table, data)
+    try:
+        release = cs.anonymize(table, **keys)
+    except cs.NothingAcceptable:
+        release = None
+    job = tmp_path / "job.toml"
+    job.write_text(cs.job(**keys).to_toml(path=str(data)))
+    out = tmp_path / "released.csv"
+    report = run_cli(cli, job, out)
+    assert (release is not None) == report["found"]
+    if release is None:
+        return
+    assert release.levels == report["levels"]
+    assert release.suppressed_rows == report["suppressed_rows"]
+    assert_same_rows(release.table, out, ",")
+    qis = list(RANDOM_KEYS["quasi_identifiers"])
+    assert class_sizes(release.table, qis) == class_sizes(
+        pacsv.read_csv(out, convert_options=pacsv.ConvertOptions(
+            column_types={q: pa.string() for q in qis}, strings_can_be_null=False)), qis)
+
+
+def test_pandas_polars_and_pyarrow_give_the_same_release():
+    import pandas as pd
+    import polars as pl
+
+    rng = random.Random(7)
+    table = random_table(rng, 300)
+    keys = dict(RANDOM_KEYS, models=[cs.KAnonymity(3)], suppression_limit=0.1, seed=3)
+    from_arrow = cs.anonymize(table, **keys)
+    from_batch = cs.anonymize(table.to_batches()[0], **keys)
+    from_pandas = cs.anonymize(table.to_pandas(), **keys)
+    from_polars = cs.anonymize(pl.from_arrow(table), **keys)
+    assert isinstance(from_arrow.table, pa.Table)
+    assert isinstance(from_pandas.table, pd.DataFrame)
+    assert isinstance(from_polars.table, pl.DataFrame)
+    expected = cells(from_arrow.table)
+    assert cells(from_batch.table) == expected
+    assert cells(pa.Table.from_pandas(from_pandas.table, preserve_index=False)) == expected
+    assert cells(from_polars.table.to_arrow()) == expected
+    assert from_arrow.levels == from_pandas.levels == from_polars.levels
+
+
+def test_untouched_columns_keep_their_types():
+    import pandas as pd
+    import polars as pl
+
+    rng = random.Random(11)
+    table = random_table(rng, 300)
+    keys = dict(RANDOM_KEYS, models=[cs.KAnonymity(3)], suppression_limit=0.2, seed=5)
+    release = cs.anonymize(table, **keys)
+    assert release.suppressed_rows > 0, "the case should suppress rows"
+    t = release.table
+    assert t.schema.field("income").type == pa.int64()
+    assert t.schema.field("score").type == pa.float64()
+    assert t.schema.field("age").type == pa.string()  # generalized
+    frame = table.to_pandas()
+    frame["income"] = frame["income"].astype("Int64")
+    out = cs.anonymize(frame, **keys).table
+    # an integer column with nulls (suppressed rows, missing values) stays an integer
+    assert str(out["income"].dtype) == "Int64"
+    assert out["income"].isna().sum() >= release.suppressed_rows
+    assert out["score"].dtype == frame["score"].dtype
+    polars_out = cs.anonymize(pl.from_arrow(table), **keys).table
+    assert polars_out.schema["income"] == pl.Int64
+    assert polars_out.schema["score"] == pl.Float64
+    # the pandas index is not a column
+    indexed = frame.set_index("id", drop=False)
+    assert list(cs.anonymize(indexed, **keys).table.columns) == release.table.column_names
