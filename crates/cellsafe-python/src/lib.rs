@@ -23,28 +23,28 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 
-create_exception!(_cellsafe, Error, PyException, "Any error cellsafe reports.");
+create_exception!(cellsafe, Error, PyException, "Any error cellsafe reports.");
 create_exception!(
-    _cellsafe,
+    cellsafe,
     ConfigError,
     Error,
     "A job's settings are wrong: the message names the key."
 );
 create_exception!(
-    _cellsafe,
+    cellsafe,
     DataError,
     Error,
     "The data (or a hierarchy file) cannot be read or does not fit the job: the message \
      names the file, line and column."
 );
 create_exception!(
-    _cellsafe,
+    cellsafe,
     NothingAcceptable,
     Error,
     "No transformation satisfies the privacy models within the suppression limit."
 );
 create_exception!(
-    _cellsafe,
+    cellsafe,
     AuditFailed,
     Error,
     "The independent audit of the release found a violation: nothing is returned."
@@ -127,7 +127,9 @@ fn detached<T: Send>(
             work(watch)
         });
         let mut shown: (u64, u64) = (u64::MAX, u64::MAX);
-        loop {
+        // an error here (a signal, or one the callback raised, a KeyboardInterrupt
+        // among them) cancels the work and waits for it to stop before it is raised
+        let waited: PyResult<()> = (|| loop {
             let finished = py.detach(|| {
                 let Ok(d) = done.0.lock() else { return true };
                 done.1
@@ -135,14 +137,9 @@ fn detached<T: Send>(
                     .map_or(true, |(d, _)| *d)
             });
             if finished {
-                break;
+                return Ok(());
             }
-            if let Err(e) = py.check_signals() {
-                watch.cancel.cancel();
-                // the work stops at its next check of the observer
-                let _ = py.detach(|| handle.join());
-                return Err(e);
-            }
+            py.check_signals()?;
             if let Some(callback) = progress {
                 let now = (
                     watch.progress.stages.load(Ordering::Relaxed),
@@ -159,6 +156,18 @@ fn detached<T: Send>(
                     callback.call1((stage, now.1, total))?;
                 }
             }
+        })();
+        if let Err(e) = waited {
+            watch.cancel.cancel();
+            // the work stops at its next check of the observer; the error says how it
+            // ended (`cancelled`: it saw the cancellation), which the tests check
+            let ended = match py.detach(|| handle.join()) {
+                Ok(Err(cellsafe::Error::Cancelled)) => "cancelled",
+                Ok(Ok(_)) => "finished",
+                _ => "failed",
+            };
+            let _ = e.value(py).setattr("cellsafe_work", ended);
+            return Err(e);
         }
         match handle.join() {
             Ok(result) => result.map_err(to_py),

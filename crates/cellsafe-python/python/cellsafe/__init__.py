@@ -17,7 +17,7 @@ import html
 import json
 import os
 import sys
-from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
 
 from . import hierarchy
 from ._cellsafe import AuditFailed, ConfigError, DataError, Error, NothingAcceptable
@@ -196,6 +196,15 @@ def _print_progress(stage: str, position: int, total: Optional[int]) -> None:
     sys.stderr.flush()
 
 
+Progress = Union[bool, Callable[[str, int, Optional[int]], None]]
+
+
+def _progress(progress: Progress) -> Optional[Callable[[str, int, Optional[int]], None]]:
+    if callable(progress):
+        return progress
+    return _print_progress if progress else None
+
+
 def _kind(data: Any) -> str:
     module = type(data).__module__.split(".")[0]
     return module if module in ("pandas", "polars") else "arrow"
@@ -315,7 +324,7 @@ def anonymize(
     *,
     quasi_identifiers: Mapping[str, Optional[HierarchyLike]],
     models: Sequence[Union[Model, Mapping[str, Any]]] = (),
-    progress: bool = False,
+    progress: Progress = False,
     **keys: Any,
 ) -> Release:
     """Anonymizes ``data`` and returns the audited :class:`Release`.
@@ -332,7 +341,8 @@ def anonymize(
 
     Raises :class:`ConfigError` (a key is wrong), :class:`DataError` (the data does not
     fit), :class:`NothingAcceptable`, :class:`AuditFailed`, and ``KeyboardInterrupt`` on
-    Ctrl-C. With ``progress=True`` the stages are shown on standard error.
+    Ctrl-C. With ``progress=True`` the stages are shown on standard error; a callable
+    is called instead with (stage, position, total or None) as the work goes on.
     """
     j = job(quasi_identifiers=quasi_identifiers, models=models, **keys)
     kind = _kind(data)
@@ -341,9 +351,9 @@ def anonymize(
         _arrow_of(data),
         "cellsafe.anonymize",
         f"{type(data).__module__}.{type(data).__name__}",
-        _print_progress if progress else None,
+        _progress(progress),
     )
-    if progress:
+    if progress is True:
         sys.stderr.write("\n")
     return _finish(report, table, kind, j)
 
@@ -380,11 +390,11 @@ def evaluate(
     return anonymize(data, quasi_identifiers=quasi_identifiers, levels=levels, **keys)
 
 
-def run(path: Union[str, "os.PathLike[str]"], *, progress: bool = False) -> Release:
+def run(path: Union[str, "os.PathLike[str]"], *, progress: Progress = False) -> Release:
     """Runs the TOML job at ``path`` (its ``[input]`` names the data) and returns its
     :class:`Release`, with the table as a PyArrow table; nothing is written."""
-    report, table = _run(os.fspath(path), _print_progress if progress else None)
-    if progress:
+    report, table = _run(os.fspath(path), _progress(progress))
+    if progress is True:
         sys.stderr.write("\n")
     return _finish(report, table, "arrow", None)
 
