@@ -70,6 +70,7 @@ __all__ = [
 ]
 
 HierarchyLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+ModelLike = Union[Model, Mapping[str, Any]]
 
 
 class Job:

@@ -144,4 +144,17 @@ _NAMES = {
     Confidential: "confidential",
 }
 
-__all__ = ["Model"] + [c.__name__ for c in _NAMES]
+__all__ = [
+    "KAnonymity",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "RecursiveClDiversity",
+    "TCloseness",
+    "DeltaDisclosure",
+    "BetaLikeness",
+    "AverageRisk",
+    "DeltaPresence",
+    "SampleUniqueness",
+    "PopulationUniqueness",
+    "Confidential",
+]

@@ -1,0 +1,32 @@
+"""Type stubs of the extension module (the public API is in ``cellsafe``)."""
+
+from typing import Any, Callable, Optional, Tuple
+
+__all__ = [
+    "Error",
+    "ConfigError",
+    "DataError",
+    "NothingAcceptable",
+    "AuditFailed",
+    "anonymize",
+    "run",
+    "job_toml",
+]
+
+class Error(Exception): ...
+class ConfigError(Error): ...
+class DataError(Error): ...
+class NothingAcceptable(Error): ...
+class AuditFailed(Error): ...
+
+def anonymize(
+    config: str,
+    data: Any,
+    name: str,
+    source: str,
+    progress: Optional[Callable[[str, int, Optional[int]], None]] = None,
+) -> Tuple[str, Optional[Any]]: ...
+def run(
+    path: str, progress: Optional[Callable[[str, int, Optional[int]], None]] = None
+) -> Tuple[str, Optional[Any]]: ...
+def job_toml(config: str) -> str: ...
