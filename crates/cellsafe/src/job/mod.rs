@@ -169,6 +169,9 @@ pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Re
     if let Some(release) = &release {
         report.audit = release.audit().cloned();
     }
+    if let Some(given) = config.given() {
+        report.name_input(given);
+    }
     Ok(Anonymized {
         report,
         release: release.filter(|r| r.found()),

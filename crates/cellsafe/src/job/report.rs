@@ -202,6 +202,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Names the input as `what` (a table handed over in memory has no path).
+    pub(crate) fn name_input(&mut self, what: &str) {
+        self.input = what.to_owned();
+    }
+
     /// A report on `problem` with nothing found yet.
     pub(crate) fn empty(problem: &Problem, algorithm: Algorithm) -> Report {
         Report {
