@@ -242,10 +242,7 @@ fn anonymize<'py>(
     source: &str,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(String, Option<Bound<'py, PyAny>>)> {
-    let text = toml_of(config, name)?;
-    let config = Config::parse(&text, Path::new(name))
-        .map_err(to_py)?
-        .given_table(source);
+    let config = given_config(config, name, source)?;
     let table = table_of(data)?;
     let done = detached(py, progress, move |observer| {
         job::run(&config, Some(table), observer)
@@ -269,6 +266,72 @@ fn run<'py>(
     returned(py, done)
 }
 
+/// The config of a job on a table handed over: its keys (JSON) as TOML, parsed.
+fn given_config(config: &str, name: &str, source: &str) -> PyResult<Config> {
+    let text = toml_of(config, name)?;
+    Ok(Config::parse(&text, Path::new(name))
+        .map_err(to_py)?
+        .given_table(source))
+}
+
+/// `cellsafe risk` on `data`: the re-identification risks at `levels` (None: the table as
+/// it is); returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (config, data, name, source, levels=None, threshold=0.2, population_size=None, sampling_fraction=None))]
+#[allow(clippy::too_many_arguments)]
+fn risk(
+    py: Python<'_>,
+    config: &str,
+    data: &Bound<'_, PyAny>,
+    name: &str,
+    source: &str,
+    levels: Option<Vec<u8>>,
+    threshold: f64,
+    population_size: Option<u64>,
+    sampling_fraction: Option<f64>,
+) -> PyResult<String> {
+    use cellsafe::job::risk::Population;
+    let config = given_config(config, name, source)?;
+    let table = table_of(data)?;
+    let population = population_size
+        .map(Population::Size)
+        .or(sampling_fraction.map(Population::Fraction));
+    let report = detached(py, None, move |_| {
+        let problem = config.problem_of(table)?;
+        cellsafe::job::risk::risk(
+            &problem,
+            levels.as_deref(),
+            threshold,
+            population,
+            config.suppressed_rows(),
+        )
+    })?;
+    serde_json::to_string(&report).map_err(|e| Error::new_err(format!("the report: {e}")))
+}
+
+/// `cellsafe pareto` on `data`: the Pareto front of the job's `[pareto]` objectives;
+/// returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (config, data, name, source, seed=None, exhaustive=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn pareto<'py>(
+    py: Python<'py>,
+    config: &str,
+    data: &Bound<'py, PyAny>,
+    name: &str,
+    source: &str,
+    seed: Option<u64>,
+    exhaustive: bool,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<String> {
+    let config = given_config(config, name, source)?;
+    let table = table_of(data)?;
+    let report = detached(py, progress, move |observer| {
+        cellsafe::job::pareto::pareto_on(&config, Some(table), seed, exhaustive, observer)
+    })?;
+    serde_json::to_string(&report).map_err(|e| Error::new_err(format!("the report: {e}")))
+}
+
 /// The extension module.
 #[pymodule]
 fn _cellsafe(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -281,5 +344,7 @@ fn _cellsafe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(anonymize, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(job_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(risk, m)?)?;
+    m.add_function(wrap_pyfunction!(pareto, m)?)?;
     Ok(())
 }

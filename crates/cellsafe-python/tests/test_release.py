@@ -14,7 +14,9 @@ import pyarrow.csv as pacsv
 import pytest
 
 import cellsafe as cs
-from conftest import ADULT, ADULT_QIS, run_cli
+from conftest import ADULT, ADULT_QIS, ROOT, run_cli
+
+ROOT_EXAMPLES = ROOT / "examples"
 
 
 def adult_frame():
@@ -217,3 +219,64 @@ def test_untouched_columns_keep_their_types():
     # the pandas index is not a column
     indexed = frame.set_index("id", drop=False)
     assert list(cs.anonymize(indexed, **keys).table.columns) == release.table.column_names
+
+
+def test_risk_is_the_cli_risk(cli, tmp_path):
+    import json
+    import subprocess
+
+    df = adult_frame()
+    keys = adult_keys()
+    for levels in (None, [0, 2, 0, 1, 2, 1, 1, 0]):
+        got = cs.risk(df, levels=levels, population_size=300000, **keys)
+        job = tmp_path / "job.toml"
+        job.write_text(cs.job(**keys).to_toml(path=str(ADULT / "adult.csv"), delimiter=";"))
+        out = tmp_path / "risk.json"
+        args = [str(cli), "risk", str(job), "--report", str(out), "--population-size", "300000"]
+        if levels:
+            args += ["--levels", ",".join(map(str, levels))]
+        done = subprocess.run(args, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        want = json.loads(out.read_text())
+        assert got == want
+        assert got["records"] == 30162
+
+
+def test_pareto_is_the_cli_front(cli, tmp_path):
+    import json
+    import subprocess
+
+    pbg = ROOT_EXAMPLES / "pbg"
+    qis = ["age", "workclass", "education", "marital-status", "race", "sex", "native-country", "salary-class"]
+    spec = {
+        "budget_rows": 301,
+        "population": 10,
+        "iterations": 10,
+        "objectives": [
+            {"property": "class-size", "index": "min"},
+            {"property": "glm", "index": "sum"},
+        ],
+    }
+    keys = dict(
+        quasi_identifiers={q: pbg / f"adult_pbg_{q}.csv" for q in qis},
+        sensitive=["occupation"],
+    )
+    got = cs.pareto(adult_frame(), pareto=spec, seed=3, **keys)
+    job = tmp_path / "job.toml"
+    job.write_text(cs.job(pareto=spec, **keys).to_toml(path=str(ADULT / "adult.csv"), delimiter=";"))
+    out = tmp_path / "front.json"
+    done = subprocess.run(
+        [str(cli), "pareto", str(job), "--seed", "3", "--report", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    want = json.loads(out.read_text())
+    for key in ("seconds", "input", "timings"):
+        got.pop(key, None)
+        want.pop(key, None)
+    # each node's `release` is the CLI command that releases it, naming the config file
+    for node in got["front"] + want["front"]:
+        node.pop("release")
+    assert got == want
+    assert got["front"], got

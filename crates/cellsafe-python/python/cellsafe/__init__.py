@@ -23,6 +23,8 @@ from . import hierarchy
 from ._cellsafe import AuditFailed, ConfigError, DataError, Error, NothingAcceptable
 from ._cellsafe import anonymize as _anonymize
 from ._cellsafe import job_toml as _job_toml
+from ._cellsafe import pareto as _pareto
+from ._cellsafe import risk as _risk
 from ._cellsafe import run as _run
 from .models import (
     AverageRisk,
@@ -44,6 +46,8 @@ __all__ = [
     "anonymize",
     "mondrian",
     "evaluate",
+    "risk",
+    "pareto",
     "run",
     "job",
     "Job",
@@ -389,6 +393,66 @@ def evaluate(
     the models as :func:`anonymize` judges a node: raises :class:`NothingAcceptable` when
     it does not satisfy them."""
     return anonymize(data, quasi_identifiers=quasi_identifiers, levels=levels, **keys)
+
+
+def risk(
+    data: Any,
+    *,
+    quasi_identifiers: Mapping[str, Optional[HierarchyLike]],
+    levels: Optional[Sequence[int]] = None,
+    threshold: float = 0.2,
+    population_size: Optional[int] = None,
+    sampling_fraction: Optional[float] = None,
+    **keys: Any,
+) -> Dict[str, Any]:
+    """``cellsafe risk``: the re-identification risks of ``data`` as it is, or at
+    ``levels`` (one per quasi-identifier, in column order) as a release at that
+    transformation would show it (the classes failing the models suppressed). Records
+    whose risk is above ``threshold`` count as at risk; ``population_size`` or
+    ``sampling_fraction`` add the population-based estimates. Returns the CLI's report."""
+    j = job(quasi_identifiers=quasi_identifiers, **keys)
+    return _report(
+        _risk(
+            json.dumps(j.keys),
+            _arrow_of(data),
+            "cellsafe.risk",
+            f"{type(data).__module__}.{type(data).__name__}",
+            None if levels is None else [int(v) for v in levels],
+            float(threshold),
+            population_size,
+            sampling_fraction,
+        )
+    )
+
+
+def pareto(
+    data: Any,
+    *,
+    quasi_identifiers: Mapping[str, Optional[HierarchyLike]],
+    pareto: Mapping[str, Any],
+    seed: Optional[int] = None,
+    exhaustive: bool = False,
+    progress: Progress = False,
+    **keys: Any,
+) -> Dict[str, Any]:
+    """``cellsafe pareto``: a representative set of Pareto-optimal transformations for
+    the objectives of ``pareto`` (the ``[pareto]`` table: ``objectives``, the budget,
+    PBG-EA's parameters), found by PBG-EA with ``seed``; with ``exhaustive`` also the
+    exact front. Returns the CLI's report; :func:`evaluate` or :func:`anonymize` with
+    ``levels`` releases a node of the front."""
+    j = job(quasi_identifiers=quasi_identifiers, pareto=dict(pareto), **keys)
+    text = _pareto(
+        json.dumps(j.keys),
+        _arrow_of(data),
+        "cellsafe.pareto",
+        f"{type(data).__module__}.{type(data).__name__}",
+        seed,
+        exhaustive,
+        _progress(progress),
+    )
+    if progress is True:
+        sys.stderr.write("\n")
+    return _report(text)
 
 
 def run(path: Union[str, "os.PathLike[str]"], *, progress: Progress = False) -> Release:

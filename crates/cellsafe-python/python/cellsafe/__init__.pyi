@@ -27,6 +27,8 @@ __all__ = [
     "anonymize",
     "mondrian",
     "evaluate",
+    "risk",
+    "pareto",
     "run",
     "job",
     "Job",
@@ -109,4 +111,24 @@ def evaluate(
     levels: Sequence[int],
     **keys: Any,
 ) -> Release: ...
+def risk(
+    data: Any,
+    *,
+    quasi_identifiers: Mapping[str, Optional[HierarchyLike]],
+    levels: Optional[Sequence[int]] = ...,
+    threshold: float = ...,
+    population_size: Optional[int] = ...,
+    sampling_fraction: Optional[float] = ...,
+    **keys: Any,
+) -> Dict[str, Any]: ...
+def pareto(
+    data: Any,
+    *,
+    quasi_identifiers: Mapping[str, Optional[HierarchyLike]],
+    pareto: Mapping[str, Any],
+    seed: Optional[int] = ...,
+    exhaustive: bool = ...,
+    progress: Progress = ...,
+    **keys: Any,
+) -> Dict[str, Any]: ...
 def run(path: Union[str, os.PathLike[str]], *, progress: Progress = ...) -> Release: ...

@@ -1,6 +1,6 @@
 """Type stubs of the extension module (the public API is in ``cellsafe``)."""
 
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 __all__ = [
     "Error",
@@ -11,6 +11,8 @@ __all__ = [
     "anonymize",
     "run",
     "job_toml",
+    "risk",
+    "pareto",
 ]
 
 class Error(Exception): ...
@@ -30,3 +32,22 @@ def run(
     path: str, progress: Optional[Callable[[str, int, Optional[int]], None]] = None
 ) -> Tuple[str, Optional[Any]]: ...
 def job_toml(config: str) -> str: ...
+def risk(
+    config: str,
+    data: Any,
+    name: str,
+    source: str,
+    levels: Optional[List[int]] = None,
+    threshold: float = 0.2,
+    population_size: Optional[int] = None,
+    sampling_fraction: Optional[float] = None,
+) -> str: ...
+def pareto(
+    config: str,
+    data: Any,
+    name: str,
+    source: str,
+    seed: Optional[int] = None,
+    exhaustive: bool = False,
+    progress: Optional[Callable[[str, int, Optional[int]], None]] = None,
+) -> str: ...

@@ -115,6 +115,18 @@ pub fn pareto(
     exhaustive: bool,
     observer: &dyn Observer,
 ) -> Result<ParetoReport> {
+    pareto_on(config, None, seed, exhaustive, observer)
+}
+
+/// [`pareto`] on `table` when given (with [`Config::given_table`]), else on the table
+/// `[input]` names.
+pub fn pareto_on(
+    config: &Config,
+    table: Option<crate::data::table::Table>,
+    seed: Option<u64>,
+    exhaustive: bool,
+    observer: &dyn Observer,
+) -> Result<ParetoReport> {
     let file = config.file_name();
     if config.input.subset.is_some() {
         return Err(Error::config(
@@ -132,7 +144,10 @@ pub fn pareto(
         ));
     };
     let objectives = objectives(spec, &file)?;
-    let problem = config.problem_observed(observer)?;
+    let problem = match table {
+        Some(table) => config.problem_of(table)?,
+        None => config.problem_observed(observer)?,
+    };
     let budget = budget(spec, problem.data.rows() as u64, &file)?;
     let evaluator = Evaluator::new(&problem, &objectives, budget).map_err(|e| at_key(e, &file))?;
     let seed = seed

@@ -351,6 +351,13 @@ impl Config {
     /// stopping with [`Error::Cancelled`] when `observer` says so while it is read.
     pub fn problem_observed(&self, observer: &dyn crate::observer::Observer) -> Result<Problem> {
         let (table, _) = self.read(observer)?;
+        self.problem_of(table)
+    }
+
+    /// The problem on `table`, handed over instead of read (see
+    /// [`given_table`](Self::given_table)).
+    pub fn problem_of(&self, table: crate::data::table::Table) -> Result<Problem> {
+        self.check_parameters()?;
         let data = self.dataset(table)?;
         Problem::new(data, &self.privacy, self.suppression_limit, &self.metric)
     }
