@@ -280,3 +280,36 @@ def test_pareto_is_the_cli_front(cli, tmp_path):
         node.pop("release")
     assert got == want
     assert got["front"], got
+
+
+def test_mondrian_is_the_cli_release(cli, tmp_path):
+    rng = random.Random(21)
+    table = random_table(rng, 500)
+    keys = dict(
+        quasi_identifiers={"zip": None, "age": None, "sex": None},
+        identifying=["id"],
+        sensitive=["diag"],
+        insensitive=["income", "score"],
+        models=[cs.KAnonymity(4)],
+        seed=9,
+    )
+    release = cs.mondrian(table, **keys)
+    data = tmp_path / "t.csv"
+    pacsv.write_csv(table, data)
+    job = tmp_path / "job.toml"
+    job.write_text(release.job.to_toml(path=str(data)))
+    out = tmp_path / "released.csv"
+    report = run_cli(cli, job, out)
+    assert report["found"] and report["algorithm"] == "mondrian"
+    assert_same_rows(release.table, out, ",")
+    assert min(class_sizes(release.table, ["zip", "age", "sex"])) >= 4
+
+
+def test_a_release_shows_its_figures_in_a_notebook():
+    rng = random.Random(5)
+    release = cs.anonymize(random_table(rng, 200), **dict(RANDOM_KEYS, models=[cs.KAnonymity(3)], seed=1))
+    page = release._repr_html_()
+    for name, level in release.levels.items():
+        assert f"<td>{name}</td><td>{level}</td>" in page
+    assert "audit</td><td>passed" in page
+    assert f"suppressed rows</td><td>{release.suppressed_rows}" in page
