@@ -196,7 +196,7 @@ fn table_of(data: &Bound<'_, PyAny>) -> PyResult<Table> {
     Table::from_record_batches(schema, &batches).map_err(to_py)
 }
 
-/// TOML text with the keys of `json` (a JSON object), in their order.
+/// TOML text with the keys of `json` (a JSON object); a table's keys come out sorted.
 fn toml_of(json: &str, name: &str) -> PyResult<String> {
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| ConfigError::new_err(format!("{name}: {e}")))?;
