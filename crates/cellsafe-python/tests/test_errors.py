@@ -71,3 +71,43 @@ def test_a_release_the_audit_refuses_raises_audit_failed():
 def test_data_that_is_not_arrow_is_a_type_error():
     with pytest.raises(TypeError, match="__arrow_c_stream__"):
         cs.anonymize([{"sex": "F"}], quasi_identifiers=QIS, models=[cs.KAnonymity(2)])
+
+
+def test_a_column_given_two_roles_is_refused():
+    # a regression test (found in review): the later role silently won, releasing a
+    # quasi-identifier as it is
+    with pytest.raises(cs.ConfigError, match="two roles"):
+        cs.anonymize(TABLE, quasi_identifiers=QIS, insensitive=["age"], models=[cs.KAnonymity(2)])
+    with pytest.raises(cs.ConfigError, match="two roles"):
+        cs.anonymize(TABLE, quasi_identifiers=QIS, sensitive=["sex"], models=[cs.KAnonymity(2)])
+
+
+def test_what_run_cannot_keep_in_memory_is_refused(tmp_path):
+    # regression tests (found in review): a database output was written, and a streaming
+    # job returned a report without its release
+    data = tmp_path / "t.csv"
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(TABLE, data)
+    base = cs.job(quasi_identifiers=QIS, sensitive=["diag"], insensitive=["wave"],
+                  models=[cs.KAnonymity(2)], suppression_limit=0.5)
+    db = tmp_path / "out.db"
+    for extra, key in (
+        ({"output": {"url": f"sqlite://{db}", "table": "rel"}}, "output.url"),
+        ({"engine": {"kind": "streaming"}}, "engine.kind"),
+    ):
+        job = cs.Job({**base.keys, **extra})
+        path = tmp_path / "job.toml"
+        path.write_text(job.to_toml(path=str(data)))
+        with pytest.raises(cs.ConfigError, match=key):
+            cs.run(path)
+    assert not db.exists()
+    with pytest.raises(cs.ConfigError, match="output.url"):
+        cs.anonymize(TABLE, quasi_identifiers=QIS, models=[cs.KAnonymity(2)],
+                     output={"url": f"sqlite://{db}", "table": "g"})
+    assert not db.exists()
+
+
+def test_the_reports_warnings_are_python_warnings():
+    with pytest.warns(cs.CellsafeWarning, match="released as they are"):
+        cs.anonymize(TABLE, quasi_identifiers=QIS, models=[cs.KAnonymity(2)], suppression_limit=0.5)

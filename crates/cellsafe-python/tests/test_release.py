@@ -313,3 +313,38 @@ def test_a_release_shows_its_figures_in_a_notebook():
         assert f"<td>{name}</td><td>{level}</td>" in page
     assert "audit</td><td>passed" in page
     assert f"suppressed rows</td><td>{release.suppressed_rows}" in page
+
+
+def test_a_pandas_subclass_does_not_release_its_index():
+    # a regression test (found in review): a DataFrame subclass skipped the index's removal
+    # and pandas' own export sent the index (names of persons) out as a released column
+    import pandas as pd
+
+    class Frame(pd.DataFrame):
+        pass
+
+    names = pd.Index(["alice", "bob", "carol", "dave", "erin", "frank"], name="name")
+    frame = Frame(TABLE_FOR_INDEX, index=names)
+    keys = dict(quasi_identifiers={"zip": cs.hierarchy.mask()}, sensitive=["dis"],
+                models=[cs.KAnonymity(2)])
+    out = cs.anonymize(frame, **keys).table
+    assert list(out.columns) == ["zip", "dis"]
+    plain = cs.anonymize(pd.DataFrame(TABLE_FOR_INDEX, index=names), **keys).table
+    assert list(plain.columns) == ["zip", "dis"]
+
+
+def test_a_timedelta_column_is_released_as_text():
+    # a regression test (found in review): the job ran, then failed writing the column back
+    import pandas as pd
+
+    frame = pd.DataFrame(TABLE_FOR_INDEX)
+    frame["wait"] = pd.to_timedelta([1, 2, 3, 4, 5, 6], unit="s")
+    out = cs.anonymize(frame, quasi_identifiers={"zip": cs.hierarchy.mask()}, sensitive=["dis"],
+                       insensitive=["wait"], models=[cs.KAnonymity(2)]).table
+    assert len(out) == 6
+
+
+TABLE_FOR_INDEX = {
+    "zip": ["13053", "13068", "13053", "13068", "13053", "13068"],
+    "dis": ["flu", "cold", "flu", "gout", "cold", "flu"],
+}

@@ -124,3 +124,35 @@ fn a_given_table_with_a_source_or_on_the_streaming_engine_is_refused_naming_the_
         .given_table("t");
     assert!(job::run(&given, None, &Silent).is_err());
 }
+
+/// A regression test (found in review): `run` wrote a database output and returned a
+/// streaming job's report without its release; it refuses both, naming the key.
+#[test]
+fn run_refuses_a_database_output_and_the_streaming_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = adult().join("adult.csv");
+    let input = format!("path = '{}'\ndelimiter = \";\"", csv.display());
+    let db = dir.path().join("out.db");
+    for (rest, key) in [
+        (
+            format!(
+                "\n[output]\nurl = 'sqlite://{}'\ntable = 'rel'\n",
+                db.display()
+            ),
+            "output.url",
+        ),
+        (
+            "\n[engine]\nkind = \"streaming\"\n".to_owned(),
+            "engine.kind",
+        ),
+    ] {
+        let text = adult_job(&input).replace("\n[output]\nseed = 11\n", "") + &rest;
+        let config = Config::parse(&text, &dir.path().join("job.toml")).unwrap();
+        match job::run(&config, None, &Silent) {
+            Err(cellsafe::Error::Config { key: named, .. }) => assert_eq!(named, key),
+            Err(e) => panic!("{key}: {e}"),
+            Ok(_) => panic!("{key}: ran"),
+        }
+    }
+    assert!(!db.exists(), "nothing was written");
+}

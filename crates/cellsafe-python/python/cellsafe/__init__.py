@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+import warnings
 import os
 import sys
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
@@ -54,6 +55,7 @@ __all__ = [
     "Release",
     "hierarchy",
     "Error",
+    "CellsafeWarning",
     "ConfigError",
     "DataError",
     "NothingAcceptable",
@@ -75,6 +77,10 @@ __all__ = [
 
 HierarchyLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 ModelLike = Union[Model, Mapping[str, Any]]
+
+
+class CellsafeWarning(UserWarning):
+    """What the report's ``warnings`` say (the CLI prints them on standard error)."""
 
 
 class Job:
@@ -161,6 +167,20 @@ def job(
     ):
         for name in names:
             attributes[name] = {"role": role}
+    roles: Dict[str, str] = {}
+    for role, names in (
+        ("quasi_identifiers", list(quasi_identifiers)),
+        ("sensitive", [n for n, _ in (sensitive.items() if isinstance(sensitive, Mapping) else ((s, None) for s in sensitive))]),
+        ("insensitive", list(insensitive)),
+        ("identifying", list(identifying)),
+        ("semi_sensitive", list(semi_sensitive)),
+    ):
+        for name in names:
+            if name in roles and roles[name] != role:
+                raise ConfigError(
+                    f"column `{name}` is given two roles: in `{roles[name]}` and in `{role}`"
+                )
+            roles[name] = role
     keys["attributes"] = attributes
     keys["privacy"] = [_model(m) for m in models]
     if metric is not None:
@@ -211,8 +231,13 @@ def _progress(progress: Progress) -> Optional[Callable[[str, int, Optional[int]]
 
 
 def _kind(data: Any) -> str:
-    module = type(data).__module__.split(".")[0]
-    return module if module in ("pandas", "polars") else "arrow"
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(data, pd.DataFrame):
+        return "pandas"
+    pl = sys.modules.get("polars")
+    if pl is not None and isinstance(data, pl.DataFrame):
+        return "polars"
+    return "arrow"
 
 
 def _pandas_from(table: Any) -> Any:
@@ -254,13 +279,11 @@ def _returned(table: Any, kind: str) -> Any:
 
 
 def _arrow_of(data: Any) -> Any:
-    if _kind(data) == "pandas" and not hasattr(data, "__arrow_c_stream__"):
+    if _kind(data) == "pandas":
         import pyarrow as pa
 
+        # the index is not a column of the table (a frame's own export may add it)
         return pa.Table.from_pandas(data, preserve_index=False)
-    if _kind(data) == "pandas":
-        # the index is not a column of the table
-        return data.reset_index(drop=True)
     return data
 
 
@@ -366,18 +389,27 @@ def anonymize(
 def _finish(report: str, table: Any, kind: str, j: Optional[Job]) -> Release:
     r = _report(report)
     if not r.get("found"):
-        warnings = "; ".join(r.get("warnings") or [])
+        why = "; ".join(r.get("warnings") or [])
         raise NothingAcceptable(
             "no transformation satisfies the privacy models within the suppression limit"
-            + (f": {warnings}" if warnings else "")
+            + (f": {why}" if why else "")
         )
+    if table is None:
+        # a job the library ran without keeping its release (it refuses those: see
+        # job::run); never a release without its audited table
+        raise Error("the job returned no released table")
+    for message in r.get("warnings") or []:
+        warnings.warn(message, CellsafeWarning, stacklevel=3)
     return Release(_returned(table, kind), r, j)
 
 
 def mondrian(data: Any, *, quasi_identifiers: Mapping[str, Optional[HierarchyLike]], **keys: Any) -> Release:
     """:func:`anonymize` with Mondrian's local recoding (``search="mondrian"``): each
     class shows the intervals or value sets of its own rows."""
-    search = dict(keys.pop("search", None) or {})
+    given = keys.pop("search", None) or {}
+    search = {"algorithm": given} if isinstance(given, str) else dict(given)
+    if search.get("algorithm", "mondrian") != "mondrian":
+        raise ConfigError(f"cs.mondrian runs search.algorithm = \"mondrian\", not {search['algorithm']!r}")
     search["algorithm"] = "mondrian"
     return anonymize(data, quasi_identifiers=quasi_identifiers, search=search, **keys)
 
@@ -410,6 +442,8 @@ def risk(
     transformation would show it (the classes failing the models suppressed). Records
     whose risk is above ``threshold`` count as at risk; ``population_size`` or
     ``sampling_fraction`` add the population-based estimates. Returns the CLI's report."""
+    if population_size is not None and sampling_fraction is not None:
+        raise ConfigError("give population_size or sampling_fraction, not both")
     j = job(quasi_identifiers=quasi_identifiers, **keys)
     return _report(
         _risk(

@@ -35,6 +35,7 @@ __all__ = [
     "Release",
     "hierarchy",
     "Error",
+    "CellsafeWarning",
     "ConfigError",
     "DataError",
     "NothingAcceptable",
@@ -57,6 +58,8 @@ __all__ = [
 HierarchyLike = Union[str, os.PathLike[str], Mapping[str, Any]]
 Progress = Union[bool, Callable[[str, int, Optional[int]], None]]
 ModelLike = Union[Model, Mapping[str, Any]]
+
+class CellsafeWarning(UserWarning): ...
 
 class Job:
     keys: Dict[str, Any]

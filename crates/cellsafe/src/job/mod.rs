@@ -152,6 +152,25 @@ pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Re
              job::lgb::anonymize",
         ));
     }
+    // the release is kept in memory: refuse what would write it, or not keep it
+    if config.writes_database() {
+        return Err(Error::config(
+            config.file_name(),
+            "output.url",
+            "this run keeps the release in memory and writes nothing: leave [output] url \
+             out, or run the job with `cellsafe anonymize`",
+        ));
+    }
+    if config.engine_kind()? == config::EngineKind::Streaming {
+        return Err(Error::config(
+            config.file_name(),
+            "engine.kind",
+            "this run keeps the release in memory, so it runs on the in-memory engine: the \
+             streaming engine (asked for, or chosen for an input larger than \
+             engine.memory_limit) writes its release to a file; run the job with `cellsafe \
+             anonymize`",
+        ));
+    }
     if table.is_some() != config.given().is_some() {
         return Err(Error::config(
             config.file_name(),

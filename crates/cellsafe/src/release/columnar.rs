@@ -52,6 +52,9 @@ impl ColumnType {
             ColumnType::Source(
                 DataType::Null | DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
             ) => DataType::Utf8,
+            // Arrow reads no string back as a duration or interval: written as the strings
+            // the source's values printed as
+            ColumnType::Source(DataType::Duration(_) | DataType::Interval(_)) => DataType::Utf8,
             ColumnType::Source(t) => t.clone(),
         }
     }
@@ -430,6 +433,19 @@ mod tests {
                 .unwrap();
             assert_eq!(strings.value(1), "*", "{t}");
         }
+    }
+
+    /// A regression test (found in review): a duration column (a pandas timedelta) kept
+    /// its type, and the release failed at the end, as no string casts to a duration.
+    #[test]
+    fn a_duration_is_written_as_the_strings_it_printed() {
+        let types = [ColumnType::Source(DataType::Duration(
+            arrow_schema::TimeUnit::Second,
+        ))];
+        let (schema, batches) =
+            record_batches(&b"a\n5\n*\n"[..], &CsvFormat::default(), &types).unwrap();
+        assert_eq!(schema.field(0).data_type(), &DataType::Utf8);
+        assert_eq!(batches[0].column(0).null_count(), 0);
     }
 
     #[test]
