@@ -89,6 +89,17 @@ pub struct Layout {
 
 /// Runs `config`'s search in a pool of its configured size.
 pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
+    refuse_lgb(config)?;
+    config.check_release()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.search.threads)
+        .build()
+        .map_err(Error::Threads)?;
+    pool.install(|| anonymize_here(config, outputs, observer, None).map(|(report, _)| report))
+}
+
+/// An LGB job writes several tables and has its own report (`job::lgb`).
+fn refuse_lgb(config: &Config) -> Result<()> {
     if config.search.algorithm == Algorithm::Lgb {
         return Err(Error::config(
             config.file_name(),
@@ -97,12 +108,7 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
              job::lgb::anonymize",
         ));
     }
-    config.check_release()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.search.threads)
-        .build()
-        .map_err(Error::Threads)?;
-    pool.install(|| anonymize_here(config, outputs, observer, None).map(|(report, _)| report))
+    Ok(())
 }
 
 /// A job run for a caller that keeps the release in memory: its report, as the CLI writes
@@ -144,14 +150,7 @@ impl Anonymized {
 /// memory instead of writing it: nothing is written. An LGB job is refused (it has its
 /// own report).
 pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Result<Anonymized> {
-    if config.search.algorithm == Algorithm::Lgb {
-        return Err(Error::config(
-            config.file_name(),
-            "search.algorithm",
-            "an lgb job writes several tables and has its own report: run it with \
-             job::lgb::anonymize",
-        ));
-    }
+    refuse_lgb(config)?;
     // the release is kept in memory: refuse what would write it, or not keep it
     if config.writes_database() {
         return Err(Error::config(

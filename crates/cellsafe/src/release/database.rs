@@ -163,13 +163,7 @@ impl<'a> ReadBack<'a> {
         types: &'a [SqlType],
         progress: &'a Stage<'a>,
     ) -> Result<Self> {
-        let mut records = reader(csv, format);
-        let header: Vec<String> = records
-            .headers()
-            .map_err(|e| output.error(e))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
+        let (records, header) = output.release_reader(csv, format, types)?;
         Ok(ReadBack {
             output,
             records,
@@ -270,6 +264,27 @@ pub fn column_types(csv: &[u8], format: &CsvFormat, wanted: &[SqlType]) -> Vec<S
 }
 
 impl DatabaseOutput {
+    /// The release in `csv` (laid out as `format`) opened for reading, with its header,
+    /// which must name one column per type of `types`.
+    pub(crate) fn release_reader<'a>(
+        &self,
+        csv: &'a [u8],
+        format: &CsvFormat,
+        types: &[SqlType],
+    ) -> Result<(csv::Reader<&'a [u8]>, Vec<String>)> {
+        let mut records = reader(csv, format);
+        let header: Vec<String> = records
+            .headers()
+            .map_err(|e| self.error(e))?
+            .iter()
+            .map(str::to_owned)
+            .collect();
+        if header.len() != types.len() {
+            return Err(self.error("the release's columns and their types differ"));
+        }
+        Ok((records, header))
+    }
+
     /// What the report calls the output: the url and the table.
     pub fn describe(&self) -> String {
         format!("{} table {}", self.url, self.table)
@@ -448,16 +463,7 @@ impl SqliteStaged<'_> {
     ) -> Result<()> {
         let output = self.output;
         let sql = |e: rusqlite::Error| output.error(format_args!("cannot write the release: {e}"));
-        let mut records = reader(csv, format);
-        let header: Vec<String> = records
-            .headers()
-            .map_err(|e| output.error(e))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        if header.len() != types.len() {
-            return Err(output.error("the release's columns and their types differ"));
-        }
+        let (mut records, header) = output.release_reader(csv, format, types)?;
         let columns: Vec<String> = header
             .iter()
             .zip(types)

@@ -7,7 +7,7 @@
 //! that a later run drops exactly the staging tables whose writer is gone (the server
 //! releases the lock of a dead session). Types: `bigint`, `double precision`, `text`.
 
-use super::{holds_text, reader, stored, DatabaseOutput, ReadBack, CHECK_EVERY, STAGING_PREFIX};
+use super::{holds_text, stored, DatabaseOutput, ReadBack, CHECK_EVERY, STAGING_PREFIX};
 use crate::data::table::postgres::{message, Pg};
 use crate::data::table::{CsvFormat, SqlType};
 use crate::error::{excerpt, Error, Result};
@@ -146,16 +146,7 @@ impl PgStaged<'_> {
         let sql = |e: tokio_postgres::Error| {
             output.error(format_args!("cannot write the release: {}", message(&e)))
         };
-        let mut records = reader(csv, format);
-        let header: Vec<String> = records
-            .headers()
-            .map_err(|e| output.error(e))?
-            .iter()
-            .map(str::to_owned)
-            .collect();
-        if header.len() != types.len() {
-            return Err(output.error("the release's columns and their types differ"));
-        }
+        let (mut records, header) = output.release_reader(csv, format, types)?;
         let columns: Vec<String> = header
             .iter()
             .zip(types)
