@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use arrow_pyarrow::{FromPyArrow, IntoPyArrow};
 use cellsafe::job::config::Config;
-use cellsafe::job::{self, Anonymized};
+use cellsafe::job::{self, Anonymized, Given};
 use cellsafe::observer::{Cancel, Observer};
 use cellsafe::Table;
 use pyo3::create_exception;
@@ -177,8 +177,9 @@ fn detached<T: Send>(
 }
 
 /// The table in `data`: any object with `__arrow_c_stream__` (a table, a reader, a
-/// Polars or pandas frame) or `__arrow_c_array__` (a record batch).
-fn table_of(data: &Bound<'_, PyAny>) -> PyResult<Table> {
+/// Polars or pandas frame) or `__arrow_c_array__` (a record batch), as Arrow record
+/// batches, read into cellsafe's table on the work's thread.
+fn table_of(data: &Bound<'_, PyAny>) -> PyResult<Given> {
     let (schema, batches) = if data.hasattr("__arrow_c_stream__")? {
         let table = arrow_pyarrow::Table::from_pyarrow_bound(data)?;
         let (batches, schema) = table.into_inner();
@@ -193,7 +194,15 @@ fn table_of(data: &Bound<'_, PyAny>) -> PyResult<Table> {
             data.get_type().name()?
         )));
     };
-    Table::from_record_batches(schema, &batches).map_err(to_py)
+    Ok(Given::Arrow(schema, batches))
+}
+
+/// The table `given` holds, read.
+fn read(given: Given) -> cellsafe::Result<Table> {
+    match given {
+        Given::Table(table) => Ok(table),
+        Given::Arrow(schema, batches) => Table::from_record_batches(schema, &batches),
+    }
 }
 
 /// TOML text with the keys of `json` (a JSON object); a table's keys come out sorted.
@@ -245,7 +254,7 @@ fn anonymize<'py>(
     let config = given_config(config, name, source)?;
     let table = table_of(data)?;
     let done = detached(py, progress, move |observer| {
-        job::run(&config, Some(table), observer)
+        job::run_arrow(&config, Some(table), observer)
     })?;
     returned(py, done)
 }
@@ -261,7 +270,7 @@ fn run<'py>(
 ) -> PyResult<(String, Option<Bound<'py, PyAny>>)> {
     let config = Config::from_file(Path::new(path)).map_err(to_py)?;
     let done = detached(py, progress, move |observer| {
-        job::run(&config, None, observer)
+        job::run_arrow(&config, None, observer)
     })?;
     returned(py, done)
 }
@@ -297,7 +306,7 @@ fn risk(
         .map(Population::Size)
         .or(sampling_fraction.map(Population::Fraction));
     let report = detached(py, None, move |_| {
-        let problem = config.problem_of(table)?;
+        let problem = config.problem_of(read(table)?)?;
         cellsafe::job::risk::risk(
             &problem,
             levels.as_deref(),
@@ -327,7 +336,7 @@ fn pareto<'py>(
     let config = given_config(config, name, source)?;
     let table = table_of(data)?;
     let report = detached(py, progress, move |observer| {
-        cellsafe::job::pareto::pareto_on(&config, Some(table), seed, exhaustive, observer)
+        cellsafe::job::pareto::pareto_on(&config, Some(read(table)?), seed, exhaustive, observer)
     })?;
     serde_json::to_string(&report).map_err(|e| Error::new_err(format!("the report: {e}")))
 }

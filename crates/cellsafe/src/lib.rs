@@ -47,7 +47,7 @@ pub mod risk;
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-pub use anonymizer::{Anonymizer, Generalization, Release};
+pub use anonymizer::{Anonymizer, Generalization, Release, ReleaseForm};
 pub use criteria::ModelSpec;
 pub use data::table::{CsvFormat, Table};
 pub use data::Role;

@@ -80,7 +80,7 @@ fn a_given_table_releases_what_the_file_job_writes() {
     )
     .unwrap();
     let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    let done = job::run(&given, Some(table), &Silent).unwrap();
+    let done = job::run(&given, Some(table.into()), &Silent).unwrap();
     let release = done.release.as_ref().expect("a release");
     assert_eq!(release.csv(), std::fs::read(&out).unwrap().as_slice());
     assert_eq!(done.report.levels, written.levels);
@@ -109,7 +109,7 @@ fn a_given_table_with_a_source_or_on_the_streaming_engine_is_refused_naming_the_
         let config = Config::parse(&text, Path::new("given"))
             .unwrap()
             .given_table("a frame");
-        match job::run(&config, Some(table()), &Silent) {
+        match job::run(&config, Some(table().into()), &Silent) {
             Err(cellsafe::Error::Config { key: named, .. }) => assert_eq!(named, key),
             Err(e) => panic!("{key}: {e}"),
             Ok(_) => panic!("{key}: ran"),
@@ -118,7 +118,7 @@ fn a_given_table_with_a_source_or_on_the_streaming_engine_is_refused_naming_the_
     // a table handed over to a config that names its own source, and none to one that
     // says it is given
     let plain = Config::parse(&adult_job("path = 'x.csv'"), Path::new("plain")).unwrap();
-    assert!(job::run(&plain, Some(table()), &Silent).is_err());
+    assert!(job::run(&plain, Some(table().into()), &Silent).is_err());
     let given = Config::parse(&adult_job(""), Path::new("g"))
         .unwrap()
         .given_table("t");

@@ -256,14 +256,12 @@ def _pandas_from(table: Any) -> Any:
         pa.uint64(): pd.UInt64Dtype(),
         pa.bool_(): pd.BooleanDtype(),
     }
-    columns = {}
+    frame = table.to_pandas()
     for name in table.column_names:
         column = table.column(name)
         if column.null_count and column.type in nullable:
-            columns[name] = column.to_pandas(types_mapper=nullable.get)
-        else:
-            columns[name] = column.to_pandas()
-    return pd.DataFrame(columns)
+            frame[name] = column.to_pandas(types_mapper=nullable.get)
+    return frame
 
 
 def _returned(table: Any, kind: str) -> Any:
@@ -282,8 +280,11 @@ def _arrow_of(data: Any) -> Any:
     if _kind(data) == "pandas":
         import pyarrow as pa
 
-        # the index is not a column of the table (a frame's own export may add it)
-        return pa.Table.from_pandas(data, preserve_index=False)
+        # the index is not a column of the table (a frame's own export may add it); one
+        # thread: pyarrow's pool costs more than it saves below a million rows (columns
+        # of pyarrow strings and numbers are taken without copying)
+        threads = 1 if len(data) < 1_000_000 else None
+        return pa.Table.from_pandas(data, preserve_index=False, nthreads=threads)
     return data
 
 

@@ -6,7 +6,9 @@
 //! takes the same path as a `cellsafe anonymize` job: it binds the problem, searches, builds
 //! the released table, writes it as CSV into memory, and audits what was written with the
 //! independent audit of [`crate::release::audit`]. The [`Release`] it returns holds exactly
-//! the audited bytes, so what [`Release::write_csv`] writes is what was checked.
+//! the audited bytes, so what [`Release::write_csv`] writes is what was checked. A caller
+//! that keeps the release in memory as Arrow asks for [`ReleaseForm::Arrow`] instead: the
+//! release is then made as Arrow arrays, which the audit reads, and kept as those.
 //!
 //! The same builder runs every capability of a job: [`from_dataset`](Anonymizer::from_dataset)
 //! takes a table whose roles, hierarchies and confidential formulas are already resolved
@@ -50,8 +52,8 @@ use std::time::Instant;
 pub mod lgb;
 mod release;
 
-use release::Written;
-pub use release::{Release, Timings};
+use release::{Body, Written};
+pub use release::{Release, ReleaseForm, Timings};
 
 use crate::algorithm::disclosure::public::{self, PublicSearch};
 use crate::algorithm::genetic::GeneticSpec;
@@ -140,6 +142,7 @@ pub struct Anonymizer<'a> {
     order: Option<RowOrder>,
     suppressed: SuppressedRows,
     format: CsvFormat,
+    form: ReleaseForm,
     subset: Option<Vec<u32>>,
 }
 
@@ -175,6 +178,7 @@ impl<'a> Anonymizer<'a> {
             order: None,
             suppressed: SuppressedRows::Star,
             format: CsvFormat::default(),
+            form: ReleaseForm::Csv,
             subset: None,
         }
     }
@@ -356,6 +360,12 @@ impl<'a> Anonymizer<'a> {
     /// The CSV dialect of the release (default: comma, double quote, a header).
     pub fn csv_format(mut self, format: CsvFormat) -> Self {
         self.format = format;
+        self
+    }
+
+    /// The form the release is made in, audited and kept (default: CSV bytes).
+    pub fn form(mut self, form: ReleaseForm) -> Self {
+        self.form = form;
         self
     }
 
@@ -572,8 +582,7 @@ impl<'a> Anonymizer<'a> {
         }
         let rows = released.order(self.suppressed, release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (csv, written, clock) =
-            write_and_read(&released, &self.format, &rows, &mut release.timings)?;
+        let (body, written, clock) = self.make_and_read(&released, &rows, &mut release.timings)?;
         let data = &problem.data;
         let quasi: Vec<String> = data.quasi.iter().map(|q| q.name.clone()).collect();
         let public: Vec<String> = (0..data.roles.len())
@@ -609,7 +618,7 @@ impl<'a> Anonymizer<'a> {
         release.best = Some(best);
         release.written = Some(Written {
             rows,
-            csv,
+            body,
             audit,
             warnings,
         });
@@ -630,11 +639,10 @@ impl<'a> Anonymizer<'a> {
         let clock = Instant::now();
         let rows = crate::release::row_order(0..table.rows(), release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (csv, written, clock) =
-            write_and_read(&table, &self.format, &rows, &mut release.timings)?;
+        let (body, written, clock) = self.make_and_read(&table, &rows, &mut release.timings)?;
         let schema = SetTable::new(problem, &self.set_based.families())?;
         let audit = audit::audit_set_based_table(&written, &schema)?;
-        keep_audited(release, clock, audit, rows, csv)
+        keep_audited(release, clock, audit, rows, body)
     }
 }
 
@@ -653,8 +661,7 @@ impl Anonymizer<'_> {
         let rows = crate::release::row_order(0..problem.data.rows(), release.order);
         let table = LocalTable::new(problem, &recoded, &rows);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (csv, written, clock) =
-            write_and_read(&table, &self.format, &rows, &mut release.timings)?;
+        let (body, written, clock) = self.make_and_read(&table, &rows, &mut release.timings)?;
         let data = &problem.data;
         let quasi: Vec<(String, &Hierarchy)> = data
             .quasi
@@ -677,7 +684,7 @@ impl Anonymizer<'_> {
             },
         )?;
         release.local = Some(utility(&recoded));
-        keep_audited(release, clock, audit, rows, csv)
+        keep_audited(release, clock, audit, rows, body)
     }
 }
 
@@ -696,26 +703,51 @@ fn write(released: &dyn ReleasedTable, format: &CsvFormat, rows: &[usize]) -> Re
     Ok(csv)
 }
 
-/// Writes `released`'s rows `rows` as CSV bytes (timed as `timings.write`) and reads
-/// them back as a recipient would, for the audit. Returns the bytes, the table read back
-/// and the audit's clock, started before the reading.
-fn write_and_read(
-    released: &dyn ReleasedTable,
-    format: &CsvFormat,
-    rows: &[usize],
-    timings: &mut Timings,
-) -> Result<(Vec<u8>, Table, Instant)> {
-    let clock = Instant::now();
-    let csv = write(released, format, rows)?;
-    timings.write = clock.elapsed().as_secs_f64();
-    let clock = Instant::now();
-    // the release names its columns in a header row, whether the input had one or not
-    let read_back = CsvFormat {
-        header: true,
-        ..format.clone()
-    };
-    let written = Table::from_bytes(&csv, Path::new(RELEASED), &read_back)?;
-    Ok((csv, written, clock))
+impl Anonymizer<'_> {
+    /// Makes `released`'s rows `rows` in the release's form (timed as `timings.write`)
+    /// and reads them back as a recipient would, for the audit. Returns what was made,
+    /// the table read back and the audit's clock, started before the reading.
+    fn make_and_read(
+        &self,
+        released: &dyn ReleasedTable,
+        rows: &[usize],
+        timings: &mut Timings,
+    ) -> Result<(Body, Table, Instant)> {
+        let clock = Instant::now();
+        match self.form {
+            ReleaseForm::Csv => {
+                let csv = write(released, &self.format, rows)?;
+                timings.write = clock.elapsed().as_secs_f64();
+                let clock = Instant::now();
+                // the release names its columns in a header row, whether the input had
+                // one or not
+                let read_back = CsvFormat {
+                    header: true,
+                    ..self.format.clone()
+                };
+                let written = Table::from_bytes(&csv, Path::new(RELEASED), &read_back)?;
+                Ok((Body::Csv(csv), written, clock))
+            }
+            #[cfg(feature = "arrow")]
+            ReleaseForm::Arrow => {
+                use crate::release::columnar;
+                let name = Path::new(RELEASED);
+                let (schema, strings) =
+                    columnar::strings(released, rows).map_err(|e| Error::io(name, e))?;
+                let header: Vec<String> =
+                    schema.fields().iter().map(|f| f.name().clone()).collect();
+                let set_based = self.algorithm == Algorithm::SetBased;
+                let types = columnar::release_types(released.problem(), &header, set_based);
+                let (typed_schema, typed) =
+                    columnar::typed(&strings, &types).map_err(|e| Error::io(name, e))?;
+                timings.write = clock.elapsed().as_secs_f64();
+                let clock = Instant::now();
+                // the audit reads the strings, as a recipient prints the columns
+                let written = Table::from_arrow(schema, &strings, name, &Silent)?;
+                Ok((Body::Arrow(typed_schema, typed), written, clock))
+            }
+        }
+    }
 }
 
 /// Times the audit from `clock`, stops on a failed one, and keeps the audited bytes
@@ -725,13 +757,13 @@ fn keep_audited(
     clock: Instant,
     audit: Audit,
     rows: Vec<usize>,
-    csv: Vec<u8>,
+    body: Body,
 ) -> Result<()> {
     release.timings.audit = clock.elapsed().as_secs_f64();
     check_audit(&audit)?;
     release.written = Some(Written {
         rows,
-        csv,
+        body,
         audit,
         warnings: Vec::new(),
     });

@@ -40,11 +40,35 @@ impl Timings {
     }
 }
 
+/// The form a release is made in, audited and kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReleaseForm {
+    /// CSV bytes, read back by the audit ([`Release::csv`]); what files and databases are
+    /// written from.
+    #[default]
+    Csv,
+    /// Arrow record batches ([`Release::record_batches`]), for a caller that keeps the
+    /// release in memory: every column's cells made as strings, which the audit reads;
+    /// then a column the release keeps as it is (sensitive or insensitive, from a typed
+    /// source) typed as its source, checked to print back as the audited strings (a
+    /// suppressed or empty cell is a null there).
+    #[cfg(feature = "arrow")]
+    Arrow,
+}
+
+/// What was made: CSV bytes or Arrow record batches.
+#[derive(Debug, Clone)]
+pub(super) enum Body {
+    Csv(Vec<u8>),
+    #[cfg(feature = "arrow")]
+    Arrow(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>),
+}
+
 /// The written and audited table.
 #[derive(Debug, Clone)]
 pub(super) struct Written {
     pub(super) rows: Vec<usize>,
-    pub(super) csv: Vec<u8>,
+    pub(super) body: Body,
     pub(super) audit: Audit,
     pub(super) warnings: Vec<String>,
 }
@@ -138,9 +162,24 @@ impl Release {
     pub fn warnings(&self) -> &[String] {
         self.written.as_ref().map_or(&[], |w| &w.warnings)
     }
-    /// The released table as audited CSV bytes (empty when nothing was released).
+    /// The released table as audited CSV bytes (empty when nothing was released, or the
+    /// release was made as Arrow: see [`ReleaseForm`]).
     pub fn csv(&self) -> &[u8] {
-        self.written.as_ref().map_or(&[], |w| &w.csv)
+        match self.written.as_ref().map(|w| &w.body) {
+            Some(Body::Csv(csv)) => csv,
+            _ => &[],
+        }
+    }
+    /// The released table as audited Arrow record batches, when it was made as Arrow (see
+    /// [`ReleaseForm`]).
+    #[cfg(feature = "arrow")]
+    pub fn record_batches(
+        &self,
+    ) -> Option<(&arrow_schema::SchemaRef, &[arrow_array::RecordBatch])> {
+        match self.written.as_ref().map(|w| &w.body) {
+            Some(Body::Arrow(schema, batches)) => Some((schema, batches)),
+            _ => None,
+        }
     }
     /// Writes the audited CSV to `w`.
     pub fn write_csv(&self, mut w: impl Write) -> std::io::Result<()> {

@@ -36,7 +36,7 @@ use serde::Serialize;
 use crate::algorithm::problem::{levels_map, partition_names};
 use crate::algorithm::problem::{Evaluation, Problem, SuppressionRule};
 use crate::algorithm::Algorithm;
-use crate::anonymizer::{Anonymizer, Release};
+use crate::anonymizer::{Anonymizer, Release, ReleaseForm};
 use crate::criteria::ModelSpec;
 use crate::data::table::Table;
 use crate::error::{Error, JobError, ProblemError, Result};
@@ -95,7 +95,9 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
         .num_threads(config.search.threads)
         .build()
         .map_err(Error::Threads)?;
-    pool.install(|| anonymize_here(config, outputs, observer, None).map(|(report, _)| report))
+    pool.install(|| {
+        anonymize_here(config, outputs, observer, None, ReleaseForm::Csv).map(|(report, _)| report)
+    })
 }
 
 /// An LGB job writes several tables and has its own report (`job::lgb`).
@@ -129,7 +131,8 @@ impl Anonymized {
 
     /// The released table as Arrow record batches: a column the release keeps as it is
     /// (sensitive or insensitive, from a typed source) has its source's type, every
-    /// other column is a string, as in a Parquet output.
+    /// other column is a string, as in a Parquet output. The batches the audit passed
+    /// when the release was made as Arrow ([`run_arrow`]), else read from its CSV bytes.
     #[cfg(feature = "arrow")]
     pub fn record_batches(
         &self,
@@ -137,6 +140,9 @@ impl Anonymized {
         let Some(release) = &self.release else {
             return Ok(None);
         };
+        if let Some((schema, batches)) = release.record_batches() {
+            return Ok(Some((schema.clone(), batches.to_vec())));
+        }
         let name = std::path::Path::new("<release>");
         let types = output::release_types(release, &self.csv, name)?;
         crate::release::columnar::record_batches(release.csv(), &self.csv, &types)
@@ -145,11 +151,48 @@ impl Anonymized {
     }
 }
 
-/// Runs `config` as [`anonymize`] does, on `table` when given (with
+/// A table handed over in memory to [`run`] (see [`Config::given_table`]).
+pub enum Given {
+    /// A table already read.
+    Table(Table),
+    /// Arrow record batches, all under the schema: read into a table as the run's first
+    /// step (its `read` time), which the observer may stop; errors name the rows as
+    /// `<arrow>:ROW`.
+    #[cfg(feature = "arrow")]
+    Arrow(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>),
+}
+
+impl From<Table> for Given {
+    fn from(table: Table) -> Self {
+        Given::Table(table)
+    }
+}
+
+/// Runs `config` as [`anonymize`] does, on the table `given` when there is one (with
 /// [`Config::given_table`]) else on the table `[input]` names, and keeps the release in
-/// memory instead of writing it: nothing is written. An LGB job is refused (it has its
-/// own report).
-pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Result<Anonymized> {
+/// memory as CSV bytes instead of writing it: nothing is written. An LGB job is refused
+/// (it has its own report).
+pub fn run(config: &Config, given: Option<Given>, observer: &dyn Observer) -> Result<Anonymized> {
+    run_as(config, given, observer, ReleaseForm::Csv)
+}
+
+/// [`run`], with the release made, audited and kept as Arrow record batches
+/// ([`Anonymized::record_batches`]) instead of CSV bytes.
+#[cfg(feature = "arrow")]
+pub fn run_arrow(
+    config: &Config,
+    given: Option<Given>,
+    observer: &dyn Observer,
+) -> Result<Anonymized> {
+    run_as(config, given, observer, ReleaseForm::Arrow)
+}
+
+fn run_as(
+    config: &Config,
+    table: Option<Given>,
+    observer: &dyn Observer,
+    form: ReleaseForm,
+) -> Result<Anonymized> {
     refuse_lgb(config)?;
     // the release is kept in memory: refuse what would write it, or not keep it
     if config.writes_database() {
@@ -183,7 +226,7 @@ pub fn run(config: &Config, table: Option<Table>, observer: &dyn Observer) -> Re
         .build()
         .map_err(Error::Threads)?;
     let (mut report, release) =
-        pool.install(|| anonymize_here(config, &Outputs::default(), observer, table))?;
+        pool.install(|| anonymize_here(config, &Outputs::default(), observer, table, form))?;
     if let Some(release) = &release {
         report.audit = release.audit().cloned();
     }
@@ -201,7 +244,8 @@ fn anonymize_here(
     config: &Config,
     outputs: &Outputs,
     observer: &dyn Observer,
-    given: Option<Table>,
+    given: Option<Given>,
+    form: ReleaseForm,
 ) -> Result<(Report, Option<Release>)> {
     let start = Instant::now();
     let file = config.file_name();
@@ -250,9 +294,17 @@ fn anonymize_here(
         .map(|spec| disclosure::public_search(spec, &file))
         .transpose()?;
     let (table, read) = match given {
-        Some(table) => {
+        Some(Given::Table(table)) => {
             config.check_parameters()?;
             (table, 0.0)
+        }
+        #[cfg(feature = "arrow")]
+        Some(Given::Arrow(schema, batches)) => {
+            config.check_parameters()?;
+            let clock = Instant::now();
+            let source = Path::new("<arrow>");
+            let table = Table::from_arrow(schema, &batches, source, observer)?;
+            (table, clock.elapsed().as_secs_f64())
         }
         None => config.read(observer)?,
     };
@@ -281,7 +333,8 @@ fn anonymize_here(
         .algorithm(algorithm)
         .observer(observer)
         .suppressed_rows(config.output.suppression)
-        .csv_format(config.csv_format()?);
+        .csv_format(config.csv_format()?)
+        .form(form);
     // without a seed the anonymizer draws a fresh one
     if config.output.keep_order {
         anonymizer = anonymizer.keep_order();

@@ -2,8 +2,8 @@
 //! Arrow output, as a columnar file built from those bytes and read back before it may be
 //! renamed into place (see `release::columnar`, with the `arrow` feature).
 //!
-//! Only this layer knows which columns were generalized (from the roles and the search),
-//! and so which keep their source's type in a columnar file.
+//! Which columns keep their source's type in a columnar file follows from the roles and
+//! the search (`release::columnar::release_types`).
 
 use std::path::Path;
 
@@ -66,53 +66,22 @@ pub(crate) fn stage(
 }
 
 /// The type each column of `release` (laid out as `csv`) is written with in a columnar
-/// file: its source's type where the release keeps the column as it is; `path` names the
-/// release in an error.
+/// file (see [`crate::release::columnar::release_types`]); `path` names the release in an
+/// error.
 #[cfg(feature = "arrow")]
 pub(crate) fn release_types(
     release: &Release,
     csv: &crate::data::table::CsvFormat,
     path: &Path,
 ) -> Result<Vec<crate::release::columnar::ColumnType>> {
-    use crate::data::Role;
-    let data = &release.problem().data;
     let header = crate::release::columnar::header(release.csv(), csv)
         .map_err(|e| crate::error::Error::io(path, e))?;
-    // set-based releases may generalize any cell, so every column is then a string
     let set_based = release.algorithm() == crate::algorithm::Algorithm::SetBased;
-    Ok(column_types(
+    Ok(crate::release::columnar::release_types(
+        release.problem(),
         &header,
-        |name| {
-            !set_based
-                && data
-                    .table
-                    .column_index(name)
-                    .is_some_and(|c| matches!(data.roles[c], Role::Sensitive | Role::Insensitive))
-        },
-        data.table.source_schema(),
+        set_based,
     ))
-}
-
-/// The type each released column in `header` is written with: its source's type (from
-/// `schema`) when `kept` says the release keeps the column's values as they are, a string
-/// otherwise.
-#[cfg(feature = "arrow")]
-pub(crate) fn column_types(
-    header: &[String],
-    kept: impl Fn(&str) -> bool,
-    schema: Option<&crate::data::table::SourceSchema>,
-) -> Vec<crate::release::columnar::ColumnType> {
-    use crate::release::columnar::ColumnType;
-    header
-        .iter()
-        .map(|name| {
-            let source = schema.and_then(|s| s.arrow().field_with_name(name).ok());
-            match source {
-                Some(field) if kept(name) => ColumnType::Source(field.data_type().clone()),
-                _ => ColumnType::Text,
-            }
-        })
-        .collect()
 }
 
 /// Stages at `path` in the columnar `format` the audited CSV release that `csv` opens

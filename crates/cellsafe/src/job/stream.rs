@@ -293,7 +293,7 @@ fn stage_columnar(
 ) -> Result<Vec<super::output::WrittenColumn>> {
     let source = schema.map(|s| s.arrow().clone());
     let header = written.header().to_vec();
-    let types = super::output::column_types(
+    let types = crate::release::columnar::column_types(
         &header,
         |name| {
             source

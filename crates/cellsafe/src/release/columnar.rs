@@ -23,10 +23,12 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType, Field, Schema};
 
+use crate::algorithm::problem::Problem;
 use crate::data::table::scan::{RowSource, Scan};
-use crate::data::table::{CsvFormat, Format};
-use crate::data::SUPPRESSED;
+use crate::data::table::{CsvFormat, Format, SourceSchema};
+use crate::data::{Role, SUPPRESSED};
 use crate::error::{Error, Location, ReleaseError, Result};
+use crate::release::ReleasedTable;
 
 /// Rows per record batch (and Parquet row group chunk) written.
 const BATCH_ROWS: usize = 64 * 1024;
@@ -61,6 +63,45 @@ impl ColumnType {
     fn typed(&self) -> bool {
         self.arrow() != DataType::Utf8
     }
+}
+
+/// The type each released column in `header` is written with: its source's type (from
+/// `schema`) when `kept` says the release keeps the column's values as they are, a string
+/// otherwise.
+pub fn column_types(
+    header: &[String],
+    kept: impl Fn(&str) -> bool,
+    schema: Option<&SourceSchema>,
+) -> Vec<ColumnType> {
+    header
+        .iter()
+        .map(|name| {
+            let source = schema.and_then(|s| s.arrow().field_with_name(name).ok());
+            match source {
+                Some(field) if kept(name) => ColumnType::Source(field.data_type().clone()),
+                _ => ColumnType::Text,
+            }
+        })
+        .collect()
+}
+
+/// The type each column in `header` of a release of `problem` is written with: its
+/// source's type for a sensitive or insensitive column, which a level-based or Mondrian
+/// release keeps as it is; a string for every other column, and for every column of a
+/// set-based release, which may generalize any cell.
+pub fn release_types(problem: &Problem, header: &[String], set_based: bool) -> Vec<ColumnType> {
+    let data = &problem.data;
+    column_types(
+        header,
+        |name| {
+            !set_based
+                && data
+                    .table
+                    .column_index(name)
+                    .is_some_and(|c| matches!(data.roles[c], Role::Sensitive | Role::Insensitive))
+        },
+        data.table.source_schema(),
+    )
 }
 
 /// The written schema, as the report lists it: each column's name and type.
@@ -192,6 +233,160 @@ pub fn record_batches(
         all.push(b);
     }
     Ok((batches.schema, all))
+}
+
+/// The released table made as Arrow straight from its cells, without CSV: the header,
+/// then input rows `order`, every column's cells as strings, in batches of at most
+/// [`BATCH_ROWS`] rows. This is what the audit reads back, as a recipient reads the
+/// strings, and what [`typed`] turns into the columns handed over.
+pub fn strings(
+    released: &dyn ReleasedTable,
+    order: &[usize],
+) -> io::Result<(Arc<Schema>, Vec<RecordBatch>)> {
+    let header = released.header();
+    let schema = Arc::new(Schema::new(
+        header
+            .iter()
+            .map(|name| Field::new(*name, DataType::Utf8, false))
+            .collect::<Vec<_>>(),
+    ));
+    let mut batches = Vec::new();
+    let mut cells = Vec::new();
+    // an empty release is still one batch
+    let blocks: Vec<&[usize]> = if order.is_empty() {
+        vec![&[]]
+    } else {
+        order.chunks(BATCH_ROWS).collect()
+    };
+    for block in blocks {
+        // a column at a time where the table can (its cells gathered, then copied into
+        // an array of the exact size), else row by row
+        let mut cells_of: Vec<&str> = Vec::with_capacity(block.len());
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(header.len());
+        for c in 0..header.len() {
+            cells_of.clear();
+            if !released.column_each(c, block, &mut |cell| cells_of.push(cell)) {
+                break;
+            }
+            let bytes = cells_of.iter().map(|cell| cell.len()).sum();
+            let mut builder = StringBuilder::with_capacity(cells_of.len(), bytes);
+            for cell in &cells_of {
+                builder.append_value(cell);
+            }
+            columns.push(Arc::new(builder.finish()));
+        }
+        if columns.len() == header.len() {
+            batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(invalid)?);
+            continue;
+        }
+        let mut builders: Vec<StringBuilder> = header
+            .iter()
+            .map(|_| StringBuilder::with_capacity(block.len(), block.len() * 8))
+            .collect();
+        for rows in block.chunks(PREFETCH_ROWS) {
+            released.prefetch_rows(rows);
+            for &row in rows {
+                cells.clear();
+                released.cells_into(row, &mut cells);
+                if cells.len() != builders.len() {
+                    return Err(invalid(format!(
+                        "{} cells released in a row of {} columns",
+                        cells.len(),
+                        builders.len()
+                    )));
+                }
+                for (builder, cell) in builders.iter_mut().zip(&cells) {
+                    builder.append_value(cell);
+                }
+            }
+        }
+        let columns: Vec<ArrayRef> = builders
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(invalid)?);
+    }
+    Ok((schema, batches))
+}
+
+/// Rows whose data [`strings`] asks the CPU to load ahead (as the CSV writer does).
+const PREFETCH_ROWS: usize = 512;
+
+/// The release made by [`strings`] with each column of `types` typed: a typed column's
+/// `*` (a suppressed row) and empty cells (a null in the source) become nulls, every other
+/// cell is parsed as the type, and printed back must give the string the audit read, or
+/// the release is refused (`InvalidData`, naming the column and the 1-based row). A
+/// string column is the very array the audit read.
+pub fn typed(
+    strings: &[RecordBatch],
+    types: &[ColumnType],
+) -> io::Result<(Arc<Schema>, Vec<RecordBatch>)> {
+    let Some(first) = strings.first() else {
+        return Err(invalid("a release of no batch"));
+    };
+    let header = first.schema();
+    if header.fields().len() != types.len() {
+        return Err(invalid(format!(
+            "{} columns released, {} types",
+            header.fields().len(),
+            types.len()
+        )));
+    }
+    let schema = Arc::new(Schema::new(
+        header
+            .fields()
+            .iter()
+            .zip(types)
+            .map(|(f, t)| Field::new(f.name(), t.arrow(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let mut out = Vec::with_capacity(strings.len());
+    let mut first_row = 0;
+    for batch in strings {
+        let mut columns = Vec::with_capacity(types.len());
+        for (c, t) in types.iter().enumerate() {
+            let column = batch.column(c);
+            if !t.typed() {
+                columns.push(column.clone());
+                continue;
+            }
+            let cells = column
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .ok_or_else(|| invalid("a released column is not made of strings"))?;
+            let shown: arrow_array::StringArray = cells
+                .iter()
+                .map(|v| v.filter(|v| *v != SUPPRESSED && !v.is_empty()))
+                .collect();
+            let cast = cast_with_options(&shown, &t.arrow(), &options)
+                .map_err(|e| invalid(format!("column `{}`: {e}", header.field(c).name())))?;
+            // printed back, every value is the string the audit read
+            let back = cast_with_options(&cast, &DataType::Utf8, &options).map_err(invalid)?;
+            let back = back
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .ok_or_else(|| invalid("a typed column not printed as strings"))?;
+            for (r, (got, want)) in back.iter().zip(shown.iter()).enumerate() {
+                if got != want {
+                    return Err(invalid(format!(
+                        "column `{}`, row {}: `{}` reads back as `{}`",
+                        header.field(c).name(),
+                        first_row + r + 1,
+                        crate::error::excerpt(want.unwrap_or("")),
+                        crate::error::excerpt(got.unwrap_or(""))
+                    )));
+                }
+            }
+            columns.push(cast);
+        }
+        out.push(RecordBatch::try_new(schema.clone(), columns).map_err(invalid)?);
+        first_row += batch.num_rows();
+    }
+    Ok((schema, out))
 }
 
 /// Writes the released table read from `csv` (laid out as `format`) as `out` (Parquet or
@@ -446,6 +641,40 @@ mod tests {
             record_batches(&b"a\n5\n*\n"[..], &CsvFormat::default(), &types).unwrap();
         assert_eq!(schema.field(0).data_type(), &DataType::Utf8);
         assert_eq!(batches[0].column(0).null_count(), 0);
+    }
+
+    /// `typed` turns a typed column's `*` and empty cells into nulls, keeps a string
+    /// column as the very array the audit read, and refuses a cell that does not print
+    /// back as the string audited, naming the column and the row.
+    #[test]
+    fn typed_columns_print_back_as_the_audited_strings() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("n", DataType::Utf8, false),
+            Field::new("s", DataType::Utf8, false),
+        ]));
+        let strings = |n: Vec<&str>, s: Vec<&str>| {
+            RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(arrow_array::StringArray::from(n)) as ArrayRef,
+                    Arc::new(arrow_array::StringArray::from(s)) as ArrayRef,
+                ],
+            )
+            .unwrap()
+        };
+        let types = [ColumnType::Source(DataType::Float64), ColumnType::Text];
+        let audited = strings(vec!["1.5", "*", "", "2.0"], vec!["a", "*", "", "b"]);
+        let (out_schema, out) = typed(std::slice::from_ref(&audited), &types).unwrap();
+        assert_eq!(out_schema.field(0).data_type(), &DataType::Float64);
+        let n = out[0].column(0);
+        assert_eq!(n.null_count(), 2);
+        assert!(n.is_null(1) && n.is_null(2));
+        assert!(Arc::ptr_eq(out[0].column(1), audited.column(1)));
+        // `1.50` is the number 1.5, which prints as `1.5`: not what was audited
+        let other = strings(vec!["1.0", "1.50"], vec!["a", "b"]);
+        let err = typed(&[audited, other], &types).unwrap_err().to_string();
+        assert!(err.contains("column `n`, row 6"), "{err}");
+        assert!(err.contains("`1.50` reads back as `1.5`"), "{err}");
     }
 
     #[test]

@@ -289,6 +289,20 @@ pub trait ReleasedTable: Sync {
     /// miss; hinting a block of rows ahead lets the misses overlap.
     fn prefetch_rows(&self, _rows: &[usize]) {}
 
+    /// Passes the released cells of column `column` (in header order) of input rows
+    /// `order` to `push`, and says true, when the table can give them a column at a time
+    /// (the default: it cannot, says false and passes nothing; a reader then asks
+    /// [`cells_into`](Self::cells_into) row by row). The cells are those of
+    /// [`cells_into`](Self::cells_into).
+    fn column_each<'s>(
+        &'s self,
+        _column: usize,
+        _order: &[usize],
+        _push: &mut dyn FnMut(&'s str),
+    ) -> bool {
+        false
+    }
+
     /// The released cells of input row `row`, in header order.
     fn cells(&self, row: usize) -> Vec<Cow<'_, str>> {
         let mut out = Vec::new();
@@ -417,6 +431,53 @@ impl ReleasedTable for Released<'_> {
     }
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
         self.row_each(row, |cell| out.push(Cow::Borrowed(cell)));
+    }
+    fn column_each<'s>(
+        &'s self,
+        column: usize,
+        order: &[usize],
+        push: &mut dyn FnMut(&'s str),
+    ) -> bool {
+        // the cells `row_each` passes, a column at a time
+        let data = &self.problem.data;
+        let Some(c) = (0..data.roles.len())
+            .filter(|&c| data.roles[c] != Role::Identifying)
+            .nth(column)
+        else {
+            return false;
+        };
+        let shown = |row: usize| -> Option<&'s str> {
+            match (self.is_suppressed(row), data.public[c]) {
+                (true, true) => Some(data.table.value(row, c)),
+                (true, false) => Some(SUPPRESSED),
+                (false, _) => None,
+            }
+        };
+        if data.roles[c] != Role::QuasiIdentifying {
+            for &row in order {
+                push(shown(row).unwrap_or_else(|| data.table.value(row, c)));
+            }
+            return true;
+        }
+        let qi = data.roles[..c]
+            .iter()
+            .filter(|r| **r == Role::QuasiIdentifying)
+            .count();
+        let q = &data.quasi[qi];
+        let level = self.levels[qi] as usize;
+        let labels: Vec<&'s str> = (0..q.hierarchy.cardinality(level) as u32)
+            .map(|group| match &self.aggregated {
+                Some(m) => m.value(qi, group),
+                None => q.hierarchy.label(level, group),
+            })
+            .collect();
+        for &row in order {
+            push(
+                shown(row)
+                    .unwrap_or_else(|| labels[q.hierarchy.code(level, q.leaves[row]) as usize]),
+            );
+        }
+        true
     }
 }
 

@@ -84,14 +84,13 @@ pub(crate) fn from_batches(
             ));
         }
         for (c, array) in batch.columns().iter().enumerate() {
-            let strings =
-                as_strings(array.as_ref()).map_err(|e| arrow_error(source, Some(rows + 1), e))?;
-            let dictionary = &mut dictionaries[c];
-            let codes = &mut columns[c];
-            codes.reserve(strings.len());
-            for (i, value) in strings.iter().enumerate() {
-                codes.push(dictionary.intern(value.unwrap_or(""), rows + i as u64 + 1));
-            }
+            intern(
+                array.as_ref(),
+                &mut dictionaries[c],
+                &mut columns[c],
+                rows + 1,
+            )
+            .map_err(|e| arrow_error(source, Some(rows + 1), e))?;
         }
         rows += batch.num_rows() as u64;
         stage.add(batch.num_rows() as u64);
@@ -269,6 +268,62 @@ pub(crate) fn scan(
     result
 }
 
+/// Appends the code of each value of `array` (as Arrow prints it; a null is the empty
+/// string) to `codes`, interning it in `dictionary`; the first value is on line `line`.
+/// Strings are read in place, a dictionary's values printed once each, and any other
+/// array is cast to strings first.
+fn intern(
+    array: &dyn Array,
+    dictionary: &mut Dictionary,
+    codes: &mut Vec<u32>,
+    line: u64,
+) -> std::result::Result<(), ArrowError> {
+    use arrow_array::cast::AsArray;
+    fn each<'a>(
+        values: impl Iterator<Item = Option<&'a str>>,
+        dictionary: &mut Dictionary,
+        codes: &mut Vec<u32>,
+        line: u64,
+    ) {
+        for (i, value) in values.enumerate() {
+            codes.push(dictionary.intern(value.unwrap_or(""), line + i as u64));
+        }
+    }
+    codes.reserve(array.len());
+    match array.data_type() {
+        DataType::Utf8 => each(array.as_string::<i32>().iter(), dictionary, codes, line),
+        DataType::LargeUtf8 => each(array.as_string::<i64>().iter(), dictionary, codes, line),
+        DataType::Utf8View => each(array.as_string_view().iter(), dictionary, codes, line),
+        DataType::Dictionary(..) => {
+            let keyed = array.as_any_dictionary();
+            let values = as_strings(keyed.values().as_ref())?;
+            let keys = keyed.normalized_keys();
+            // each value's code, interned where it first occurs (a value of the
+            // dictionary that no row uses is not a value of the column)
+            let mut known = vec![u32::MAX; values.len()];
+            for (i, &key) in keys.iter().enumerate() {
+                let at = line + i as u64;
+                let code = if array.is_null(i) {
+                    dictionary.intern("", at)
+                } else if known[key] != u32::MAX {
+                    known[key]
+                } else {
+                    let value = if values.is_null(key) {
+                        ""
+                    } else {
+                        values.value(key)
+                    };
+                    known[key] = dictionary.intern(value, at);
+                    known[key]
+                };
+                codes.push(code);
+            }
+        }
+        _ => each(as_strings(array)?.iter(), dictionary, codes, line),
+    }
+    Ok(())
+}
+
 /// The values of `array` as Arrow prints them (a null stays null).
 fn as_strings(array: &dyn Array) -> std::result::Result<StringArray, ArrowError> {
     let cast = arrow_cast::cast(array, &DataType::Utf8)?;
@@ -320,4 +375,145 @@ pub(crate) fn from_record_batches(schema: SchemaRef, batches: &[RecordBatch]) ->
         Some(batches.iter().map(|b| b.num_rows() as u64).sum()),
         &crate::observer::Silent,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::types::{Int8Type, UInt16Type};
+    use arrow_array::{
+        ArrayRef, DictionaryArray, Int64Array, LargeStringArray, RecordBatch, StringArray,
+        StringViewArray,
+    };
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+
+    /// The reference: every column cast to strings by Arrow (a null is the empty
+    /// string), then read as rows.
+    fn by_cast(batches: &[RecordBatch]) -> Table {
+        let schema = batches[0].schema();
+        let header: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let mut rows = Vec::new();
+        for batch in batches {
+            let columns: Vec<StringArray> = batch
+                .columns()
+                .iter()
+                .map(|a| as_strings(a.as_ref()).unwrap())
+                .collect();
+            for r in 0..batch.num_rows() {
+                rows.push(
+                    columns
+                        .iter()
+                        .map(|c| {
+                            if c.is_null(r) {
+                                String::new()
+                            } else {
+                                c.value(r).to_owned()
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        Table::from_rows(header, &rows).unwrap()
+    }
+
+    /// Strings read in place and dictionaries read by key give the table Arrow's cast
+    /// gives: the same cells, the same values in the same order (a dictionary value no
+    /// row uses is not a value of the column), first met on the same rows; nulls in keys
+    /// and in a dictionary's values are empty cells.
+    #[test]
+    fn every_string_and_dictionary_layout_reads_as_its_cast() {
+        let mut state = 3u64;
+        let mut next = move |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("utf8", DataType::Utf8, true),
+            Field::new("large", DataType::LargeUtf8, true),
+            Field::new("view", DataType::Utf8View, true),
+            Field::new(
+                "dict",
+                DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+                true,
+            ),
+            Field::new(
+                "dict_large",
+                DataType::Dictionary(Box::new(DataType::UInt16), Box::new(DataType::LargeUtf8)),
+                true,
+            ),
+            Field::new(
+                "dict_int",
+                DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Int64)),
+                true,
+            ),
+            Field::new("int", DataType::Int64, true),
+        ]));
+        let words = ["a", "bb", "", "a long value past twelve bytes", "é"];
+        let mut batches = Vec::new();
+        for _ in 0..3 {
+            let n = 50;
+            let word = |x: u64| (!x.is_multiple_of(7)).then(|| words[(x % 5) as usize]);
+            let cells: Vec<Vec<Option<&str>>> = (0..3)
+                .map(|_| (0..n).map(|_| word(next(100))).collect())
+                .collect();
+            // dictionaries with values no row uses, a null value, and null keys
+            let values = StringArray::from(vec![Some("x"), None, Some("unused"), Some("y")]);
+            let keys: Vec<Option<i8>> = (0..n)
+                .map(|_| [Some(0), Some(1), Some(3), None][next(4) as usize])
+                .collect();
+            let dict = DictionaryArray::<Int8Type>::try_new(keys.into(), Arc::new(values)).unwrap();
+            let large_values = LargeStringArray::from(vec!["p", "never", "q"]);
+            let large_keys: Vec<Option<u16>> = (0..n)
+                .map(|_| [Some(0), Some(2), None][next(3) as usize])
+                .collect();
+            let dict_large =
+                DictionaryArray::<UInt16Type>::try_new(large_keys.into(), Arc::new(large_values))
+                    .unwrap();
+            let int_values = Int64Array::from(vec![Some(7), None, Some(-3), Some(99)]);
+            let int_keys: Vec<Option<i8>> =
+                (0..n).map(|_| Some([0, 1, 2][next(3) as usize])).collect();
+            let dict_int =
+                DictionaryArray::<Int8Type>::try_new(int_keys.into(), Arc::new(int_values))
+                    .unwrap();
+            let ints: Int64Array = (0..n)
+                .map(|_| (next(5) != 0).then(|| next(20) as i64 - 5))
+                .collect();
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from(cells[0].clone())),
+                Arc::new(LargeStringArray::from(cells[1].clone())),
+                Arc::new(StringViewArray::from(cells[2].clone())),
+                Arc::new(dict),
+                Arc::new(dict_large),
+                Arc::new(dict_int),
+                Arc::new(ints),
+            ];
+            batches.push(RecordBatch::try_new(schema.clone(), columns).unwrap());
+        }
+        let read = from_record_batches(schema, &batches).unwrap();
+        let want = by_cast(&batches);
+        assert_eq!(read.rows(), want.rows());
+        for c in 0..want.header().len() {
+            assert_eq!(
+                read.dictionary(c).values(),
+                want.dictionary(c).values(),
+                "column {c}"
+            );
+            assert_eq!(read.codes(c), want.codes(c), "column {c}");
+            for code in 0..want.dictionary(c).len() as u32 {
+                // from_rows counts lines from 2 (a header line), batches from 1
+                assert_eq!(
+                    read.dictionary(c).first_line(code) + 1,
+                    want.dictionary(c).first_line(code),
+                    "column {c}, value {code}"
+                );
+            }
+        }
+        assert!(!read.dictionary(3).values().iter().any(|v| v == "unused"));
+    }
 }

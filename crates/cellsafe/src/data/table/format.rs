@@ -122,6 +122,25 @@ impl Table {
         super::columnar::from_record_batches(schema, batches)
     }
 
+    /// Builds a table from Arrow record batches in memory (all under `schema`), as
+    /// [`from_record_batches`](Self::from_record_batches) does, naming the rows as
+    /// `source:ROW` and reporting to `observer`, which may stop it.
+    #[cfg(feature = "arrow")]
+    pub fn from_arrow(
+        schema: arrow_schema::SchemaRef,
+        batches: &[arrow_array::RecordBatch],
+        source: &std::path::Path,
+        observer: &dyn crate::observer::Observer,
+    ) -> Result<Table> {
+        super::columnar::from_batches(
+            schema,
+            batches.iter().cloned().map(Ok),
+            source,
+            Some(batches.iter().map(|b| b.num_rows() as u64).sum()),
+            observer,
+        )
+    }
+
     /// The schema of the columnar source this table was read from, if it was.
     pub fn source_schema(&self) -> Option<&SourceSchema> {
         self.schema.as_ref()
