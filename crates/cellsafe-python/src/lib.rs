@@ -99,7 +99,8 @@ impl Observer for Watch {
 }
 
 /// Runs `work` on its own thread with the GIL released; meanwhile checks for signals and
-/// calls `progress(stage, position, total)` every tenth of a second when given.
+/// calls `progress(stage, position, total)` every tenth of a second when given, and once
+/// more with the last state when the work has ended.
 fn detached<T: Send>(
     py: Python<'_>,
     progress: Option<&Bound<'_, PyAny>>,
@@ -136,10 +137,9 @@ fn detached<T: Send>(
                     .wait_timeout_while(d, Duration::from_millis(100), |d| !*d)
                     .map_or(true, |(d, _)| *d)
             });
-            if finished {
-                return Ok(());
+            if !finished {
+                py.check_signals()?;
             }
-            py.check_signals()?;
             if let Some(callback) = progress {
                 let now = (
                     watch.progress.stages.load(Ordering::Relaxed),
@@ -155,6 +155,10 @@ fn detached<T: Send>(
                         .unwrap_or_default();
                     callback.call1((stage, now.1, total))?;
                 }
+            }
+            // the last state is shown once the work has ended
+            if finished {
+                return Ok(());
             }
         })();
         if let Err(e) = waited {

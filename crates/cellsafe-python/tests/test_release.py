@@ -193,6 +193,27 @@ def test_pandas_polars_and_pyarrow_give_the_same_release():
     assert from_arrow.levels == from_pandas.levels == from_polars.levels
 
 
+def test_a_duckdb_relation_gives_the_same_release():
+    import duckdb
+
+    rng = random.Random(17)
+    table = random_table(rng, 300)
+    keys = dict(RANDOM_KEYS, models=[cs.KAnonymity(3)], suppression_limit=0.1, seed=4)
+    expected = cs.anonymize(table, **keys)
+    con = duckdb.connect()
+    try:
+        relation = con.from_arrow(table)
+        assert hasattr(relation, "__arrow_c_stream__")
+        from_duckdb = cs.anonymize(relation, **keys)
+        # a relation is neither pandas nor Polars: its release is a PyArrow table
+        assert isinstance(from_duckdb.table, pa.Table)
+        assert cells(from_duckdb.table) == cells(expected.table)
+        assert from_duckdb.table.schema == expected.table.schema
+        assert from_duckdb.report["classes"] == expected.report["classes"]
+    finally:
+        con.close()
+
+
 def test_untouched_columns_keep_their_types():
     import pandas as pd
     import polars as pl
@@ -342,6 +363,36 @@ def test_a_timedelta_column_is_released_as_text():
     out = cs.anonymize(frame, quasi_identifiers={"zip": cs.hierarchy.mask()}, sensitive=["dis"],
                        insensitive=["wait"], models=[cs.KAnonymity(2)]).table
     assert len(out) == 6
+
+
+def test_nothing_is_printed_unless_asked_and_progress_true_draws_a_bar(capfd):
+    # capfd reads the process's file descriptors: the library's own output counts too
+    import warnings
+
+    rng = random.Random(13)
+    table = random_table(rng, 400)
+    keys = dict(RANDOM_KEYS, models=[cs.KAnonymity(3)], suppression_limit=0.1, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = cs.anonymize(table, **keys)
+        assert capfd.readouterr() == ("", "")
+        shown = cs.anonymize(table, progress=True, **keys)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert cells(shown.table) == cells(plain.table)
+    # one line per stage shown, each redrawn in place, the last one ended
+    assert err.endswith("\n"), repr(err)
+    lines = [line.split("\r")[-1] for line in err.rstrip("\n").split("\n")]
+    assert lines and all(line.strip() for line in lines), repr(err)
+    assert all(line.rstrip().endswith(" s") for line in lines), repr(err)
+    assert any("[" in line and "%" in line for line in lines), repr(err)
+    # a callable is called instead, with (stage, position, total or None)
+    calls = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cs.anonymize(table, progress=lambda *a: calls.append(a), **keys)
+    assert capfd.readouterr() == ("", "")
+    assert calls and all(isinstance(c[0], str) and isinstance(c[1], int) for c in calls)
 
 
 def test_timestamps_with_a_time_zone_keep_their_type_and_instants():

@@ -103,6 +103,12 @@ fn a_given_table_with_a_source_or_on_the_streaming_engine_is_refused_naming_the_
         ("path = 'x.csv'", "", "input.path"),
         ("url = 'sqlite:///x.db'\ntable = 't'", "", "input.url"),
         ("", "\n[engine]\nkind = \"streaming\"\n", "engine.kind"),
+        ("table = 't'", "", "input.table"),
+        ("query = 'select 1'", "", "input.query"),
+        ("format = \"parquet\"", "", "input.format"),
+        // checked before the table is read, not after the search
+        ("delimiter = \";;\"", "", "input.delimiter"),
+        ("quote = \"\"", "", "input.quote"),
     ];
     for (input, rest, key) in cases {
         let text = format!("{}{rest}", adult_job(input));

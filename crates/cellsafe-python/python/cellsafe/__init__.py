@@ -13,12 +13,14 @@ comes back as the same kind of object, audited by cellsafe's independent audit.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import warnings
 import os
 import sys
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
+import time
+from typing import Any, Callable, Dict, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import hierarchy
 from ._cellsafe import AuditFailed, ConfigError, DataError, Error, NothingAcceptable
@@ -213,21 +215,56 @@ def job(
     return Job(keys)
 
 
-def _print_progress(stage: str, position: int, total: Optional[int]) -> None:
-    if total:
-        sys.stderr.write(f"\r{stage}: {100 * position // max(total, 1):3d} %")
-    else:
-        sys.stderr.write(f"\r{stage}: {position}")
-    sys.stderr.flush()
+class _Bar:
+    """A text progress bar on standard error: a line per stage of the work, redrawn in
+    place (``\\r``) as it goes, with the stage's position and total, and the time since
+    the call began."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self.stage: Optional[str] = None
+        self.started = time.monotonic()
+
+    def __call__(self, stage: str, position: int, total: Optional[int]) -> None:
+        if stage != self.stage:
+            if self.stage is not None:
+                sys.stderr.write("\n")
+            self.stage = stage
+        elapsed = time.monotonic() - self.started
+        if total:
+            done = min(max(position, 0), total) / total
+            filled = int(done * self.WIDTH)
+            bar = "#" * filled + "." * (self.WIDTH - filled)
+            text = f"{stage:<12} [{bar}] {int(done * 100):3d} %  {position:,}/{total:,}"
+        else:
+            text = f"{stage:<12} {position:,}"
+        sys.stderr.write(f"\r{text}  {elapsed:.1f} s")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.stage is not None:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 Progress = Union[bool, Callable[[str, int, Optional[int]], None]]
 
 
-def _progress(progress: Progress) -> Optional[Callable[[str, int, Optional[int]], None]]:
+@contextlib.contextmanager
+def _progress(progress: Progress) -> Iterator[Optional[Callable[[str, int, Optional[int]], None]]]:
+    """The callback a call reports its progress to: the caller's, a bar for ``True``
+    (its line ended when the call returns or raises), or none."""
     if callable(progress):
-        return progress
-    return _print_progress if progress else None
+        yield progress
+    elif progress:
+        bar = _Bar()
+        try:
+            yield bar
+        finally:
+            bar.close()
+    else:
+        yield None
 
 
 def _kind(data: Any) -> str:
@@ -375,15 +412,14 @@ def anonymize(
     """
     j = job(quasi_identifiers=quasi_identifiers, models=models, **keys)
     kind = _kind(data)
-    report, table = _anonymize(
-        json.dumps(j.keys),
-        _arrow_of(data),
-        "cellsafe.anonymize",
-        f"{type(data).__module__}.{type(data).__name__}",
-        _progress(progress),
-    )
-    if progress is True:
-        sys.stderr.write("\n")
+    with _progress(progress) as shown:
+        report, table = _anonymize(
+            json.dumps(j.keys),
+            _arrow_of(data),
+            "cellsafe.anonymize",
+            f"{type(data).__module__}.{type(data).__name__}",
+            shown,
+        )
     return _finish(report, table, kind, j)
 
 
@@ -476,25 +512,23 @@ def pareto(
     exact front. Returns the CLI's report; :func:`evaluate` or :func:`anonymize` with
     ``levels`` releases a node of the front."""
     j = job(quasi_identifiers=quasi_identifiers, pareto=dict(pareto), **keys)
-    text = _pareto(
-        json.dumps(j.keys),
-        _arrow_of(data),
-        "cellsafe.pareto",
-        f"{type(data).__module__}.{type(data).__name__}",
-        seed,
-        exhaustive,
-        _progress(progress),
-    )
-    if progress is True:
-        sys.stderr.write("\n")
+    with _progress(progress) as shown:
+        text = _pareto(
+            json.dumps(j.keys),
+            _arrow_of(data),
+            "cellsafe.pareto",
+            f"{type(data).__module__}.{type(data).__name__}",
+            seed,
+            exhaustive,
+            shown,
+        )
     return _report(text)
 
 
 def run(path: Union[str, "os.PathLike[str]"], *, progress: Progress = False) -> Release:
     """Runs the TOML job at ``path`` (its ``[input]`` names the data) and returns its
     :class:`Release`, with the table as a PyArrow table; nothing is written."""
-    report, table = _run(os.fspath(path), _progress(progress))
-    if progress is True:
-        sys.stderr.write("\n")
+    with _progress(progress) as shown:
+        report, table = _run(os.fspath(path), shown)
     return _finish(report, table, "arrow", None)
 

@@ -23,6 +23,8 @@ impl Config {
     pub(super) fn check_input(&self) -> Result<()> {
         let file = self.file_name();
         let input = &self.input;
+        // the delimiter and quote lay out the release too: checked before any work
+        self.csv_format()?;
         let has_path = !input.path.as_os_str().is_empty();
         if let Some(given) = &self.given {
             if has_path || input.url.is_some() {
@@ -31,6 +33,19 @@ impl Config {
                     if has_path { "input.path" } else { "input.url" },
                     format!("the table is given ({given}): leave `path` and `url` out"),
                 ));
+            }
+            for (key, v) in [
+                ("input.table", &input.table),
+                ("input.query", &input.query),
+                ("input.format", &input.format),
+            ] {
+                if v.is_some() {
+                    return Err(Error::config(
+                        &file,
+                        key,
+                        format!("the table is given ({given}): there is no source to read"),
+                    ));
+                }
             }
             return Ok(());
         }
