@@ -7,8 +7,9 @@
 //! the released table, writes it as CSV into memory, and audits what was written with the
 //! independent audit of [`crate::release::audit`]. The [`Release`] it returns holds exactly
 //! the audited bytes, so what [`Release::write_csv`] writes is what was checked. A caller
-//! that keeps the release in memory as Arrow asks for [`ReleaseForm::Arrow`] instead: the
-//! release is then made as Arrow arrays, which the audit reads, and kept as those.
+//! that keeps the release in memory as Arrow asks for `ReleaseForm::Arrow` (with the `arrow`
+//! feature) instead: the release is then made as Arrow arrays, which the audit reads, and
+//! kept as those.
 //!
 //! The same builder runs every capability of a job: [`from_dataset`](Anonymizer::from_dataset)
 //! takes a table whose roles, hierarchies and confidential formulas are already resolved

@@ -237,7 +237,7 @@ pub fn record_batches(
 
 /// The released table made as Arrow straight from its cells, without CSV: the header,
 /// then input rows `order`, every column's cells as strings, in batches of at most
-/// [`BATCH_ROWS`] rows. This is what the audit reads back, as a recipient reads the
+/// 65,536 rows. This is what the audit reads back, as a recipient reads the
 /// strings, and what [`typed`] turns into the columns handed over.
 pub fn strings(
     released: &dyn ReleasedTable,
