@@ -16,6 +16,8 @@ use crate::input::{MAX_FIELD, MAX_LINE};
 
 #[cfg(feature = "arrow")]
 mod columnar;
+#[cfg(feature = "arrow")]
+pub(crate) use columnar::as_strings as arrow_strings;
 #[cfg(feature = "sqlite")]
 mod database;
 mod format;

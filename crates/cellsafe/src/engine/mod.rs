@@ -24,6 +24,8 @@
 
 pub mod plan;
 mod sort;
+#[cfg(feature = "spark")]
+pub mod spark;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -34,6 +34,14 @@ pub enum EngineError {
     /// Writing the release failed.
     #[error("writing the release: {0}")]
     Write(#[source] std::io::Error),
+    /// The Spark cluster failed a pass over the source (or could not read it).
+    #[error("{}: the Spark cluster said: {message}", path.display())]
+    Spark {
+        /// The source.
+        path: PathBuf,
+        /// What the cluster or the client said (its first lines).
+        message: String,
+    },
     /// What the engine does not do.
     #[error("the {engine} engine does not run {what}: {hint}")]
     Unsupported {

@@ -325,7 +325,7 @@ fn intern(
 }
 
 /// The values of `array` as Arrow prints them (a null stays null).
-fn as_strings(array: &dyn Array) -> std::result::Result<StringArray, ArrowError> {
+pub(crate) fn as_strings(array: &dyn Array) -> std::result::Result<StringArray, ArrowError> {
     let cast = arrow_cast::cast(array, &DataType::Utf8)?;
     cast.as_any()
         .downcast_ref::<StringArray>()
