@@ -32,15 +32,7 @@ fn adult_job(extra: &str, more: &str) -> String {
          hierarchy_delimiter = \";\"\n\n",
         a.join("adult.csv").display()
     );
-    for qi in [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-    ] {
+    for qi in common::ADULT_QIS {
         text.push_str(&format!(
             "[attributes.{qi}]\nrole = \"quasi-identifying\"\nhierarchy = '{}'\n\n",
             a.join(format!("adult_hierarchy_{qi}.csv")).display()

@@ -177,16 +177,7 @@ fn adult_dir() -> PathBuf {
 fn adult_with_input(limit: f64, input: &str, rest: &str) -> String {
     let a = adult_dir();
     let mut text = format!("suppression_limit = {limit}\n\n[input]\n{input}\n");
-    for qi in [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "salary-class",
-    ] {
+    for qi in common::ADULT_QIS {
         writeln!(
             text,
             "[attributes.{qi}]\nrole = \"quasi-identifying\"\nhierarchy = '{}'\n",

@@ -21,16 +21,7 @@ fn adult_job(input: &str) -> String {
     let a = adult();
     let mut text =
         format!("suppression_limit = 0.01\n\n[input]\n{input}\nhierarchy_delimiter = \";\"\n\n");
-    for qi in [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "salary-class",
-    ] {
+    for qi in common::ADULT_QIS {
         text.push_str(&format!(
             "[attributes.{qi}]\nrole = \"quasi-identifying\"\nhierarchy = '{}'\n\n",
             a.join(format!("adult_hierarchy_{qi}.csv")).display()

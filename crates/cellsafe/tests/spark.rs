@@ -81,17 +81,8 @@ fn adult_frequency_set_is_the_in_memory_one() {
     .unwrap();
     let spark = Spark::connect(&remote, SparkSource::Parquet(path), "job.toml").unwrap();
     assert_eq!(spark.header(), table.header());
-    let qis = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "salary-class",
-        "occupation",
-    ];
+    let mut qis = common::ADULT_QIS.to_vec();
+    qis.push("occupation");
     let local = in_memory(table, &qis, &["occupation"]);
     let remote = on_spark(&spark, &qis, &["occupation"]);
     assert_eq!(cells(&remote), cells(&local));
