@@ -18,7 +18,6 @@ use arrow_pyarrow::{FromPyArrow, IntoPyArrow};
 use cellsafe::job::config::Config;
 use cellsafe::job::{self, Anonymized, Given};
 use cellsafe::observer::{Cancel, Observer};
-use cellsafe::Table;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
@@ -201,14 +200,6 @@ fn table_of(data: &Bound<'_, PyAny>) -> PyResult<Given> {
     Ok(Given::Arrow(schema, batches))
 }
 
-/// The table `given` holds, read.
-fn read(given: Given) -> cellsafe::Result<Table> {
-    match given {
-        Given::Table(table) => Ok(table),
-        Given::Arrow(schema, batches) => Table::from_record_batches(schema, &batches),
-    }
-}
-
 /// TOML text with the keys of `json` (a JSON object); a table's keys come out sorted.
 fn toml_of(json: &str, name: &str) -> PyResult<String> {
     let value: serde_json::Value =
@@ -309,8 +300,8 @@ fn risk(
     let population = population_size
         .map(Population::Size)
         .or(sampling_fraction.map(Population::Fraction));
-    let report = detached(py, None, move |_| {
-        let problem = config.problem_of(read(table)?)?;
+    let report = detached(py, None, move |observer| {
+        let problem = config.problem_of(table.into_table(observer)?)?;
         cellsafe::job::risk::risk(
             &problem,
             levels.as_deref(),
@@ -340,7 +331,8 @@ fn pareto<'py>(
     let config = given_config(config, name, source)?;
     let table = table_of(data)?;
     let report = detached(py, progress, move |observer| {
-        cellsafe::job::pareto::pareto_on(&config, Some(read(table)?), seed, exhaustive, observer)
+        let table = table.into_table(observer)?;
+        cellsafe::job::pareto::pareto_on(&config, Some(table), seed, exhaustive, observer)
     })?;
     serde_json::to_string(&report).map_err(|e| Error::new_err(format!("the report: {e}")))
 }

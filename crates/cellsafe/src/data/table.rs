@@ -16,7 +16,7 @@ use crate::input::{MAX_FIELD, MAX_LINE};
 
 #[cfg(feature = "arrow")]
 mod columnar;
-#[cfg(feature = "arrow")]
+#[cfg(feature = "spark")]
 pub(crate) use columnar::as_strings as arrow_strings;
 #[cfg(feature = "sqlite")]
 mod database;

@@ -162,6 +162,22 @@ pub enum Given {
     Arrow(arrow_schema::SchemaRef, Vec<arrow_array::RecordBatch>),
 }
 
+impl Given {
+    /// The table handed over, read (Arrow batches report to `observer`, which may stop
+    /// the reading).
+    pub fn into_table(self, observer: &dyn Observer) -> Result<Table> {
+        #[cfg(not(feature = "arrow"))]
+        let _ = observer;
+        match self {
+            Given::Table(table) => Ok(table),
+            #[cfg(feature = "arrow")]
+            Given::Arrow(schema, batches) => {
+                Table::from_arrow(schema, &batches, Path::new("<arrow>"), observer)
+            }
+        }
+    }
+}
+
 impl From<Table> for Given {
     fn from(table: Table) -> Self {
         Given::Table(table)
@@ -294,16 +310,10 @@ fn anonymize_here(
         .map(|spec| disclosure::public_search(spec, &file))
         .transpose()?;
     let (table, read) = match given {
-        Some(Given::Table(table)) => {
-            config.check_parameters()?;
-            (table, 0.0)
-        }
-        #[cfg(feature = "arrow")]
-        Some(Given::Arrow(schema, batches)) => {
+        Some(given) => {
             config.check_parameters()?;
             let clock = Instant::now();
-            let source = Path::new("<arrow>");
-            let table = Table::from_arrow(schema, &batches, source, observer)?;
+            let table = given.into_table(observer)?;
             (table, clock.elapsed().as_secs_f64())
         }
         None => config.read(observer)?,
