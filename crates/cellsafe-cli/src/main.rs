@@ -314,6 +314,9 @@ mod signals {
 fn interrupt(front: &Front) {
     cellsafe::release::output::interrupted();
     front.cancel.cancel();
+    // the cluster's operations stopped and its staging location removed
+    #[cfg(feature = "spark")]
+    cellsafe::engine::spark::interrupted();
     if front.in_stage() {
         let deadline = Instant::now() + GRACE;
         while front.in_stage() && Instant::now() < deadline {

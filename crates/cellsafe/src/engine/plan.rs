@@ -39,6 +39,9 @@ struct Column {
     public: bool,
 }
 
+/// A quasi-identifier's generalization: the group of each source value, the groups' labels.
+pub(crate) type Generalization<'a> = (&'a FxHashMap<String, u32>, &'a [String]);
+
 /// The release of one transformation, as an engine applies it (see the module docs).
 #[derive(Debug, Clone)]
 pub struct ReleasePlan {
@@ -268,6 +271,29 @@ impl ReleasePlan {
             }
         }
         Ok(false)
+    }
+
+    /// Each released column, for an engine that builds the cells elsewhere (in SQL): its
+    /// index in the source's header, whether it is public, and for a quasi-identifier
+    /// the group of each source value and the groups' labels.
+    #[cfg_attr(not(feature = "spark"), allow(dead_code))]
+    pub(crate) fn released_columns(
+        &self,
+    ) -> impl Iterator<Item = (usize, bool, Option<Generalization<'_>>)> {
+        self.columns.iter().map(|c| {
+            let generalized = match &c.cells {
+                Cells::Kept => None,
+                Cells::Generalized { groups, labels } => Some((groups, &labels[..])),
+            };
+            (c.source, c.public, generalized)
+        })
+    }
+
+    /// The classes suppressed, each as its quasi-identifiers' groups (in the order of
+    /// [`released_columns`](Self::released_columns)' quasi-identifiers).
+    #[cfg_attr(not(feature = "spark"), allow(dead_code))]
+    pub(crate) fn suppressed_classes(&self) -> impl Iterator<Item = &[u32]> {
+        self.suppressed_classes.iter().map(|k| &k[..])
     }
 
     /// What the audit of the written file compares its counts with.

@@ -25,6 +25,8 @@ pub mod pareto_page;
 pub mod report;
 pub mod risk;
 pub mod risk_page;
+#[cfg(feature = "spark")]
+mod spark;
 pub mod stream;
 pub mod synth;
 
@@ -219,6 +221,15 @@ fn run_as(
              out, or run the job with `cellsafe anonymize`",
         ));
     }
+    if config.engine_kind()? == config::EngineKind::Spark {
+        return Err(Error::config(
+            config.file_name(),
+            "engine.kind",
+            "this run keeps the release in memory, so it runs on the in-memory engine: the \
+             Spark engine writes its release on the cluster; run the job with `cellsafe \
+             anonymize`",
+        ));
+    }
     if config.engine_kind()? == config::EngineKind::Streaming {
         return Err(Error::config(
             config.file_name(),
@@ -265,6 +276,10 @@ fn anonymize_here(
 ) -> Result<(Report, Option<Release>)> {
     let start = Instant::now();
     let file = config.file_name();
+    #[cfg(feature = "spark")]
+    if config.engine_kind()? == config::EngineKind::Spark {
+        return spark::anonymize(config, outputs, observer, start).map(|report| (report, None));
+    }
     let database = database_output(config, outputs)?;
     let mut named = outputs.named();
     named.extend(

@@ -8,6 +8,7 @@
 //! the in-memory engine is, and holds the same bytes.
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -15,11 +16,11 @@ use serde::Serialize;
 use super::config::{Config, EngineKind};
 use super::report::Report;
 use super::{finish, Outputs};
-use crate::anonymizer::Anonymizer;
+use crate::anonymizer::{Anonymizer, Release};
 use crate::data::table::scan::{RowSource, Scan};
 use crate::data::table::Format;
 use crate::data::Role;
-use crate::engine::{Engine, PassTimings, ReleasePlan, Streaming};
+use crate::engine::{Engine, FrequencySet, PassTimings, ReleasePlan, Streaming};
 use crate::error::{DatasetError, Error, Location, Result};
 use crate::observer::Observer;
 use crate::release::audit::audit_counts;
@@ -40,6 +41,22 @@ pub struct EngineReport {
     pub spilled_bytes: u64,
     /// Seconds per pass.
     pub passes: PassTimings,
+    /// On the Spark engine: the server, and what came to this machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spark: Option<SparkReport>,
+}
+
+/// What the report says of a job on the Spark engine.
+#[derive(Debug, Clone, Serialize)]
+pub struct SparkReport {
+    /// The Spark Connect server (`engine.remote`, without a token).
+    pub remote: String,
+    /// Bytes of Arrow fetched to this machine for the frequency set (the rows never are).
+    pub frequency_set_bytes: u64,
+    /// Bytes of Arrow fetched for the audit count (one row per class and sensitive value).
+    pub audit_bytes: u64,
+    /// Where the cluster wrote the release (a Parquet directory or a table).
+    pub output: String,
 }
 
 /// The share of the memory limit the sort of released rows may hold.
@@ -71,7 +88,7 @@ pub(super) fn anonymize(
         config.input_format()?,
         &config.csv_format()?,
     )?;
-    let (roles, public) = config.source_roles(&scan)?;
+    let (roles, public) = config.source_roles(scan.header(), scan.source())?;
     let source_schema = scan.schema().cloned();
     let engine: Streaming = Streaming::streaming(scan, (limit / SORT_SHARE) as usize, &spill_dir);
     let columns: Vec<usize> = (0..roles.len())
@@ -81,77 +98,23 @@ pub(super) fn anonymize(
         .filter(|&c| roles[c] == Role::Insensitive)
         .collect();
     let set = engine.frequency_set(&columns, &insensitive, observer)?;
-    let stars = set.stars.clone();
     let set_rows = set.table.rows();
     let mut passes = PassTimings {
         frequency_set: clock.elapsed().as_secs_f64(),
         ..PassTimings::default()
     };
     let clock = Instant::now();
-    // an error in a value names its column in the frequency set: name it in the file
-    let data = config.frequency_dataset(set).map_err(|e| match e {
-        Error::Data { mut at, message } if at.path() == engine.source() => {
-            at.column = at
-                .column
-                .map(|c| columns.get(c as usize - 1).map_or(c, |&s| s as u64 + 1));
-            Error::Data { at, message }
-        }
-        e => e,
-    })?;
-    // what the dataset checks of every column, for those the frequency set leaves out
-    let header = engine.header();
-    if let Some(c) = (0..roles.len()).find(|&c| public[c] && roles[c] != Role::Insensitive) {
-        return Err(Error::config(
-            &file,
-            format!("attributes.{}.public", header[c]),
-            "only an insensitive column can be public",
-        ));
-    }
-    if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
-        return Err(DatasetError::SemiSensitive(header[c].clone()).into());
-    }
-    if let Some((&c, line)) = insensitive
-        .iter()
-        .zip(&stars)
-        .find_map(|(c, line)| line.map(|l| (c, l)))
-    {
-        return Err(Error::data(
-            Location::at(engine.source(), line, Some(c as u64 + 1)),
-            format!(
-                "`*` in column `{}` would read as a suppressed cell in the release; recode it",
-                header[c]
-            ),
-        ));
-    }
-    let mut anonymizer = Anonymizer::from_dataset(data)
-        .models(config.privacy.clone())
-        .suppression_limit(config.suppression_limit)
-        .metric(config.metric.clone())
-        .algorithm(config.search.algorithm)
-        .observer(observer)
-        .suppressed_rows(config.output.suppression)
-        .csv_format(config.csv_format()?);
-    if config.output.keep_order {
-        anonymizer = anonymizer.keep_order();
-    } else if let Some(seed) = config.output.seed {
-        anonymizer = anonymizer.seed(seed);
-    }
-    if config.search.algorithm == crate::algorithm::Algorithm::Genetic {
-        anonymizer = anonymizer.genetic(config.search.genetic.clone());
-    }
-    if let Some(levels) = &config.search.levels {
-        anonymizer = anonymizer.levels(levels.clone());
-    }
-    let release = anonymizer.search()?;
+    let source = engine.source().to_owned();
+    let (release, mut report) = search_set(
+        config,
+        set,
+        &source,
+        engine.header(),
+        (&roles, &public),
+        (&columns, &insensitive),
+        observer,
+    )?;
     passes.search = clock.elapsed().as_secs_f64();
-    // the source's header: the frequency set holds only the columns the search reads
-    let mut report = super::report(config, &release, engine.header());
-    if !report.found {
-        report.warnings.extend(super::why_nothing(
-            &config.privacy,
-            release.problem().data.persons() as usize,
-        ));
-    }
     let mut engine_report = EngineReport {
         kind: EngineKind::Streaming,
         memory_limit: limit,
@@ -159,6 +122,7 @@ pub(super) fn anonymize(
         frequency_set_rows: set_rows,
         spilled_bytes: 0,
         passes,
+        spark: None,
     };
     if let (Some(path), Some(best)) = (&outputs.table, release.evaluation()) {
         let clock = Instant::now();
@@ -277,6 +241,86 @@ pub(super) fn anonymize(
     report.seconds = start.elapsed().as_secs_f64();
     finish(tx, outputs, &report)?;
     Ok(report)
+}
+
+/// The search on a frequency set `set` of the columns `columns` (indices in `header`, the
+/// header of `source`, whose columns have `roles` and public flags): first what a dataset
+/// checks of every column, for those the set leaves out (`insensitive` are where its stars
+/// were looked for), then the search as the config says. Returns the release and its
+/// report (naming the source's header).
+pub(super) fn search_set(
+    config: &Config,
+    set: FrequencySet,
+    source: &Path,
+    header: &[String],
+    (roles, public): (&[Role], &[bool]),
+    (columns, insensitive): (&[usize], &[usize]),
+    observer: &dyn Observer,
+) -> Result<(Release, Report)> {
+    let file = config.file_name();
+    let stars = set.stars.clone();
+    // an error in a value names its column in the frequency set: name it in the source
+    let data = config.frequency_dataset(set).map_err(|e| match e {
+        Error::Data { mut at, message } if at.path() == source => {
+            at.column = at
+                .column
+                .map(|c| columns.get(c as usize - 1).map_or(c, |&s| s as u64 + 1));
+            Error::Data { at, message }
+        }
+        e => e,
+    })?;
+    if let Some(c) = (0..roles.len()).find(|&c| public[c] && roles[c] != Role::Insensitive) {
+        return Err(Error::config(
+            &file,
+            format!("attributes.{}.public", header[c]),
+            "only an insensitive column can be public",
+        ));
+    }
+    if let Some(c) = roles.iter().position(|r| *r == Role::SemiSensitive) {
+        return Err(DatasetError::SemiSensitive(header[c].clone()).into());
+    }
+    if let Some((&c, line)) = insensitive
+        .iter()
+        .zip(&stars)
+        .find_map(|(c, line)| line.map(|l| (c, l)))
+    {
+        return Err(Error::data(
+            Location::at(source, line, Some(c as u64 + 1)),
+            format!(
+                "`*` in column `{}` would read as a suppressed cell in the release; recode it",
+                header[c]
+            ),
+        ));
+    }
+    let mut anonymizer = Anonymizer::from_dataset(data)
+        .models(config.privacy.clone())
+        .suppression_limit(config.suppression_limit)
+        .metric(config.metric.clone())
+        .algorithm(config.search.algorithm)
+        .observer(observer)
+        .suppressed_rows(config.output.suppression)
+        .csv_format(config.csv_format()?);
+    if config.output.keep_order {
+        anonymizer = anonymizer.keep_order();
+    } else if let Some(seed) = config.output.seed {
+        anonymizer = anonymizer.seed(seed);
+    }
+    if config.search.algorithm == crate::algorithm::Algorithm::Genetic {
+        anonymizer = anonymizer.genetic(config.search.genetic.clone());
+    }
+    if let Some(levels) = &config.search.levels {
+        anonymizer = anonymizer.levels(levels.clone());
+    }
+    let release = anonymizer.search()?;
+    // the source's header: the frequency set holds only the columns the search reads
+    let mut report = super::report(config, &release, header);
+    if !report.found {
+        report.warnings.extend(super::why_nothing(
+            &config.privacy,
+            release.problem().data.persons() as usize,
+        ));
+    }
+    Ok((release, report))
 }
 
 /// Stages the audited CSV release in `written` at `path` as the columnar `format`: a

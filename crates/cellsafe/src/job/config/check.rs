@@ -49,6 +49,9 @@ impl Config {
             }
             return Ok(());
         }
+        if self.on_spark() {
+            return self.check_spark_input();
+        }
         match (&input.url, has_path) {
             (None, false) => {
                 return Err(Error::config(

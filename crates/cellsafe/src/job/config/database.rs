@@ -20,6 +20,9 @@ impl Config {
     pub(crate) fn check_output(&self) -> Result<()> {
         let file = self.file_name();
         let output = &self.output;
+        if self.on_spark() {
+            return self.check_spark_output();
+        }
         let Some(url) = &output.url else {
             if output.table.is_some() {
                 return Err(Error::config(

@@ -7,7 +7,6 @@ use super::spec::{EngineKind, OutputValues};
 use super::Config;
 use crate::algorithm::Algorithm;
 use crate::criteria::ModelSpec;
-use crate::data::table::scan::Scan;
 use crate::data::Role;
 use crate::error::{excerpt, Error, Result};
 
@@ -116,8 +115,53 @@ impl Config {
                 }
                 Ok(EngineKind::Streaming)
             }
-            Some(kind) => Ok(kind),
+            Some(EngineKind::Spark) => {
+                if !cfg!(feature = "spark") {
+                    return Err(Error::config(
+                        self.file_name(),
+                        "engine.kind",
+                        "the Spark engine needs cellsafe built with the `spark` feature",
+                    ));
+                }
+                if let Some((key, why)) = self.streaming_refusal() {
+                    return Err(Error::config(
+                        self.file_name(),
+                        key,
+                        format!(
+                            "{why} needs the rows on this machine, so it cannot run on the \
+                             Spark engine ([engine] kind = \"spark\"): remove it or read the \
+                             rows here"
+                        ),
+                    ));
+                }
+                if self.engine.remote.is_none() {
+                    return Err(Error::config(
+                        self.file_name(),
+                        "engine.remote",
+                        "missing: the Spark engine needs its Spark Connect server \
+                         (remote = \"sc://host:15002\")",
+                    ));
+                }
+                Ok(EngineKind::Spark)
+            }
+            Some(kind) => {
+                if self.engine.remote.is_some() {
+                    return Err(Error::config(
+                        self.file_name(),
+                        "engine.remote",
+                        "only with kind = \"spark\"",
+                    ));
+                }
+                Ok(kind)
+            }
             None => {
+                if self.engine.remote.is_some() {
+                    return Err(Error::config(
+                        self.file_name(),
+                        "engine.remote",
+                        "only with kind = \"spark\"",
+                    ));
+                }
                 let limit = self.memory_limit()?;
                 let large = self.input.url.is_none()
                     && self.given.is_none()
@@ -129,6 +173,95 @@ impl Config {
                 })
             }
         }
+    }
+
+    /// Whether `[engine] kind` asks for the Spark engine.
+    pub(crate) fn on_spark(&self) -> bool {
+        self.engine.kind == Some(EngineKind::Spark)
+    }
+
+    /// `[input]` on the Spark engine: exactly one of `path` (a Parquet or CSV file or
+    /// directory the cluster reads), `table` (of the cluster's catalog) and `query` (Spark
+    /// SQL); no database `url`.
+    pub(crate) fn check_spark_input(&self) -> Result<()> {
+        let file = self.file_name();
+        let input = &self.input;
+        if input.url.is_some() {
+            return Err(Error::config(
+                &file,
+                "input.url",
+                "the Spark engine reads what the cluster reads: give `path`, `table` or \
+                 `query`, not a database url",
+            ));
+        }
+        let given = [
+            !input.path.as_os_str().is_empty(),
+            input.table.is_some(),
+            input.query.is_some(),
+        ];
+        if given.iter().filter(|&&g| g).count() != 1 {
+            return Err(Error::config(
+                &file,
+                "input",
+                "on the Spark engine give exactly one of `path` (Parquet or CSV the cluster \
+                 reads), `table` (of the cluster's catalog) and `query` (Spark SQL)",
+            ));
+        }
+        if input.format.is_some() && given[0] {
+            let format = self.input_format()?;
+            if !matches!(
+                format,
+                crate::data::table::Format::Csv | crate::data::table::Format::Parquet
+            ) {
+                return Err(Error::config(
+                    &file,
+                    "input.format",
+                    "the Spark engine reads `parquet` or `csv`",
+                ));
+            }
+        } else if input.format.is_some() {
+            return Err(Error::config(
+                &file,
+                "input.format",
+                "only with `path` (a table or query has no format)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `[output]` on the Spark engine: the release is a Parquet directory the cluster
+    /// writes (`path`, or `--output`) or a table of its catalog (`table`); `replace` lets
+    /// an existing one be replaced.
+    pub(crate) fn check_spark_output(&self) -> Result<()> {
+        let file = self.file_name();
+        let output = &self.output;
+        if output.url.is_some() {
+            return Err(Error::config(
+                &file,
+                "output.url",
+                "the Spark engine writes on the cluster: give `path` (a Parquet directory) \
+                 or `table` (of the cluster's catalog), not a database url",
+            ));
+        }
+        if output.path.is_some() && output.table.is_some() {
+            return Err(Error::config(
+                &file,
+                "output.table",
+                "give either `path` (a Parquet directory) or `table`, not both",
+            ));
+        }
+        if let Some(format) = &output.format {
+            if crate::data::table::Format::from_name(format)
+                != Some(crate::data::table::Format::Parquet)
+            {
+                return Err(Error::config(
+                    &file,
+                    "output.format",
+                    "the Spark engine writes Parquet",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The key of what this job asks that the streaming engine cannot do, and what it is.
@@ -188,9 +321,11 @@ impl Config {
 
     /// Each column of `scan`'s header: its role, and whether it is public. Every attribute
     /// named under `[attributes]` must be one of them.
-    pub(crate) fn source_roles(&self, scan: &Scan) -> Result<(Vec<Role>, Vec<bool>)> {
-        use crate::data::table::scan::RowSource;
-        let header = scan.header();
+    pub(crate) fn source_roles(
+        &self,
+        header: &[String],
+        source: &Path,
+    ) -> Result<(Vec<Role>, Vec<bool>)> {
         if let Some(name) = self.attributes.keys().find(|n| !header.contains(n)) {
             return Err(Error::config(
                 self.file_name(),
@@ -198,7 +333,7 @@ impl Config {
                 format!(
                     "no column `{}` in the header of {}",
                     excerpt(name),
-                    scan.source().display()
+                    source.display()
                 ),
             ));
         }

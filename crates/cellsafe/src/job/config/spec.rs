@@ -287,7 +287,10 @@ pub struct EngineSpec {
     /// Where the streaming engine's sort spills (relative to the config). Default: the
     /// released table's directory.
     #[serde(default)]
-    pub spill_dir: Option<PathBuf>,
+    pub spill_dir: Option<PathBuf>,    /// The Spark Connect server of `kind = "spark"`: `sc://host:port` (a token, if the
+    /// server needs one, comes from the environment variable `CELLSAFE_SPARK_TOKEN`).
+    #[serde(default)]
+    pub remote: Option<String>,
 }
 
 /// `[engine] kind`.
@@ -298,4 +301,7 @@ pub enum EngineKind {
     Memory,
     /// The file is scanned a batch at a time (see [`crate::engine`]).
     Streaming,
+    /// The rows stay on an Apache Spark cluster, reached through Spark Connect (see
+    /// [`crate::engine`]; needs the `spark` feature).
+    Spark,
 }

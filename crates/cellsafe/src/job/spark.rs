@@ -1,0 +1,214 @@
+//! A full-domain job on the Spark engine (`[engine] kind = "spark"`): the rows stay on the
+//! cluster.
+//!
+//! The passes of [`crate::engine`], run by [`crate::engine::spark`]: the frequency set as
+//! one `GROUP BY` on the cluster, the search here on it ([`super::stream::search_set`], as
+//! for the streaming engine), the release as one Spark plan written by the cluster to a
+//! staging location beside the destination (a Parquet directory or a table), the audit
+//! count as a `GROUP BY` on the cluster over what was written, judged here against the
+//! search's classes. Only an audited release is moved onto the destination; a failure or
+//! an interrupt removes the staging location. The report is written here, as for every
+//! job.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::config::{Config, EngineKind};
+use super::report::Report;
+use super::stream::{search_set, EngineReport, SparkReport};
+use super::{finish, Outputs};
+use crate::data::table::Format;
+use crate::data::Role;
+use crate::engine::spark::{Destination, Spark, SparkSource};
+use crate::engine::{PassTimings, ReleasePlan};
+use crate::error::{Error, Result};
+use crate::observer::Observer;
+use crate::release::audit::audit_counts;
+use crate::release::output::{check_paths, Transaction};
+
+/// The source `[input]` names, as the cluster reads it: a path relative to the config is
+/// made absolute here (a path with a scheme, `hdfs://…`, is the cluster's own).
+fn source(config: &Config) -> Result<SparkSource> {
+    let input = &config.input;
+    if let Some(table) = &input.table {
+        return Ok(SparkSource::Table(table.clone()));
+    }
+    if let Some(query) = &input.query {
+        return Ok(SparkSource::Query(query.clone()));
+    }
+    let text = input.path.to_string_lossy();
+    let path = if text.contains("://") {
+        input.path.clone()
+    } else {
+        let p = config.resolve(&input.path);
+        std::path::absolute(&p).unwrap_or(p)
+    };
+    Ok(match config.input_format()? {
+        Format::Parquet => SparkSource::Parquet(path),
+        _ => SparkSource::Csv {
+            path,
+            delimiter: config.csv_format()?.delimiter,
+        },
+    })
+}
+
+/// Where the release goes: `[output] table`, else the path given (`--output` or
+/// `[output] path`), made absolute.
+fn destination(config: &Config, outputs: &Outputs) -> Option<Destination> {
+    if let Some(table) = &config.output.table {
+        return Some(Destination::Table(table.clone()));
+    }
+    outputs
+        .table
+        .as_ref()
+        .map(|p| Destination::Path(std::path::absolute(p).unwrap_or_else(|_| p.clone())))
+}
+
+/// Runs `config` on the Spark engine (see the module documentation).
+pub(super) fn anonymize(
+    config: &Config,
+    outputs: &Outputs,
+    observer: &dyn Observer,
+    start: Instant,
+) -> Result<Report> {
+    let file = config.file_name();
+    if outputs.mapping.is_some() {
+        return Err(Error::config(
+            &file,
+            "engine.kind",
+            "the Spark engine writes no mapping to input lines (its rows have no lines \
+             here): leave --mapping out",
+        ));
+    }
+    let destination = destination(config, outputs);
+    // the report is the one file written here
+    let mut named: Vec<(String, PathBuf)> = Vec::new();
+    if let Some(report) = &outputs.report {
+        named.push(("the report".to_owned(), report.clone()));
+    }
+    if let Some(Destination::Path(p)) = &destination {
+        if outputs.report.as_ref().is_some_and(|r| {
+            std::path::absolute(r).is_ok_and(|r| r == *p || r.starts_with(p))
+        }) {
+            return Err(Error::config(
+                &file,
+                "output.report",
+                "the report would be written inside the release's directory",
+            ));
+        }
+    }
+    check_paths(&config.input_files(), &named)?;
+    let targets: Vec<PathBuf> = named.into_iter().map(|(_, p)| p).collect();
+    let tx = Transaction::begin(&targets)?;
+    let remote = config.engine.remote.clone().unwrap_or_default();
+    let clock = Instant::now();
+    let source = source(config)?;
+    if let (Some(Destination::Path(out)), SparkSource::Parquet(p) | SparkSource::Csv { path: p, .. }) =
+        (&destination, &source)
+    {
+        if p.starts_with(out) || out.starts_with(p) {
+            return Err(Error::config(
+                &file,
+                "output.path",
+                format!(
+                    "the release {} and the input {} would overlap",
+                    out.display(),
+                    p.display()
+                ),
+            ));
+        }
+    }
+    let spark = Spark::connect(&remote, source, &file)?;
+    if let Some(d) = &destination {
+        spark.check_destination(d, config.output.replace)?;
+    }
+    let (roles, public) = config.source_roles(spark.header(), spark.source())?;
+    let columns: Vec<usize> = (0..roles.len())
+        .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
+        .collect();
+    let insensitive: Vec<usize> = (0..roles.len())
+        .filter(|&c| roles[c] == Role::Insensitive)
+        .collect();
+    let counted = spark.frequency_set(&columns, &insensitive, observer)?;
+    let set_rows = counted.set.table.rows();
+    let mut passes = PassTimings {
+        frequency_set: clock.elapsed().as_secs_f64(),
+        ..PassTimings::default()
+    };
+    let clock = Instant::now();
+    let (release, mut report) = search_set(
+        config,
+        counted.set.clone(),
+        spark.source(),
+        spark.header(),
+        (&roles, &public),
+        (&columns, &insensitive),
+        observer,
+    )?;
+    passes.search = clock.elapsed().as_secs_f64();
+    let mut spark_report = SparkReport {
+        remote: remote.clone(),
+        frequency_set_bytes: counted.bytes,
+        audit_bytes: 0,
+        output: String::new(),
+    };
+    if let (Some(destination), Some(best)) = (&destination, release.evaluation()) {
+        let clock = Instant::now();
+        let plan = ReleasePlan::new(
+            release.problem(),
+            &best.levels,
+            spark.header(),
+            &roles,
+            &public,
+            config.output.suppression,
+            release.order(),
+            config.csv_format()?,
+        )?;
+        drop(release);
+        let staged = spark.stage(destination, config.output.replace)?;
+        spark.release(&plan, &counted, staged.location(), observer)?;
+        passes.release = clock.elapsed().as_secs_f64();
+        let clock = Instant::now();
+        let (written, bytes) = spark.audit_count(staged.location(), &plan, observer)?;
+        spark_report.audit_bytes = bytes;
+        let expected = plan.expected(&config.privacy);
+        let mut audit = audit_counts(&written, &expected);
+        passes.audit = clock.elapsed().as_secs_f64();
+        if !audit.passed && !expected.public.is_empty() {
+            audit.violations.push(format!(
+                "public columns ({}) are known to the recipient and split the classes \
+                 they vary in: mark a column that tells persons apart quasi-identifying",
+                expected.public.join(", ")
+            ));
+        }
+        if !audit.passed {
+            return Err(Error::AuditFailed {
+                path: PathBuf::from(destination.describe()),
+                violations: audit.violations,
+            });
+        }
+        staged.publish()?;
+        spark_report.output = destination.describe();
+        report.output = Some(destination.describe());
+        report.audit = Some(audit);
+    }
+    report.timings = Some(crate::anonymizer::Timings {
+        read: passes.frequency_set,
+        search: passes.search,
+        release: passes.release,
+        audit: passes.audit,
+        ..Default::default()
+    });
+    report.engine = Some(EngineReport {
+        kind: EngineKind::Spark,
+        memory_limit: config.memory_limit()?,
+        spill_dir: String::new(),
+        frequency_set_rows: set_rows,
+        spilled_bytes: 0,
+        passes,
+        spark: Some(spark_report),
+    });
+    report.seconds = start.elapsed().as_secs_f64();
+    finish(tx, outputs, &report)?;
+    Ok(report)
+}
