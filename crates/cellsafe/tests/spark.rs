@@ -63,7 +63,7 @@ fn on_spark(spark: &Spark, names: &[&str], starless: &[&str]) -> FrequencySet {
     let index = |n: &&str| spark.header().iter().position(|h| h == n).unwrap();
     let columns: Vec<usize> = names.iter().map(index).collect();
     let stars: Vec<usize> = starless.iter().map(index).collect();
-    spark.frequency_set(&columns, &stars, &Silent).unwrap().0
+    spark.frequency_set(&columns, &stars, &Silent).unwrap().set
 }
 
 #[test]

@@ -29,10 +29,10 @@ use spark_connect::{DataType, SparkSession};
 
 use crate::data::table::{Dictionary, Table};
 use crate::engine::{FrequencySet, ReleasePlan};
-use crate::release::audit::{Counted, Group};
-use crate::release::RowOrder;
 use crate::error::{EngineError, Error, Result};
 use crate::observer::{Observer, Stage};
+use crate::release::audit::{Counted, Group};
+use crate::release::RowOrder;
 
 /// The environment variable a Spark Connect token is read from (never from the url).
 pub const TOKEN_VARIABLE: &str = "CELLSAFE_SPARK_TOKEN";
@@ -240,7 +240,6 @@ impl Spark {
 
     /// Runs `sql` on the cluster and fetches its result as Arrow record batches.
     fn fetch(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        if std::env::var_os("CELLSAFE_SPARK_DEBUG").is_some() { eprintln!("SQL: {sql}"); }
         let bytes = self
             .session
             .sql(sql)
@@ -272,7 +271,10 @@ impl Spark {
             select.push(format!("{} AS c{i}", quoted(&self.header[c])));
             keys.push(format!("c{i}"));
             if !self.is_text(c) {
-                select.push(format!("CAST({} AS STRING) AS t{i}", quoted(&self.header[c])));
+                select.push(format!(
+                    "CAST({} AS STRING) AS t{i}",
+                    quoted(&self.header[c])
+                ));
                 keys.push(format!("t{i}"));
             }
         }
@@ -332,10 +334,8 @@ impl Spark {
                     None
                 } else {
                     Some(
-                        crate::data::table::arrow_strings(
-                            named(batch, &format!("t{i}"))?.as_ref(),
-                        )
-                        .map_err(|e| spark_error(&self.name, e))?,
+                        crate::data::table::arrow_strings(named(batch, &format!("t{i}"))?.as_ref())
+                            .map_err(|e| spark_error(&self.name, e))?,
                     )
                 });
             }
@@ -481,11 +481,7 @@ impl Spark {
                         spark_error(&self.name, "a quasi-identifier is not in the frequency set")
                     })?;
                     let mut rows = Vec::new();
-                    let fields = vec![
-                        "k".to_owned(),
-                        "g".to_owned(),
-                        "l".to_owned(),
-                    ];
+                    let fields = vec!["k".to_owned(), "g".to_owned(), "l".to_owned()];
                     for (value, &group) in groups {
                         for key in keys.get(value).into_iter().flatten() {
                             rows.push(Row::new(
@@ -501,7 +497,11 @@ impl Spark {
                     let view = format!("{RESERVED}map_{quasi}");
                     self.send(
                         &view,
-                        &[("k", text.clone()), ("g", DataType::Integer), ("l", text.clone())],
+                        &[
+                            ("k", text.clone()),
+                            ("g", DataType::Integer),
+                            ("l", text.clone()),
+                        ],
                         rows,
                     )?;
                     joins.push_str(&format!(
@@ -558,7 +558,10 @@ impl Spark {
             "SELECT {} FROM (SELECT {}, {ROW_ID} AS {RESERVED}row, {suppressed} AS \
              {RESERVED}suppressed FROM {} s{joins}) WHERE {} ORDER BY {order}",
             names.join(", "),
-            cells.join(", ").replace(&format!("{RESERVED}suppressed THEN"), &format!("({suppressed}) THEN")),
+            cells.join(", ").replace(
+                &format!("{RESERVED}suppressed THEN"),
+                &format!("({suppressed}) THEN")
+            ),
             self.numbered(),
             if plan.dropped {
                 format!("NOT {RESERVED}suppressed")
@@ -588,7 +591,11 @@ impl Spark {
         let value = batches
             .iter()
             .find(|b| b.num_rows() > 0)
-            .and_then(|b| b.column(0).as_primitive_opt::<arrow_array::types::Int64Type>().map(|a| a.value(0)))
+            .and_then(|b| {
+                b.column(0)
+                    .as_primitive_opt::<arrow_array::types::Int64Type>()
+                    .map(|a| a.value(0))
+            })
             .ok_or_else(|| spark_error(&self.name, "a count came back empty"))?;
         Ok(value as u64)
     }
@@ -605,14 +612,16 @@ impl Spark {
         let stage = Stage::start(observer, "audit", None);
         let expected = plan.expected(&[]);
         let header = plan.header();
-        let source_of = |name: &str| -> Option<usize> { self.header.iter().position(|h| h == name) };
+        let source_of =
+            |name: &str| -> Option<usize> { self.header.iter().position(|h| h == name) };
         // a hidden cell reads as suppressed when it is `*` (a string) or null (a typed
         // column, which cannot hold `*`)
         let hidden: Vec<String> = header
             .iter()
             .filter(|h| !expected.public.contains(h))
             .map(|h| {
-                let string = expected.quasi.contains(h) || source_of(h).is_none_or(|c| self.is_text(c));
+                let string =
+                    expected.quasi.contains(h) || source_of(h).is_none_or(|c| self.is_text(c));
                 if string {
                     format!("coalesce({} = '*', false)", quoted(h))
                 } else {
@@ -632,7 +641,10 @@ impl Spark {
         let mut counted = Counted::default();
         for batch in &totals {
             for (c, into) in [(0, &mut counted.rows), (1, &mut counted.suppressed)] {
-                if let Some(a) = batch.column(c).as_primitive_opt::<arrow_array::types::Int64Type>() {
+                if let Some(a) = batch
+                    .column(c)
+                    .as_primitive_opt::<arrow_array::types::Int64Type>()
+                {
                     if !a.is_empty() && !a.is_null(0) {
                         *into = a.value(0) as u64;
                     }
@@ -890,12 +902,11 @@ impl Spark {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                Staging::Path(path.with_file_name(format!(
-                    "{name}.{RESERVED}staging_{}",
-                    unique()
-                )))
+                Staging::Path(path.with_file_name(format!("{name}.{RESERVED}staging_{}", unique())))
             }
-            Destination::Table(name) => Staging::Table(format!("{name}_{RESERVED}staging_{}", unique())),
+            Destination::Table(name) => {
+                Staging::Table(format!("{name}_{RESERVED}staging_{}", unique()))
+            }
         };
         pending().push((self.session.clone(), staging.clone()));
         Ok(Staged {

@@ -87,9 +87,11 @@ pub(super) fn anonymize(
         named.push(("the report".to_owned(), report.clone()));
     }
     if let Some(Destination::Path(p)) = &destination {
-        if outputs.report.as_ref().is_some_and(|r| {
-            std::path::absolute(r).is_ok_and(|r| r == *p || r.starts_with(p))
-        }) {
+        if outputs
+            .report
+            .as_ref()
+            .is_some_and(|r| std::path::absolute(r).is_ok_and(|r| r == *p || r.starts_with(p)))
+        {
             return Err(Error::config(
                 &file,
                 "output.report",
@@ -103,8 +105,10 @@ pub(super) fn anonymize(
     let remote = config.engine.remote.clone().unwrap_or_default();
     let clock = Instant::now();
     let source = source(config)?;
-    if let (Some(Destination::Path(out)), SparkSource::Parquet(p) | SparkSource::Csv { path: p, .. }) =
-        (&destination, &source)
+    if let (
+        Some(Destination::Path(out)),
+        SparkSource::Parquet(p) | SparkSource::Csv { path: p, .. },
+    ) = (&destination, &source)
     {
         if p.starts_with(out) || out.starts_with(p) {
             return Err(Error::config(

@@ -287,7 +287,8 @@ pub struct EngineSpec {
     /// Where the streaming engine's sort spills (relative to the config). Default: the
     /// released table's directory.
     #[serde(default)]
-    pub spill_dir: Option<PathBuf>,    /// The Spark Connect server of `kind = "spark"`: `sc://host:port` (a token, if the
+    pub spill_dir: Option<PathBuf>,
+    /// The Spark Connect server of `kind = "spark"`: `sc://host:port` (a token, if the
     /// server needs one, comes from the environment variable `CELLSAFE_SPARK_TOKEN`).
     #[serde(default)]
     pub remote: Option<String>,
