@@ -422,3 +422,45 @@ fn a_job_stopped_after_the_write_publishes_nothing_and_an_existing_release_needs
         .collect();
     assert_eq!(names, ["release.parquet"], "no staging or old release left");
 }
+
+/// A risk analysis (`cellsafe risk`) of Adult on the cluster's frequency set: the in-memory
+/// analysis, figure for figure, as the table is, under a transformation, and with a
+/// population size.
+#[test]
+fn risk_analyses_are_the_in_memory_ones() {
+    use cellsafe::job::risk::{risk, Population};
+    let Some(remote) = remote("risk_analyses_are_the_in_memory_ones") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let text = adult_job("[[privacy]]\nmodel = \"k-anonymity\"\nk = 5\n", "");
+    let here = config(dir.path(), "memory.toml", &text, None)
+        .problem()
+        .unwrap();
+    let there = config(dir.path(), "spark.toml", &text, Some(&remote))
+        .problem()
+        .unwrap();
+    assert_eq!(there.data.persons(), 30162);
+    assert!(
+        there.data.rows() < 30162,
+        "the cluster's frequency set, weighted"
+    );
+    let written = cellsafe::release::SuppressedRows::Star;
+    for (levels, population) in [
+        (None, None),
+        (Some(vec![0, 3, 0, 2, 3, 1, 1, 0]), None),
+        (
+            Some(vec![1, 2, 1, 1, 2, 1, 1, 0]),
+            Some(Population::Size(1_000_000)),
+        ),
+        (None, Some(Population::Fraction(0.1))),
+    ] {
+        let a = risk(&here, levels.as_deref(), 0.1, population, written).unwrap();
+        let b = risk(&there, levels.as_deref(), 0.1, population, written).unwrap();
+        assert_eq!(
+            serde_json::to_value(&b).unwrap(),
+            serde_json::to_value(&a).unwrap(),
+            "levels {levels:?}, population {population:?}"
+        );
+    }
+}

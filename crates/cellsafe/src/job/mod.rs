@@ -26,7 +26,7 @@ pub mod report;
 pub mod risk;
 pub mod risk_page;
 #[cfg(feature = "spark")]
-mod spark;
+pub(crate) mod spark;
 pub mod stream;
 pub mod synth;
 

@@ -106,7 +106,8 @@ pub fn risk(
     if !(0.0..=1.0).contains(&threshold) {
         return Err(JobError::RiskThreshold(threshold).into());
     }
-    let rows = problem.data.rows() as u64;
+    // persons, not rows: a frequency set's row stands for as many persons as its weight
+    let rows = problem.data.persons();
     let population_table = problem.data.population.as_ref().map(|p| p.rows() as u64);
     let population = match population {
         // a research subset's population is known
@@ -183,7 +184,7 @@ pub fn risk(
             }
         }
     }
-    let records = problem.data.rows() as u64;
+    let records = problem.data.persons();
     let histogram = Histogram::from_sizes(sizes.iter().copied());
     let risks = sample::risks(&sizes, pops.as_deref(), threshold);
     Ok(RiskReport {

@@ -64,6 +64,45 @@ fn destination(config: &Config, outputs: &Outputs) -> Option<Destination> {
         .map(|p| Destination::Path(std::path::absolute(p).unwrap_or_else(|_| p.clone())))
 }
 
+/// The source's columns the search reads: roles, public flags, the quasi-identifiers and
+/// sensitive columns (the frequency set's), and the insensitive ones (checked for `*`).
+type Columns = (Vec<Role>, Vec<bool>, Vec<usize>, Vec<usize>);
+
+fn columns(config: &Config, spark: &Spark) -> Result<Columns> {
+    let (roles, public) = config.source_roles(spark.header(), spark.source())?;
+    let counted: Vec<usize> = (0..roles.len())
+        .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
+        .collect();
+    let insensitive: Vec<usize> = (0..roles.len())
+        .filter(|&c| roles[c] == Role::Insensitive)
+        .collect();
+    Ok((roles, public, counted, insensitive))
+}
+
+/// The problem of `config` on the frequency set the cluster counts (for `cellsafe risk`
+/// and `evaluate`): its rows weighted by the persons they stand for.
+pub(crate) fn problem(
+    config: &Config,
+    observer: &dyn Observer,
+) -> Result<crate::algorithm::problem::Problem> {
+    config.check_parameters()?;
+    let file = config.file_name();
+    let spark = Spark::connect(
+        config.engine.remote.as_deref().unwrap_or_default(),
+        source(config)?,
+        &file,
+    )?;
+    let (_, _, counted, insensitive) = columns(config, &spark)?;
+    let set = spark.frequency_set(&counted, &insensitive, observer)?;
+    let data = config.frequency_dataset(set.set)?;
+    crate::algorithm::problem::Problem::new(
+        data,
+        &config.privacy,
+        config.suppression_limit,
+        &config.metric,
+    )
+}
+
 /// Runs `config` on the Spark engine (see the module documentation).
 pub(super) fn anonymize(
     config: &Config,
@@ -126,13 +165,7 @@ pub(super) fn anonymize(
     if let Some(d) = &destination {
         spark.check_destination(d, config.output.replace)?;
     }
-    let (roles, public) = config.source_roles(spark.header(), spark.source())?;
-    let columns: Vec<usize> = (0..roles.len())
-        .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
-        .collect();
-    let insensitive: Vec<usize> = (0..roles.len())
-        .filter(|&c| roles[c] == Role::Insensitive)
-        .collect();
+    let (roles, public, columns, insensitive) = columns(config, &spark)?;
     let counted = spark.frequency_set(&columns, &insensitive, observer)?;
     let set_rows = counted.set.table.rows();
     let mut passes = PassTimings {

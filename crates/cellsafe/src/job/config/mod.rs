@@ -349,7 +349,14 @@ impl Config {
 
     /// [`problem`](Self::problem), reporting how much of the input has been read and
     /// stopping with [`Error::Cancelled`] when `observer` says so while it is read.
+    /// On the Spark engine the problem is the frequency set the cluster counts, whose rows
+    /// are weighted by the persons they stand for.
     pub fn problem_observed(&self, observer: &dyn crate::observer::Observer) -> Result<Problem> {
+        if self.on_spark() {
+            self.engine_kind()?;
+            #[cfg(feature = "spark")]
+            return crate::job::spark::problem(self, observer);
+        }
         let (table, _) = self.read(observer)?;
         self.problem_of(table)
     }
