@@ -118,15 +118,11 @@ fn adult_job(models: &str, order: &str) -> String {
     text
 }
 
+/// A job's report and released rows.
+type Ran = (cellsafe::job::report::Report, Vec<Vec<String>>);
+
 /// Runs `text` in memory and on the cluster; returns both reports and released tables.
-fn both(
-    dir: &Path,
-    remote: &str,
-    text: &str,
-) -> (
-    (cellsafe::job::report::Report, Vec<Vec<String>>),
-    (cellsafe::job::report::Report, Vec<Vec<String>>),
-) {
+fn both(dir: &Path, remote: &str, text: &str) -> (Ran, Ran) {
     let here = dir.join("memory.parquet");
     let there = dir.join("spark.parquet");
     let local = cellsafe::job::anonymize(

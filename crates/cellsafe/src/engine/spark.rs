@@ -240,20 +240,27 @@ impl Spark {
 
     /// Runs `sql` on the cluster and fetches its result as Arrow record batches.
     fn fetch(&self, sql: &str) -> Result<Vec<RecordBatch>> {
+        self.fetch_sized(sql).map(|(batches, _)| batches)
+    }
+
+    /// [`fetch`](Self::fetch), with the bytes of Arrow IPC that came to this machine.
+    fn fetch_sized(&self, sql: &str) -> Result<(Vec<RecordBatch>, u64)> {
         let bytes = self
             .session
             .sql(sql)
             .map_err(|e| spark_error(&self.name, e))?
             .to_arrow()
             .map_err(|e| spark_error(&self.name, e))?;
+        let size = bytes.len() as u64;
         if bytes.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), 0));
         }
         let reader = arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(bytes), None)
             .map_err(|e| spark_error(&self.name, e))?;
-        reader
+        let batches = reader
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| spark_error(&self.name, e))
+            .map_err(|e| spark_error(&self.name, e))?;
+        Ok((batches, size))
     }
 
     /// Pass 1 (see the module documentation): the frequency set of the columns
@@ -296,12 +303,8 @@ impl Spark {
                 keys.join(", ")
             }
         );
-        let batches = self.fetch(&sql)?;
+        let (batches, bytes) = self.fetch_sized(&sql)?;
         stage.check()?;
-        let bytes: u64 = batches
-            .iter()
-            .map(|b| b.get_array_memory_size() as u64)
-            .sum();
         let named = |batch: &RecordBatch, name: &str| -> Result<arrow_array::ArrayRef> {
             batch
                 .column_by_name(name)
@@ -635,7 +638,7 @@ impl Spark {
             hidden.join(" AND ")
         };
         let relation = written.relation();
-        let totals = self.fetch(&format!(
+        let (totals, total_bytes) = self.fetch_sized(&format!(
             "SELECT count(*) AS n, count_if({all_hidden}) AS s FROM {relation}"
         ))?;
         let mut counted = Counted::default();
@@ -669,13 +672,9 @@ impl Spark {
                 grouped.join(", ")
             }
         );
-        let batches = self.fetch(&sql)?;
+        let (batches, bytes) = self.fetch_sized(&sql)?;
         stage.check()?;
-        let bytes: u64 = batches
-            .iter()
-            .chain(&totals)
-            .map(|b| b.get_array_memory_size() as u64)
-            .sum();
+        let bytes = bytes + total_bytes;
         let k = keys.len();
         let sensitive = expected.sensitive.len();
         for batch in &batches {
@@ -718,7 +717,7 @@ impl Spark {
 pub struct SparkSet {
     /// The frequency set.
     pub set: FrequencySet,
-    /// Bytes of Arrow fetched for it.
+    /// Bytes of Arrow IPC fetched for it (what came to this machine).
     pub bytes: u64,
     /// Per column counted (its index in the header): each value as the set holds it, and
     /// the cells Spark prints for it (`CAST(… AS STRING)`; none for a null).
@@ -830,11 +829,19 @@ fn remove_staging(session: &SparkSession, staging: &Staging) {
             }
         }
         Staging::Table(_) => {
-            let _ = session
-                .sql(&format!("DROP TABLE IF EXISTS {}", staging.relation()))
-                .and_then(|df| df.collect_record_batches());
+            let _ = execute(
+                session,
+                &format!("DROP TABLE IF EXISTS {}", staging.relation()),
+            );
         }
     }
+}
+
+/// Runs the statement `sql` on the cluster; an error as a message.
+fn execute(session: &SparkSession, sql: &str) -> std::result::Result<(), String> {
+    let frame = session.sql(sql).map_err(message)?;
+    frame.collect_record_batches().map_err(message)?;
+    Ok(())
 }
 
 /// A name no other run takes: this process's id and the clock's nanoseconds.
@@ -969,12 +976,7 @@ impl Staged<'_> {
             }
             (Destination::Table(target), staging @ Staging::Table(_)) => {
                 let run = |sql: String| -> Result<()> {
-                    spark
-                        .session
-                        .sql(&sql)
-                        .and_then(|df| df.collect_record_batches())
-                        .map(|_| ())
-                        .map_err(|e| spark_error(&spark.name, e))
+                    execute(&spark.session, &sql).map_err(|e| spark_error(&spark.name, e))
                 };
                 let target = Staging::Table(target.clone());
                 if self.replace {

@@ -51,9 +51,11 @@ pub struct EngineReport {
 pub struct SparkReport {
     /// The Spark Connect server (`engine.remote`, without a token).
     pub remote: String,
-    /// Bytes of Arrow fetched to this machine for the frequency set (the rows never are).
+    /// Bytes of Arrow IPC fetched to this machine for the frequency set (the rows never
+    /// are).
     pub frequency_set_bytes: u64,
-    /// Bytes of Arrow fetched for the audit count (one row per class and sensitive value).
+    /// Bytes of Arrow IPC fetched for the audit count (a row per class and sensitive
+    /// values).
     pub audit_bytes: u64,
     /// Where the cluster wrote the release (a Parquet directory or a table).
     pub output: String,
