@@ -9,7 +9,7 @@
 //! cancels the job through the library's observer and raises `KeyboardInterrupt`) and
 //! reporting progress to a Python callback when one is given.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -270,6 +270,32 @@ fn run<'py>(
     returned(py, done)
 }
 
+/// Runs the TOML job at `path` as `cellsafe anonymize` does, writing the released table to
+/// `output` and the report to `report` (all or nothing; on the Spark engine the cluster
+/// writes the release); returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, output=None, report=None, progress=None))]
+fn write_job<'py>(
+    py: Python<'py>,
+    path: &str,
+    output: Option<PathBuf>,
+    report: Option<PathBuf>,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<String> {
+    let config = Config::from_file(Path::new(path)).map_err(to_py)?;
+    // as the CLI does: the job's own paths, relative to it, unless given
+    let named = |p: &Option<PathBuf>| p.as_ref().map(|p| config.resolve(p));
+    let outputs = job::Outputs {
+        table: output.or_else(|| named(&config.output.path)),
+        report: report.or_else(|| named(&config.output.report)),
+        mapping: None,
+    };
+    let done = detached(py, progress, move |observer| {
+        job::anonymize(&config, &outputs, observer)
+    })?;
+    serde_json::to_string(&done).map_err(|e| Error::new_err(format!("the report: {e}")))
+}
+
 /// The config of a job on a table handed over: its keys (JSON) as TOML, parsed.
 fn given_config(config: &str, name: &str, source: &str) -> PyResult<Config> {
     let text = toml_of(config, name)?;
@@ -348,6 +374,7 @@ fn _cellsafe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AuditFailed", py.get_type::<AuditFailed>())?;
     m.add_function(wrap_pyfunction!(anonymize, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(write_job, m)?)?;
     m.add_function(wrap_pyfunction!(job_toml, m)?)?;
     m.add_function(wrap_pyfunction!(risk, m)?)?;
     m.add_function(wrap_pyfunction!(pareto, m)?)?;

@@ -29,6 +29,7 @@ from ._cellsafe import job_toml as _job_toml
 from ._cellsafe import pareto as _pareto
 from ._cellsafe import risk as _risk
 from ._cellsafe import run as _run
+from ._cellsafe import write_job as _write_job
 from .models import (
     AverageRisk,
     BetaLikeness,
@@ -52,6 +53,7 @@ __all__ = [
     "risk",
     "pareto",
     "run",
+    "write",
     "job",
     "Job",
     "Release",
@@ -523,6 +525,29 @@ def pareto(
             shown,
         )
     return _report(text)
+
+
+def write(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    output: Union[str, "os.PathLike[str]", None] = None,
+    report: Union[str, "os.PathLike[str]", None] = None,
+    progress: Progress = False,
+) -> Dict[str, Any]:
+    """Runs the TOML job at ``path`` as ``cellsafe anonymize`` does: writes the released
+    table to ``output`` (default: the job's ``[output] path``, else none) and the JSON
+    report to ``report``, all or nothing, and returns the report as a dict. This is how a
+    job on the Spark engine (``[engine] kind = "spark"``) runs from Python: the cluster
+    writes the release, which never comes to this machine."""
+    with _progress(progress) as shown:
+        text = _write_job(
+            os.fspath(path),
+            None if output is None else os.fspath(output),
+            None if report is None else os.fspath(report),
+            shown,
+        )
+    result: Dict[str, Any] = json.loads(text)
+    return result
 
 
 def run(path: Union[str, "os.PathLike[str]"], *, progress: Progress = False) -> Release:

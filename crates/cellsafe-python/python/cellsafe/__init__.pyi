@@ -135,3 +135,10 @@ def pareto(
     **keys: Any,
 ) -> Dict[str, Any]: ...
 def run(path: Union[str, os.PathLike[str]], *, progress: Progress = ...) -> Release: ...
+def write(
+    path: Union[str, os.PathLike[str]],
+    *,
+    output: Union[str, os.PathLike[str], None] = ...,
+    report: Union[str, os.PathLike[str], None] = ...,
+    progress: Progress = ...,
+) -> Dict[str, Any]: ...

@@ -31,6 +31,12 @@ def anonymize(
 def run(
     path: str, progress: Optional[Callable[[str, int, Optional[int]], None]] = None
 ) -> Tuple[str, Optional[Any]]: ...
+def write_job(
+    path: str,
+    output: Optional[str] = None,
+    report: Optional[str] = None,
+    progress: Optional[Callable[[str, int, Optional[int]], None]] = None,
+) -> str: ...
 def job_toml(config: str) -> str: ...
 def risk(
     config: str,

@@ -96,6 +96,12 @@ fn literal(text: &str) -> String {
 /// start of a source column's name.
 const RESERVED: &str = "cellsafe_spark_";
 
+/// Rows of a release per partition the cluster sorts and writes (one part file each).
+const ROWS_PER_PART: u64 = 2_000_000;
+
+/// The most partitions a release is written in.
+const MAX_PARTS: u64 = 10_000;
+
 /// The row id column the passes add.
 const ROW_ID: &str = "cellsafe_spark_row_id";
 
@@ -548,18 +554,30 @@ impl Spark {
             ));
             format!("x.{RESERVED}flag IS NOT NULL")
         };
-        let order = match plan.order {
-            RowOrder::Input => format!("{RESERVED}row"),
-            // a keyed hash of the row's number: its order tells nothing of the source's
-            RowOrder::Shuffled(seed) => format!(
-                "sha2(concat('cellsafe-order-{seed}-', CAST({RESERVED}row AS STRING)), 256), \
-                 {RESERVED}row"
+        // the written order: the source's (`keep_order`), or that of a keyed hash of each
+        // row's number (60 bits of SHA-256 of the seed and the number), which tells nothing
+        // of the source's. Shuffled rows are spread over `parts` partitions by their key and
+        // sorted by it within each: written in partition order, that is one seeded
+        // permutation, with no sampling pass over the rows as a global sort would make.
+        let parts = (set.set.rows / ROWS_PER_PART).clamp(1, MAX_PARTS);
+        let (key, order) = match plan.order {
+            RowOrder::Input => (String::new(), format!("ORDER BY {RESERVED}row")),
+            RowOrder::Shuffled(seed) => (
+                format!(
+                    ", CAST(conv(substring(sha2(concat('cellsafe-order-{seed}-', \
+                     CAST({ROW_ID} AS STRING)), 256), 1, 15), 16, 10) AS BIGINT) AS \
+                     {RESERVED}key"
+                ),
+                format!(
+                    "DISTRIBUTE BY pmod({RESERVED}key, {parts}) SORT BY {RESERVED}key, \
+                     {RESERVED}row"
+                ),
             ),
         };
         let names: Vec<String> = plan.header().iter().map(|h| quoted(h)).collect();
         let sql = format!(
-            "SELECT {} FROM (SELECT {}, {ROW_ID} AS {RESERVED}row, {suppressed} AS \
-             {RESERVED}suppressed FROM {} s{joins}) WHERE {} ORDER BY {order}",
+            "SELECT {} FROM (SELECT {}, {ROW_ID} AS {RESERVED}row{key}, {suppressed} AS \
+             {RESERVED}suppressed FROM {} s{joins}) WHERE {} {order}",
             names.join(", "),
             cells.join(", ").replace(
                 &format!("{RESERVED}suppressed THEN"),
