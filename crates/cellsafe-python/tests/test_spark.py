@@ -23,6 +23,7 @@ def _job(remote, extra=""):
     return text + "\n[output]\nkeep_order = true\n" + extra
 
 
+@pytest.mark.filterwarnings("ignore::cellsafe.CellsafeWarning")  # keep_order, on purpose
 def test_a_spark_job_from_python_releases_the_in_memory_rows(tmp_path):
     remote = os.environ.get("CELLSAFE_SPARK_REMOTE")
     if not remote:

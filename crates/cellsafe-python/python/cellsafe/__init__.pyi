@@ -30,6 +30,7 @@ __all__ = [
     "risk",
     "pareto",
     "run",
+    "write",
     "job",
     "Job",
     "Release",

@@ -10,6 +10,7 @@ __all__ = [
     "AuditFailed",
     "anonymize",
     "run",
+    "write_job",
     "job_toml",
     "risk",
     "pareto",
