@@ -460,3 +460,129 @@ fn risk_analyses_are_the_in_memory_ones() {
         );
     }
 }
+
+/// A register (Parquet) of a string and an integer quasi-identifier, a sensitive column
+/// and a Boolean flag column naming a research subset of about `share` percent, with the
+/// hierarchies of the values it holds; returns the job's text without models.
+fn register(dir: &Path, seed: u64, share: u64) -> String {
+    use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    let mut state = seed;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let rows = 3000 + next(2000) as usize;
+    let zip: Vec<String> = (0..rows).map(|_| format!("{}", 100 + next(9))).collect();
+    let age: Vec<i64> = (0..rows).map(|_| 20 + next(50) as i64).collect();
+    let sick: Vec<String> = (0..rows)
+        .map(|_| ["flu", "cold", "gout"][next(3) as usize].to_owned())
+        .collect();
+    let member: Vec<bool> = (0..rows).map(|_| next(100) < share).collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("zip", DataType::Utf8, false),
+        Field::new("age", DataType::Int64, false),
+        Field::new("sick", DataType::Utf8, false),
+        Field::new("member", DataType::Boolean, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(StringArray::from(zip.clone())) as ArrayRef,
+            Arc::new(Int64Array::from(age.clone())),
+            Arc::new(StringArray::from(sick)),
+            Arc::new(BooleanArray::from(member)),
+        ],
+    )
+    .unwrap();
+    let path = dir.join(format!("register{seed}.parquet"));
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1000))
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        schema,
+        Some(props),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let mut zips = zip;
+    zips.sort();
+    zips.dedup();
+    let zip_h: String = zips
+        .iter()
+        .map(|z| format!("{z};{}*;*\n", &z[..2]))
+        .collect();
+    let age_h: String = (20..70)
+        .map(|a| format!("{a};{}-{};*\n", a / 10 * 10, a / 10 * 10 + 9))
+        .collect();
+    std::fs::write(dir.join("zip.csv"), zip_h).unwrap();
+    std::fs::write(dir.join("age.csv"), age_h).unwrap();
+    format!(
+        "suppression_limit = 0.1\n\n[input]\npath = \"{}\"\n\n[input.subset]\ncolumn = \
+         \"member\"\n\n[attributes.zip]\nrole = \"quasi-identifying\"\nhierarchy = \"{}\"\n\n\
+         [attributes.age]\nrole = \"quasi-identifying\"\nhierarchy = \"{}\"\n\n\
+         [attributes.sick]\nrole = \"sensitive\"\n\n",
+        path.display(),
+        dir.join("zip.csv").display(),
+        dir.join("age.csv").display()
+    )
+}
+
+/// δ-presence on the cluster: the register's frequency set (with its flag column) is the
+/// population, the flagged rows the subset; the same transformation, suppressed rows and
+/// released rows as in memory, the audit of δ-presence passed on the cluster's counts,
+/// and a risk analysis with the register as population gives the in-memory figures.
+#[test]
+fn delta_presence_releases_what_the_in_memory_engine_releases() {
+    let Some(remote) = remote("delta_presence_releases_what_the_in_memory_engine_releases") else {
+        return;
+    };
+    for (seed, share, bounds) in [
+        (1u64, 40u64, (0.0, 0.6)),
+        (2, 25, (0.05, 0.5)),
+        (3, 60, (0.3, 0.9)),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = register(dir.path(), seed, share);
+        text.push_str(&format!(
+            "[[privacy]]\nmodel = \"k-anonymity\"\nk = 3\n\n[[privacy]]\nmodel = \
+             \"delta-presence\"\ndelta_min = {}\ndelta_max = {}\n\n[output]\nseed = 5\n",
+            bounds.0, bounds.1
+        ));
+        let what = format!("seed {seed}");
+        let ((a, rows_a), (b, rows_b)) = both(dir.path(), &remote, &text);
+        same_search(&a, &b, &what);
+        let (ja, jb) = (
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap(),
+        );
+        assert_eq!(ja["population_rows"], jb["population_rows"], "{what}");
+        assert_eq!(ja["rows"], jb["rows"], "{what}: the subset's rows");
+        assert!(
+            ja["rows"].as_u64().unwrap() < ja["population_rows"].as_u64().unwrap(),
+            "{what}: a subset"
+        );
+        assert_eq!(sorted(rows_a), sorted(rows_b), "{what}: the same rows");
+        let audit = b.audit.as_ref().unwrap();
+        assert!(
+            audit.unchecked.is_empty(),
+            "{what}: δ-presence audited: {audit:?}"
+        );
+        // the risks of the subset against its register
+        let here = config(dir.path(), "m.toml", &text, None).problem().unwrap();
+        let there = config(dir.path(), "s.toml", &text, Some(&remote))
+            .problem()
+            .unwrap();
+        let written = cellsafe::release::SuppressedRows::Star;
+        let risk = |p| cellsafe::job::risk::risk(p, Some(&[1, 1]), 0.1, None, written).unwrap();
+        assert_eq!(
+            serde_json::to_value(risk(&there)).unwrap(),
+            serde_json::to_value(risk(&here)).unwrap(),
+            "{what}: risks"
+        );
+    }
+}

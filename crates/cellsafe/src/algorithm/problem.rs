@@ -186,7 +186,12 @@ impl Problem {
             if data.confidentiality.is_some() {
                 return Err(DatasetError::WeightedUnsupported("logical safety ([safety])").into());
             }
-            if data.population.is_some() {
+            // a frequency set's subset has its population weighted too
+            if data
+                .population
+                .as_ref()
+                .is_some_and(|p| p.weights.is_none())
+            {
                 return Err(DatasetError::WeightedUnsupported("δ-presence").into());
             }
         }

@@ -506,12 +506,19 @@ impl<'a> Anonymizer<'a> {
             return refused("a suppression budget (a node of a Pareto front)");
         }
         let data = self.dataset()?;
-        if data.population.is_some() {
-            return refused("a research subset");
-        }
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
-        if problem.models.iter().any(|m| m.presence().is_some()) {
-            return refused("delta-presence");
+        // a research subset (δ-presence) as a release of it checks it
+        if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
+            return Err(AnonymizerError::SubsetInInputOrder.into());
+        }
+        if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
+            if let Some(c) = (0..problem.data.roles.len()).find(|&c| problem.data.public[c]) {
+                return Err(AnonymizerError::PresencePublicColumn {
+                    model: m.spec.name(),
+                    column: problem.data.table.header()[c].clone(),
+                }
+                .into());
+            }
         }
         let mut release = self.unreleased(problem, start);
         let clock = Instant::now();
@@ -801,7 +808,7 @@ fn build(table: &Table, column: usize, g: &Generalization) -> Result<(Hierarchy,
 
 /// What the audit of δ-presence reads: the population, and the label each of its values
 /// is released as at `levels`.
-fn presence_expected<'a>(
+pub(crate) fn presence_expected<'a>(
     problem: &Problem,
     population: &'a Population,
     levels: &[u8],
@@ -831,6 +838,7 @@ fn presence_expected<'a>(
         .collect();
     audit::PresenceExpected {
         population: &population.table,
+        weights: population.weights.as_deref().map(Vec::as_slice),
         labels,
     }
 }

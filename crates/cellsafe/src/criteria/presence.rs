@@ -55,7 +55,13 @@ impl DeltaPresence {
         };
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = population.leaves.iter().map(Vec::as_slice).collect();
-        let snapshot = Snapshot::build(&hierarchies, &leaves, &[], population.rows(), None)?;
+        let snapshot = Snapshot::build(
+            &hierarchies,
+            &leaves,
+            &[],
+            population.rows(),
+            population.weights.as_deref().map(Vec::as_slice),
+        )?;
         Ok(Some(DeltaPresence {
             delta_min,
             delta_max,

@@ -308,6 +308,7 @@ impl ReleasePlan {
             suppressed_rows: self.suppressed_rows,
             source_rows: self.source_rows,
             dropped: self.dropped,
+            presence: None,
         }
     }
 }

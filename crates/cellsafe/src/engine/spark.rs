@@ -455,11 +455,14 @@ impl Spark {
 
     /// Pass 3 (see the module documentation): the release `plan` written by the cluster
     /// to `target`'s staging location; `set` is the frequency set the plan was searched
-    /// on. Returns the rows written.
+    /// on. With `members` (a column, by its index in the header, and the values of it, as
+    /// the set holds them, that mark a row of the research subset), only those rows are
+    /// released. Returns the rows written.
     pub fn release(
         &self,
         plan: &ReleasePlan,
         set: &SparkSet,
+        members: Option<(usize, &[String])>,
         target: &Staging,
         observer: &dyn Observer,
     ) -> Result<u64> {
@@ -574,10 +577,39 @@ impl Spark {
                 ),
             ),
         };
+        // the research subset's rows: those whose flag Spark prints as a member's
+        let subset = match members {
+            None => "true".to_owned(),
+            Some((column, values)) => {
+                let keys = set.keys.get(&column).ok_or_else(|| {
+                    spark_error(&self.name, "the subset's flag is not in the frequency set")
+                })?;
+                let mut printed: Vec<String> = Vec::new();
+                let mut null = false;
+                for value in values {
+                    for key in keys.get(value).into_iter().flatten() {
+                        match key {
+                            Some(k) => printed.push(literal(k)),
+                            None => null = true,
+                        }
+                    }
+                }
+                let name = quoted(&self.header[column]);
+                let mut test = if printed.is_empty() {
+                    "false".to_owned()
+                } else {
+                    format!("CAST(s.{name} AS STRING) IN ({})", printed.join(", "))
+                };
+                if null {
+                    test = format!("({test} OR s.{name} IS NULL)");
+                }
+                test
+            }
+        };
         let names: Vec<String> = plan.header().iter().map(|h| quoted(h)).collect();
         let sql = format!(
             "SELECT {} FROM (SELECT {}, {ROW_ID} AS {RESERVED}row{key}, {suppressed} AS \
-             {RESERVED}suppressed FROM {} s{joins}) WHERE {} {order}",
+             {RESERVED}suppressed FROM {} s{joins} WHERE {subset}) WHERE {} {order}",
             names.join(", "),
             cells.join(", ").replace(
                 &format!("{RESERVED}suppressed THEN"),

@@ -128,12 +128,22 @@ pub struct Population {
     pub(crate) leaves: Vec<Vec<u32>>,
     /// The population row of each dataset row.
     pub members: Vec<u32>,
+    /// Persons per population row, when its rows are a frequency set's (each distinct
+    /// tuple once); None: a row is a person.
+    pub weights: Option<Arc<Vec<u32>>>,
 }
 
 impl Population {
     /// Number of population rows.
     pub fn rows(&self) -> usize {
         self.table.rows()
+    }
+    /// Number of persons: the sum of the weights, or the rows when unweighted.
+    pub fn persons(&self) -> u64 {
+        match &self.weights {
+            Some(w) => w.iter().map(|&w| w as u64).sum(),
+            None => self.rows() as u64,
+        }
     }
 }
 
@@ -263,9 +273,6 @@ impl Dataset {
         if self.population.is_some() {
             return Err(DatasetError::SubsetOfSubset.into());
         }
-        if self.weights.is_some() {
-            return Err(DatasetError::WeightedUnsupported("a research subset (δ-presence)").into());
-        }
         members.sort_unstable();
         let rows = self.rows();
         if let Some(&row) = members
@@ -287,10 +294,15 @@ impl Dataset {
         let sensitive_hierarchies = self.sensitive.into_iter().map(|s| s.hierarchy).collect();
         let mut data = Dataset::new(table, self.roles, hierarchies, sensitive_hierarchies)?
             .with_public(self.public)?;
+        // a frequency set's population: each member tuple stands for as many persons
+        if let Some(w) = &self.weights {
+            data = data.with_weights(members.iter().map(|&r| w[r as usize]).collect())?;
+        }
         data.population = Some(Arc::new(Population {
             table: population,
             leaves,
             members,
+            weights: self.weights,
         }));
         Ok(data)
     }

@@ -213,7 +213,11 @@ impl Report {
             found: false,
             input: problem.data.table.source().display().to_string(),
             rows: problem.data.persons() as usize,
-            population_rows: problem.data.population.as_ref().map(|p| p.rows()),
+            population_rows: problem
+                .data
+                .population
+                .as_ref()
+                .map(|p| p.persons() as usize),
             quasi_identifiers: problem.data.quasi.iter().map(|q| q.name.clone()).collect(),
             levels: None,
             suppressed_rows: 0,

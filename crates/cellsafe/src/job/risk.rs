@@ -108,7 +108,7 @@ pub fn risk(
     }
     // persons, not rows: a frequency set's row stands for as many persons as its weight
     let rows = problem.data.persons();
-    let population_table = problem.data.population.as_ref().map(|p| p.rows() as u64);
+    let population_table = problem.data.population.as_ref().map(|p| p.persons());
     let population = match population {
         // a research subset's population is known
         None => population_table,

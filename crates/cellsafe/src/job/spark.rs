@@ -69,14 +69,31 @@ fn destination(config: &Config, outputs: &Outputs) -> Option<Destination> {
 type Columns = (Vec<Role>, Vec<bool>, Vec<usize>, Vec<usize>);
 
 fn columns(config: &Config, spark: &Spark) -> Result<Columns> {
-    let (roles, public) = config.source_roles(spark.header(), spark.source())?;
+    let (mut roles, public) = config.source_roles(spark.header(), spark.source())?;
+    let flag = subset_flag(config, spark);
     let counted: Vec<usize> = (0..roles.len())
-        .filter(|&c| matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive))
+        .filter(|&c| {
+            matches!(roles[c], Role::QuasiIdentifying | Role::Sensitive) || Some(c) == flag
+        })
         .collect();
+    // the flag says who is in the research subset: counted, never released (the dataset
+    // refuses it listed with another role)
+    if let Some(c) = flag {
+        if !config.attributes.contains_key(&spark.header()[c]) {
+            roles[c] = Role::Identifying;
+        }
+    }
     let insensitive: Vec<usize> = (0..roles.len())
         .filter(|&c| roles[c] == Role::Insensitive)
         .collect();
     Ok((roles, public, counted, insensitive))
+}
+
+/// The index of the research subset's flag column (`[input.subset] column`) in the
+/// source's header, if the job has one there.
+fn subset_flag(config: &Config, spark: &Spark) -> Option<usize> {
+    let name = config.input.subset.as_ref()?.column.as_ref()?;
+    spark.header().iter().position(|h| h == name)
 }
 
 /// The problem of `config` on the frequency set the cluster counts (for `cellsafe risk`
@@ -201,14 +218,42 @@ pub(super) fn anonymize(
             release.order(),
             config.csv_format()?,
         )?;
+        // a research subset: its rows are those whose flag marks a member, and the audit of
+        // δ-presence compares the release with the whole source's frequency set
+        let population = release.problem().data.population.clone();
+        let flag = subset_flag(config, &spark);
+        let member_values: Vec<String> = match (&population, flag) {
+            (Some(p), Some(c)) => {
+                let table = &counted.set.table;
+                let column = table
+                    .column_index(&spark.header()[c])
+                    .expect("the flag is counted");
+                let mut values: Vec<String> = p
+                    .members
+                    .iter()
+                    .map(|&r| table.value(r as usize, column).to_owned())
+                    .collect();
+                values.sort();
+                values.dedup();
+                values
+            }
+            _ => Vec::new(),
+        };
+        let presence = population
+            .as_ref()
+            .map(|p| crate::anonymizer::presence_expected(release.problem(), p, &best.levels));
         drop(release);
         let staged = spark.stage(destination, config.output.replace)?;
-        spark.release(&plan, &counted, staged.location(), observer)?;
+        let members = flag
+            .filter(|_| population.is_some())
+            .map(|c| (c, &member_values[..]));
+        spark.release(&plan, &counted, members, staged.location(), observer)?;
         passes.release = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
         let (written, bytes) = spark.audit_count(staged.location(), &plan, observer)?;
         spark_report.audit_bytes = bytes;
-        let expected = plan.expected(&config.privacy);
+        let mut expected = plan.expected(&config.privacy);
+        expected.presence = presence.as_ref();
         let mut audit = audit_counts(&written, &expected);
         passes.audit = clock.elapsed().as_secs_f64();
         if !audit.passed && !expected.public.is_empty() {

@@ -27,17 +27,24 @@ impl Config {
     /// quasi-identifiers (decided by each person's own value, as only the gatekeeper does).
     pub(crate) fn dataset_with(&self, table: Table, personal: bool) -> Result<Dataset> {
         self.check_attribute_columns(&table)?;
-        self.dataset_of(table, personal)
+        self.dataset_of(table, personal, None)
     }
 
     /// The dataset of a frequency set counted by an engine: its quasi-identifier and
     /// sensitive columns, each row weighted by the rows it stands for. The attributes were
     /// checked against the source's header (see `source_roles`).
     pub(crate) fn frequency_dataset(&self, set: crate::engine::FrequencySet) -> Result<Dataset> {
-        self.dataset_of(set.table, false)?.with_weights(set.weights)
+        self.dataset_of(set.table, false, Some(set.weights))
     }
 
-    fn dataset_of(&self, table: Table, personal: bool) -> Result<Dataset> {
+    /// The dataset of `table`, whose rows stand for `weights` persons each when given (a
+    /// frequency set's; a research subset then keeps them for its population too).
+    fn dataset_of(
+        &self,
+        table: Table,
+        personal: bool,
+        weights: Option<Vec<u32>>,
+    ) -> Result<Dataset> {
         let file = self.file_name();
         let hdelim = single_byte(
             &self.input.hierarchy_delimiter,
@@ -134,16 +141,20 @@ impl Config {
             .map(|s| self.subset_rows(s, &table))
             .transpose()?;
         // a research subset: the dataset of the whole population, narrowed to the members
+        let mut weights = weights;
         let (table, population) = match members {
             None => (table, None),
             Some(members) => {
-                let population = Dataset::new(
+                let mut whole = Dataset::new(
                     table,
                     roles.clone(),
                     hierarchies.clone(),
                     sensitive_hierarchies.clone(),
-                )?
-                .research_subset(members)?;
+                )?;
+                if let Some(w) = weights.take() {
+                    whole = whole.with_weights(w)?;
+                }
+                let population = whole.research_subset(members)?;
                 (population.table.clone(), Some(population))
             }
         };
@@ -190,6 +201,10 @@ impl Config {
         };
         if let Some(c) = confidentiality {
             data = data.with_confidentiality(c);
+        }
+        // after the formulas, which a weighted dataset refuses (a subset took them already)
+        if let Some(w) = weights {
+            data = data.with_weights(w)?;
         }
         if data.quasi.is_empty() {
             return Err(Error::config(

@@ -102,7 +102,7 @@ impl Config {
     pub fn engine_kind(&self) -> Result<EngineKind> {
         match self.engine.kind {
             Some(EngineKind::Streaming) => {
-                if let Some((key, why)) = self.streaming_refusal() {
+                if let Some((key, why)) = self.streaming_refusal(false) {
                     return Err(Error::config(
                         self.file_name(),
                         key,
@@ -123,7 +123,7 @@ impl Config {
                         "the Spark engine needs cellsafe built with the `spark` feature",
                     ));
                 }
-                if let Some((key, why)) = self.streaming_refusal() {
+                if let Some((key, why)) = self.streaming_refusal(true) {
                     return Err(Error::config(
                         self.file_name(),
                         key,
@@ -166,7 +166,7 @@ impl Config {
                 let large = self.input.url.is_none()
                     && self.given.is_none()
                     && std::fs::metadata(self.data_path()).is_ok_and(|m| m.len() > limit);
-                Ok(if large && self.streaming_refusal().is_none() {
+                Ok(if large && self.streaming_refusal(false).is_none() {
                     EngineKind::Streaming
                 } else {
                     EngineKind::Memory
@@ -264,8 +264,15 @@ impl Config {
         Ok(())
     }
 
-    /// The key of what this job asks that the streaming engine cannot do, and what it is.
-    pub(crate) fn streaming_refusal(&self) -> Option<(&'static str, String)> {
+    /// The key of what this job asks that the streaming engine (or, `spark`, the Spark
+    /// engine) cannot do, and what it is. The Spark engine takes a research subset given
+    /// by a flag column of the source, and δ-presence on it.
+    pub(crate) fn streaming_refusal(&self, spark: bool) -> Option<(&'static str, String)> {
+        let flagged = self
+            .input
+            .subset
+            .as_ref()
+            .is_some_and(|s| s.column.is_some() && s.file.is_none());
         let presence = self
             .privacy
             .iter()
@@ -285,9 +292,15 @@ impl Config {
                 "a database input".to_owned(),
             ),
             (
-                self.input.subset.is_some(),
+                self.input.subset.is_some() && !(spark && flagged),
                 "input.subset",
-                "a research subset".to_owned(),
+                if spark {
+                    "a research subset given by a file of keys (on the cluster, give it as a \
+                     flag column, input.subset.column)"
+                        .to_owned()
+                } else {
+                    "a research subset".to_owned()
+                },
             ),
             (self.safety.is_some(), "safety", "logical safety".to_owned()),
             (
@@ -313,7 +326,11 @@ impl Config {
                 "output.values",
                 "microaggregation".to_owned(),
             ),
-            (presence.is_some(), "privacy", "delta-presence".to_owned()),
+            (
+                presence.is_some() && !spark,
+                "privacy",
+                "delta-presence".to_owned(),
+            ),
         ]
         .into_iter()
         .find_map(|(bad, key, why)| bad.then_some((key, why)))

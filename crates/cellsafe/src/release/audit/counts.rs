@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{group_holds, risk_holds_sizes, Audit, MAX_VIOLATIONS};
+use super::{group_holds, presence, risk_holds_sizes, Audit, PresenceExpected, MAX_VIOLATIONS};
 use crate::criteria::{Distance, ModelSpec};
 use crate::data::SUPPRESSED;
 
@@ -61,6 +61,8 @@ pub struct CountExpected<'a> {
     pub source_rows: u64,
     /// Whether suppressed rows are left out of the file (else written with `*`).
     pub dropped: bool,
+    /// The population and the released labels, for δ-presence (unchecked without).
+    pub presence: Option<&'a PresenceExpected<'a>>,
 }
 
 /// Judges the counts of a written release.
@@ -144,6 +146,33 @@ pub fn audit_counts(counted: &Counted, expected: &CountExpected) -> Audit {
                     model.name(),
                     counted.groups.len()
                 ));
+            }
+            continue;
+        }
+        if let (
+            ModelSpec::DeltaPresence {
+                delta_min,
+                delta_max,
+            },
+            Some(p),
+        ) = (model, expected.presence)
+        {
+            // each group's quasi-identifier cells with its rows; the suppressed rows, shown
+            // with `*` or left out, come from the population classes showing no row
+            let shown: Vec<(Vec<&str>, u64)> = counted
+                .groups
+                .iter()
+                .map(|(key, g)| (key[..q].iter().map(String::as_str).collect(), g.rows))
+                .collect();
+            match presence::violations(
+                p,
+                expected.quasi,
+                &shown,
+                expected.suppressed_rows as usize,
+                (*delta_min, *delta_max),
+            ) {
+                Ok(found) => found.into_iter().for_each(&mut violate),
+                Err(why) => violate(format!("{}: {why}", model.name())),
             }
             continue;
         }
@@ -248,6 +277,7 @@ mod tests {
             classes: &classes,
             suppressed_rows: 1,
             source_rows: 6,
+            presence: None,
             dropped: false,
         };
         let good = Counted {

@@ -189,9 +189,9 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
         {
             match expected.presence {
                 Some(p) => {
-                    let shown: Vec<Vec<&str>> = (0..released.rows())
+                    let shown: Vec<(Vec<&str>, u64)> = (0..released.rows())
                         .filter(|r| pool.binary_search(r).is_err())
-                        .map(|r| qi_cols.iter().map(|&c| released.value(r, c)).collect())
+                        .map(|r| (qi_cols.iter().map(|&c| released.value(r, c)).collect(), 1))
                         .collect();
                     let hidden = pool.len() + dropped.len();
                     match presence::violations(

@@ -13,18 +13,20 @@ use crate::data::table::Table;
 pub struct PresenceExpected<'a> {
     /// The population table the released rows were drawn from.
     pub population: &'a Table,
+    /// Persons per population row (None: one each), for a frequency set's population.
+    pub weights: Option<&'a [u32]>,
     /// Per quasi-identifier (in the order of [`super::Expected::quasi`]), the released label
     /// of each of its values in the population (the hierarchy at the released level).
     pub labels: Vec<FxHashMap<String, String>>,
 }
 
 /// The violations of δ-presence with bounds `[dmin, dmax]` in a release whose visible
-/// rows have quasi-identifier cells `released` (one tuple per row) and whose `hidden` rows
-/// are suppressed or left out.
+/// rows have quasi-identifier cells `released` (each tuple with its rows) and whose
+/// `hidden` rows are suppressed or left out.
 pub(super) fn violations(
     expected: &PresenceExpected,
     quasi: &[String],
-    released: &[Vec<&str>],
+    released: &[(Vec<&str>, u64)],
     hidden: usize,
     (dmin, dmax): (f64, f64),
 ) -> Result<Vec<String>, String> {
@@ -50,11 +52,11 @@ pub(super) fn violations(
                     .ok_or_else(|| format!("population value `{v}` has no released label"))
             })
             .collect::<Result<Vec<&str>, String>>()?;
-        *pcount.entry(key).or_default() += 1;
+        *pcount.entry(key).or_default() += expected.weights.map_or(1, |w| w[r] as u64);
     }
     let mut count: FxHashMap<&[&str], u64> = FxHashMap::default();
-    for row in released {
-        *count.entry(row.as_slice()).or_default() += 1;
+    for (row, n) in released {
+        *count.entry(row.as_slice()).or_default() += n;
     }
     let within = |d: f64| d >= dmin && d <= dmax;
     let mut out = Vec::new();
@@ -103,37 +105,72 @@ pub(super) fn violations(
 mod tests {
     use super::*;
 
-    /// A population of zip codes: 4 in 1111, 4 in 2222, 2 in 3333, released as themselves.
-    fn expected(population: &Table) -> PresenceExpected<'_> {
+    /// A population of zip codes: 4 in 1111, 4 in 2222, 2 in 3333, released as themselves;
+    /// `weights` says how many persons each row stands for.
+    fn expected<'a>(population: &'a Table, weights: Option<&'a [u32]>) -> PresenceExpected<'a> {
         let labels = ["1111", "2222", "3333"]
             .iter()
             .map(|v| (v.to_string(), v.to_string()))
             .collect();
         PresenceExpected {
             population,
+            weights,
             labels: vec![labels],
         }
     }
 
-    fn population() -> Table {
-        let rows: Vec<Vec<String>> = [("1111", 4), ("2222", 4), ("3333", 2)]
+    /// The population a person per row, or (`weighted`) a row per zip code with its
+    /// persons as weight.
+    fn population(weighted: bool) -> (Table, Option<Vec<u32>>) {
+        let zips = [("1111", 4), ("2222", 4), ("3333", 2)];
+        if weighted {
+            let rows: Vec<Vec<String>> = zips.iter().map(|&(z, _)| vec![z.to_string()]).collect();
+            let weights = zips.iter().map(|&(_, n)| n).collect();
+            return (
+                Table::from_rows(vec!["zip".into()], &rows).unwrap(),
+                Some(weights),
+            );
+        }
+        let rows: Vec<Vec<String>> = zips
             .iter()
             .flat_map(|&(z, n)| (0..n).map(move |_| vec![z.to_string()]))
             .collect();
-        Table::from_rows(vec!["zip".into()], &rows).unwrap()
+        (Table::from_rows(vec!["zip".into()], &rows).unwrap(), None)
     }
 
     fn check(released: &[&str], hidden: usize, bounds: (f64, f64)) -> Vec<String> {
-        let population = population();
-        let rows: Vec<Vec<&str>> = released.iter().map(|z| vec![*z]).collect();
-        violations(
-            &expected(&population),
-            &["zip".into()],
-            &rows,
-            hidden,
-            bounds,
-        )
-        .unwrap()
+        let mut verdicts = Vec::new();
+        for weighted in [false, true] {
+            let (population, weights) = population(weighted);
+            // one tuple per row, or each distinct tuple with its rows
+            let rows: Vec<(Vec<&str>, u64)> = if weighted {
+                let mut distinct: Vec<(Vec<&str>, u64)> = Vec::new();
+                for z in released {
+                    match distinct.iter_mut().find(|(k, _)| k[0] == *z) {
+                        Some(d) => d.1 += 1,
+                        None => distinct.push((vec![*z], 1)),
+                    }
+                }
+                distinct
+            } else {
+                released.iter().map(|z| (vec![*z], 1)).collect()
+            };
+            verdicts.push(
+                violations(
+                    &expected(&population, weights.as_deref()),
+                    &["zip".into()],
+                    &rows,
+                    hidden,
+                    bounds,
+                )
+                .unwrap(),
+            );
+        }
+        assert_eq!(
+            verdicts[0], verdicts[1],
+            "a frequency set's population, weighted"
+        );
+        verdicts.remove(0)
     }
 
     #[test]
