@@ -521,9 +521,8 @@ fn features_needing_one_row_per_person_refuse_weights() {
         .err()
         .unwrap();
     assert_eq!(weighted_error(e), "set-based generalization");
-    // δ-presence: a research subset is not weighted, nor a weighted table subset
-    let e = weighted().research_subset(vec![0, 1]).unwrap_err();
-    assert!(weighted_error(e).contains("δ-presence"));
+    // δ-presence: a research subset of an unweighted table is not weighted afterwards
+    // (a weighted table's subset keeps its weights: `research_subsets_of_weighted_tables`)
     let subset = dataset(&case, &case.rows, None)
         .research_subset(vec![0, 2])
         .unwrap();
@@ -541,4 +540,77 @@ fn logical_safety_refuses_weights() {
     let rows = data.rows();
     let e = data.with_weights(vec![1; rows]).unwrap_err();
     assert!(weighted_error(e).contains("[safety]"));
+}
+
+/// A research subset of a frequency set (its tuples weighted by their rows, the members
+/// whole tuples) is the subset of the table it counts: the same persons, the same
+/// population, and the same risks and δ-presence verdicts at every node (the journalist
+/// risk reads each class's population count).
+#[test]
+fn research_subsets_of_weighted_tables() {
+    use cellsafe::job::risk::{risk, Population};
+    let case = Case {
+        qis: vec![(6, vec![2, 4]), (4, vec![2])],
+        sensitive: 3,
+        rows: vec![
+            (vec![0, 0], 0),
+            (vec![1, 1], 1),
+            (vec![2, 0], 2),
+            (vec![3, 3], 0),
+            (vec![4, 2], 1),
+            (vec![5, 1], 2),
+            (vec![0, 3], 1),
+        ],
+    };
+    let weights = vec![3, 1, 4, 2, 5, 1, 2];
+    let members = vec![0u32, 2, 3, 5];
+    // the table the frequency set counts: each tuple as many times as its weight
+    let mut expanded = Vec::new();
+    let mut expanded_members = Vec::new();
+    for (t, row) in case.rows.iter().enumerate() {
+        for _ in 0..weights[t] {
+            if members.contains(&(t as u32)) {
+                expanded_members.push(expanded.len() as u32);
+            }
+            expanded.push(row.clone());
+        }
+    }
+    let whole = dataset(&case, &expanded, None)
+        .research_subset(expanded_members)
+        .unwrap();
+    let counted = dataset(&case, &case.rows, Some(weights))
+        .research_subset(members)
+        .unwrap();
+    assert_eq!(counted.persons(), whole.persons());
+    assert_eq!(
+        counted.population().unwrap().persons(),
+        whole.population().unwrap().persons()
+    );
+    let models = [
+        ModelSpec::KAnonymity { k: 2 },
+        ModelSpec::DeltaPresence {
+            delta_min: 0.2,
+            delta_max: 0.8,
+        },
+    ];
+    let problem = |d| Problem::new(d, &models, 0.3, &MetricSpec::default()).unwrap();
+    let (a, b) = (problem(whole), problem(counted));
+    let written = cellsafe::release::SuppressedRows::Star;
+    for levels in [[0, 0], [1, 0], [0, 1], [1, 1], [2, 1], [2, 0]] {
+        for population in [None, Some(Population::Size(100))] {
+            let here = risk(&a, Some(&levels), 0.3, population, written).unwrap();
+            let there = risk(&b, Some(&levels), 0.3, population, written).unwrap();
+            assert_eq!(
+                serde_json::to_value(&there).unwrap(),
+                serde_json::to_value(&here).unwrap(),
+                "levels {levels:?}"
+            );
+        }
+        let (x, y) = (a.evaluate(&levels).unwrap(), b.evaluate(&levels).unwrap());
+        assert_eq!(
+            (x.suppressed_rows, x.acceptable),
+            (y.suppressed_rows, y.acceptable),
+            "levels {levels:?}: the δ-presence verdict"
+        );
+    }
 }
