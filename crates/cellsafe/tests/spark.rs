@@ -17,16 +17,7 @@ use cellsafe::{CsvFormat, Table};
 
 /// The server's url, or None (the test then says it was skipped).
 fn remote(test: &str) -> Option<String> {
-    match std::env::var("CELLSAFE_SPARK_REMOTE") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            common::skipped(&format!(
-                "spark::{test}: CELLSAFE_SPARK_REMOTE is not set (scripts/test starts a \
-                 cluster and sets it)"
-            ));
-            None
-        }
-    }
+    common::spark_remote(&format!("{}::{test}", module_path!()))
 }
 
 fn adult() -> PathBuf {
@@ -129,7 +120,7 @@ fn random_frequency_sets_are_the_in_memory_ones() {
             Field::new("sick", DataType::Utf8, false),
         ]));
         let batch = RecordBatch::try_new(
-            schema.clone(),
+            schema,
             vec![
                 Arc::new(StringArray::from(zip)) as ArrayRef,
                 Arc::new(Int64Array::from(age)),
@@ -139,17 +130,7 @@ fn random_frequency_sets_are_the_in_memory_ones() {
         )
         .unwrap();
         let path = dir.path().join(format!("random{seed}.parquet"));
-        let props = parquet::file::properties::WriterProperties::builder()
-            .set_max_row_group_row_count(Some(700))
-            .build();
-        let mut writer = parquet::arrow::ArrowWriter::try_new(
-            std::fs::File::create(&path).unwrap(),
-            schema,
-            Some(props),
-        )
-        .unwrap();
-        writer.write(&batch).unwrap();
-        writer.close().unwrap();
+        common::write_parquet(&path, &batch, 700);
         let table = Table::read(
             &path,
             cellsafe::data::table::Format::Parquet,

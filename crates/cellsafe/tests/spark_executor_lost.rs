@@ -154,7 +154,7 @@ fn a_killed_executor_gives_the_release_or_nothing() {
         Field::new("sick", DataType::Utf8, false),
     ]));
     let batch = RecordBatch::try_new(
-        schema.clone(),
+        schema,
         vec![
             Arc::new(Int64Array::from(age)) as ArrayRef,
             Arc::new(StringArray::from(town)),
@@ -163,17 +163,7 @@ fn a_killed_executor_gives_the_release_or_nothing() {
     )
     .unwrap();
     let input = dir.path().join("people.parquet");
-    let props = parquet::file::properties::WriterProperties::builder()
-        .set_max_row_group_row_count(Some(50_000))
-        .build();
-    let mut writer = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&input).unwrap(),
-        schema,
-        Some(props),
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    common::write_parquet(&input, &batch, 50_000);
     let ages: String = (18..88)
         .map(|a| format!("{a};{}-{};*\n", a / 10 * 10, a / 10 * 10 + 9))
         .collect();

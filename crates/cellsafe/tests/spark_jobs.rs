@@ -20,16 +20,7 @@ use cellsafe::{CsvFormat, Table};
 
 /// The server's url, or None (the test then says it was skipped).
 fn remote(test: &str) -> Option<String> {
-    match std::env::var("CELLSAFE_SPARK_REMOTE") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            common::skipped(&format!(
-                "spark_jobs::{test}: CELLSAFE_SPARK_REMOTE is not set (scripts/test starts a \
-                 cluster and sets it)"
-            ));
-            None
-        }
-    }
+    common::spark_remote(&format!("{}::{test}", module_path!()))
 }
 
 /// The config `text` written as `name` in `dir`, with `[engine]` for Spark at `remote`
@@ -267,7 +258,7 @@ fn random_table(dir: &Path, seed: u64) -> String {
         Field::new("sick", DataType::Utf8, false),
     ]));
     let batch = RecordBatch::try_new(
-        schema.clone(),
+        schema,
         vec![
             Arc::new(StringArray::from(zip.clone())) as ArrayRef,
             Arc::new(Int64Array::from(age.clone())),
@@ -277,17 +268,7 @@ fn random_table(dir: &Path, seed: u64) -> String {
     )
     .unwrap();
     let path = dir.join(format!("random{seed}.parquet"));
-    let props = parquet::file::properties::WriterProperties::builder()
-        .set_max_row_group_row_count(Some(500))
-        .build();
-    let mut writer = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema,
-        Some(props),
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    common::write_parquet(&path, &batch, 500);
     // hierarchies as the values print (a null reads as the empty string, a missing marker)
     let mut zips: Vec<String> = zip.into_iter().flatten().collect();
     zips.sort();
@@ -488,7 +469,7 @@ fn register(dir: &Path, seed: u64, share: u64) -> String {
         Field::new("member", DataType::Boolean, false),
     ]));
     let batch = RecordBatch::try_new(
-        schema.clone(),
+        schema,
         vec![
             Arc::new(StringArray::from(zip.clone())) as ArrayRef,
             Arc::new(Int64Array::from(age.clone())),
@@ -498,17 +479,7 @@ fn register(dir: &Path, seed: u64, share: u64) -> String {
     )
     .unwrap();
     let path = dir.join(format!("register{seed}.parquet"));
-    let props = parquet::file::properties::WriterProperties::builder()
-        .set_max_row_group_row_count(Some(1000))
-        .build();
-    let mut writer = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema,
-        Some(props),
-    )
-    .unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    common::write_parquet(&path, &batch, 1000);
     let mut zips = zip;
     zips.sort();
     zips.dedup();

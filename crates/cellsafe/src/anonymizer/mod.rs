@@ -455,17 +455,8 @@ impl<'a> Anonymizer<'a> {
             }
             problem.suppress_smallest_within(rows);
         }
-        if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
-            return Err(AnonymizerError::SubsetInInputOrder.into());
-        }
+        self.check_subset(&problem)?;
         if let Some(m) = problem.models.iter().find(|m| m.presence().is_some()) {
-            if let Some(c) = (0..problem.data.roles.len()).find(|&c| problem.data.public[c]) {
-                return Err(AnonymizerError::PresencePublicColumn {
-                    model: m.spec.name(),
-                    column: problem.data.table.header()[c].clone(),
-                }
-                .into());
-            }
             if matches!(self.algorithm, Algorithm::SetBased | Algorithm::Mondrian) {
                 return Err(AnonymizerError::PresenceNotLevelBased(m.spec.name()).into());
             }
@@ -508,6 +499,20 @@ impl<'a> Anonymizer<'a> {
         let data = self.dataset()?;
         let problem = Problem::new(data, &self.models, self.suppression_limit, &self.metric)?;
         // a research subset (δ-presence) as a release of it checks it
+        self.check_subset(&problem)?;
+        let mut release = self.unreleased(problem, start);
+        let clock = Instant::now();
+        let outcome = self.search_node(&release.problem)?;
+        release.best = outcome.best.clone();
+        release.outcome = outcome;
+        release.timings.search = clock.elapsed().as_secs_f64();
+        Ok(release)
+    }
+
+    /// What a release of a research subset needs: not in the input's order (the members'
+    /// positions would show), and no public column beside δ-presence (the population the
+    /// recipient holds has none).
+    fn check_subset(&self, problem: &Problem) -> Result<()> {
         if problem.data.population.is_some() && self.order == Some(RowOrder::Input) {
             return Err(AnonymizerError::SubsetInInputOrder.into());
         }
@@ -520,13 +525,7 @@ impl<'a> Anonymizer<'a> {
                 .into());
             }
         }
-        let mut release = self.unreleased(problem, start);
-        let clock = Instant::now();
-        let outcome = self.search_node(&release.problem)?;
-        release.best = outcome.best.clone();
-        release.outcome = outcome;
-        release.timings.search = clock.elapsed().as_secs_f64();
-        Ok(release)
+        Ok(())
     }
 
     /// A release of `problem` with nothing found or written yet, in the configured order

@@ -10,12 +10,12 @@
 //! an interrupt removes the staging location. The report is written here, as for every
 //! job.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::config::{Config, EngineKind};
 use super::report::Report;
-use super::stream::{search_set, EngineReport, SparkReport};
+use super::stream::{judged, search_set, timings, EngineReport, SparkReport};
 use super::{finish, Outputs};
 use crate::data::table::Format;
 use crate::data::Role;
@@ -23,7 +23,6 @@ use crate::engine::spark::{Destination, Spark, SparkSource};
 use crate::engine::{PassTimings, ReleasePlan};
 use crate::error::{Error, Result};
 use crate::observer::Observer;
-use crate::release::audit::audit_counts;
 use crate::release::output::{check_paths, Transaction};
 
 /// The source `[input]` names, as the cluster reads it: a path relative to the config is
@@ -254,33 +253,14 @@ pub(super) fn anonymize(
         spark_report.audit_bytes = bytes;
         let mut expected = plan.expected(&config.privacy);
         expected.presence = presence.as_ref();
-        let mut audit = audit_counts(&written, &expected);
+        let audit = judged(&written, &expected, Path::new(&destination.describe()))?;
         passes.audit = clock.elapsed().as_secs_f64();
-        if !audit.passed && !expected.public.is_empty() {
-            audit.violations.push(format!(
-                "public columns ({}) are known to the recipient and split the classes \
-                 they vary in: mark a column that tells persons apart quasi-identifying",
-                expected.public.join(", ")
-            ));
-        }
-        if !audit.passed {
-            return Err(Error::AuditFailed {
-                path: PathBuf::from(destination.describe()),
-                violations: audit.violations,
-            });
-        }
         staged.publish()?;
         spark_report.output = destination.describe();
         report.output = Some(destination.describe());
         report.audit = Some(audit);
     }
-    report.timings = Some(crate::anonymizer::Timings {
-        read: passes.frequency_set,
-        search: passes.search,
-        release: passes.release,
-        audit: passes.audit,
-        ..Default::default()
-    });
+    report.timings = Some(timings(&passes));
     report.engine = Some(EngineReport {
         kind: EngineKind::Spark,
         memory_limit: config.memory_limit()?,

@@ -194,23 +194,8 @@ pub(super) fn anonymize(
         engine_report.passes.release = clock.elapsed().as_secs_f64();
         let clock = Instant::now();
         let counted = engine.audit_count(&written, &plan, observer)?;
-        let expected = plan.expected(&config.privacy);
-        let mut audit = audit_counts(&counted, &expected);
+        let audit = judged(&counted, &plan.expected(&config.privacy), path)?;
         engine_report.passes.audit = clock.elapsed().as_secs_f64();
-        if !audit.passed && !expected.public.is_empty() {
-            // as the in-memory release says (`Anonymizer::release_node`)
-            audit.violations.push(format!(
-                "public columns ({}) are known to the recipient and split the classes \
-                 they vary in: mark a column that tells persons apart quasi-identifying",
-                expected.public.join(", ")
-            ));
-        }
-        if !audit.passed {
-            return Err(Error::AuditFailed {
-                path: path.clone(),
-                violations: audit.violations,
-            });
-        }
         if out_format != Format::Csv {
             report.output_schema = Some(stage_columnar(
                 &mut tx,
@@ -231,18 +216,47 @@ pub(super) fn anonymize(
         report.output = Some(path.display().to_string());
         report.audit = Some(audit);
     }
-    let passes = engine_report.passes;
-    report.timings = Some(crate::anonymizer::Timings {
+    report.timings = Some(timings(&engine_report.passes));
+    report.engine = Some(engine_report);
+    report.seconds = start.elapsed().as_secs_f64();
+    finish(tx, outputs, &report)?;
+    Ok(report)
+}
+
+/// The counts of a written release judged against what the search released: the audit,
+/// or [`Error::AuditFailed`] naming `path`.
+pub(super) fn judged(
+    counted: &crate::release::audit::Counted,
+    expected: &crate::release::audit::CountExpected,
+    path: &Path,
+) -> Result<crate::release::audit::Audit> {
+    let mut audit = audit_counts(counted, expected);
+    if !audit.passed && !expected.public.is_empty() {
+        // as the in-memory release says (`Anonymizer::release_node`)
+        audit.violations.push(format!(
+            "public columns ({}) are known to the recipient and split the classes they vary \
+             in: mark a column that tells persons apart quasi-identifying",
+            expected.public.join(", ")
+        ));
+    }
+    if !audit.passed {
+        return Err(Error::AuditFailed {
+            path: path.to_owned(),
+            violations: audit.violations,
+        });
+    }
+    Ok(audit)
+}
+
+/// An engine's passes as the report's timings.
+pub(super) fn timings(passes: &PassTimings) -> crate::anonymizer::Timings {
+    crate::anonymizer::Timings {
         read: passes.frequency_set,
         search: passes.search,
         release: passes.release,
         audit: passes.audit,
         ..Default::default()
-    });
-    report.engine = Some(engine_report);
-    report.seconds = start.elapsed().as_secs_f64();
-    finish(tx, outputs, &report)?;
-    Ok(report)
+    }
 }
 
 /// The search on a frequency set `set` of the columns `columns` (indices in `header`, the

@@ -113,3 +113,37 @@ pub fn hierarchy_rows(j: usize, leaves: u32, widths: &[u32]) -> Vec<Vec<String>>
         })
         .collect()
 }
+
+/// The Spark Connect server of the test cluster (`CELLSAFE_SPARK_REMOTE`, set by
+/// `scripts/test` after it starts one), or None after saying that `test` was skipped.
+#[allow(dead_code)] // only the Spark tests ask
+pub fn spark_remote(test: &str) -> Option<String> {
+    match std::env::var("CELLSAFE_SPARK_REMOTE") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            skipped(&format!(
+                "{test}: CELLSAFE_SPARK_REMOTE is not set (scripts/test starts a cluster and \
+                 sets it)"
+            ));
+            None
+        }
+    }
+}
+
+/// Writes `batch` to the Parquet file `path` in row groups of at most `group` rows (so a
+/// reader splits it into several partitions).
+#[cfg(feature = "arrow")]
+#[allow(dead_code)] // only the tests that write Parquet
+pub fn write_parquet(path: &std::path::Path, batch: &arrow_array::RecordBatch, group: usize) {
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(path).unwrap(),
+        batch.schema(),
+        Some(props),
+    )
+    .unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
