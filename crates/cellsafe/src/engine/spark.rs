@@ -473,6 +473,16 @@ impl Spark {
         // a view per quasi-identifier: each of its values as Spark prints it, the value's
         // group and the group's label
         let mut joins = String::new();
+        // whether a row is suppressed: its class key is one of the suppressed classes'
+        // (joined below, after the groups it is keyed by)
+        let generalized = plan.released_columns().filter(|c| c.2.is_some()).count();
+        let suppressed = if generalized > 0 {
+            format!("x.{RESERVED}flag IS NOT NULL")
+        } else if plan.suppressed_classes().next().is_some() {
+            "true".to_owned()
+        } else {
+            "false".to_owned()
+        };
         let mut cells = Vec::new();
         let mut quasi = 0;
         for (source, public, generalized) in plan.released_columns() {
@@ -481,9 +491,9 @@ impl Spark {
                 if public {
                     cell
                 } else if self.is_text(source) || generalized.is_some() {
-                    format!("CASE WHEN {RESERVED}suppressed THEN '*' ELSE {cell} END")
+                    format!("CASE WHEN {suppressed} THEN '*' ELSE {cell} END")
                 } else {
-                    format!("CASE WHEN {RESERVED}suppressed THEN NULL ELSE {cell} END")
+                    format!("CASE WHEN {suppressed} THEN NULL ELSE {cell} END")
                 }
             };
             match generalized {
@@ -525,13 +535,7 @@ impl Spark {
             }
         }
         // the suppressed classes, by their groups
-        let suppressed = if quasi == 0 {
-            if plan.suppressed_classes().next().is_some() {
-                "true".to_owned()
-            } else {
-                "false".to_owned()
-            }
-        } else {
+        if quasi > 0 {
             let fields: Vec<String> = (0..quasi).map(|q| format!("g{q}")).collect();
             let rows = plan
                 .suppressed_classes()
@@ -555,8 +559,7 @@ impl Spark {
                     .collect::<Vec<_>>()
                     .join(" AND ")
             ));
-            format!("x.{RESERVED}flag IS NOT NULL")
-        };
+        }
         // the written order: the source's (`keep_order`), or that of a keyed hash of each
         // row's number (60 bits of SHA-256 of the seed and the number), which tells nothing
         // of the source's. Shuffled rows are spread over `parts` partitions by their key and
@@ -611,10 +614,7 @@ impl Spark {
             "SELECT {} FROM (SELECT {}, {ROW_ID} AS {RESERVED}row{key}, {suppressed} AS \
              {RESERVED}suppressed FROM {} s{joins} WHERE {subset}) WHERE {} {order}",
             names.join(", "),
-            cells.join(", ").replace(
-                &format!("{RESERVED}suppressed THEN"),
-                &format!("({suppressed}) THEN")
-            ),
+            cells.join(", "),
             self.numbered(),
             if plan.dropped {
                 format!("NOT {RESERVED}suppressed")
