@@ -17,6 +17,7 @@ macro_rules! outln {
 }
 
 mod demo;
+mod studio;
 
 /// mimalloc: the searches allocate and free a class table per node; on Adult k=5 1%
 /// (9 QIs) the whole command takes 0.80x the time with the system allocator, for a
@@ -95,6 +96,21 @@ enum Command {
         /// Address to listen on (default: the config's [service] listen).
         #[arg(long)]
         listen: Option<String>,
+    },
+    /// The workbench: build, run and explore a job in the browser, then download the
+    /// release and the job as TOML. Prints the address to open (with its one-time random
+    /// token; every request without it is refused). Runs until SIGTERM or Ctrl-C. Needs a
+    /// cellsafe built with `--features studio`.
+    Studio {
+        /// Address to listen on (loopback by default; port 0 picks a free one).
+        #[arg(long, default_value = studio::DEFAULT_LISTEN)]
+        listen: String,
+        /// Open the address in the desktop's browser.
+        #[arg(long)]
+        open: bool,
+        /// Largest file the browser may upload, in bytes.
+        #[arg(long, default_value_t = 2 << 30)]
+        max_upload: u64,
     },
     /// Add seeded flag columns `COLUMN_sensitive` (1 = the person holds this cell
     /// sensitive) to a table, for semi-sensitive attributes (paper 004).
@@ -251,6 +267,15 @@ fn main() -> ExitCode {
     if let Command::Serve { config, listen } = &cli.command {
         signals::release();
         return serve(config, listen.as_deref());
+    }
+    if let Command::Studio {
+        listen,
+        open,
+        max_upload,
+    } = &cli.command
+    {
+        signals::release();
+        return studio::run(listen, *open, *max_upload);
     }
     let front = Arc::new(Front::new(cli.quiet));
     let handler = Arc::clone(&front);
@@ -415,6 +440,11 @@ fn run(cli: Cli, observer: &dyn Observer) -> Result<ExitCode> {
             )
         }
         Command::Serve { config, listen } => Ok(serve(&config, listen.as_deref())),
+        Command::Studio {
+            listen,
+            open,
+            max_upload,
+        } => Ok(studio::run(&listen, open, max_upload)),
         Command::Synth {
             input,
             semi_sensitive,

@@ -24,6 +24,7 @@ mod format;
 mod plain;
 #[cfg(feature = "postgres")]
 pub(crate) mod postgres;
+pub mod profile;
 pub mod scan;
 
 #[cfg(feature = "sqlite")]

@@ -458,6 +458,13 @@ impl Hierarchy {
     pub(crate) fn leaf(&self, value: &str) -> Option<u32> {
         self.leaf_index.get(value).copied()
     }
+    /// The label `value` has at `level`; None when `value` is not one of the hierarchy's
+    /// values or `level` is not one of its levels.
+    pub fn generalize(&self, value: &str, level: usize) -> Option<&str> {
+        let leaf = self.leaf(value)?;
+        let code = *self.map.get(level)?.get(leaf as usize)?;
+        Some(self.label(level, code))
+    }
     /// Group code of `leaf` at `level`.
     #[inline]
     pub fn code(&self, level: usize, leaf: u32) -> u32 {

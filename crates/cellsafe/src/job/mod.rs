@@ -102,6 +102,29 @@ pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) ->
     })
 }
 
+/// [`anonymize`], keeping the audited release in memory too, for a caller that shows it
+/// after writing it (the workbench): the same checks, files and report. On an engine that
+/// does not hold the release (streaming, Spark) the release is `None`.
+pub fn anonymize_kept(
+    config: &Config,
+    outputs: &Outputs,
+    observer: &dyn Observer,
+) -> Result<Anonymized> {
+    refuse_lgb(config)?;
+    config.check_release()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.search.threads)
+        .build()
+        .map_err(Error::Threads)?;
+    let (report, release) =
+        pool.install(|| anonymize_here(config, outputs, observer, None, ReleaseForm::Csv))?;
+    Ok(Anonymized {
+        report,
+        release: release.filter(|r| r.found()),
+        csv: config.csv_format()?,
+    })
+}
+
 /// An LGB job writes several tables and has its own report (`job::lgb`).
 fn refuse_lgb(config: &Config) -> Result<()> {
     if config.search.algorithm == Algorithm::Lgb {

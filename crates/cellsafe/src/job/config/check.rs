@@ -113,6 +113,16 @@ impl Config {
         Ok(())
     }
 
+    /// Every check `cellsafe anonymize` makes before its search, on `table` (read by the
+    /// caller as [`Config::read`] reads it): the keys, the release's options, the roles,
+    /// the hierarchies (every value covered) and the models and metric bound to the data.
+    /// Errors name the key at fault; nothing is written.
+    pub fn check_job(&self, table: crate::data::table::Table) -> Result<()> {
+        self.check_parameters()?;
+        self.check_release()?;
+        self.dataset(table).map(|_| ())
+    }
+
     pub(crate) fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {

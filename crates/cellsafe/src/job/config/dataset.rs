@@ -249,6 +249,27 @@ impl Config {
         )
     }
 
+    /// The hierarchy `[attributes.NAME] hierarchy` gives column `name` of `table` (read
+    /// from its file or built on the column's values, with the configured missing
+    /// markers), as the job would build it; None when the attribute has no hierarchy.
+    /// Whether every value of the column is covered is not checked here: see
+    /// [`Hierarchy::generalize`]. Errors name the config key.
+    pub fn attribute_hierarchy(&self, table: &Table, name: &str) -> Result<Option<Hierarchy>> {
+        let Some(spec) = self.attributes.get(name).and_then(|a| a.hierarchy.as_ref()) else {
+            return Ok(None);
+        };
+        let Some(column) = table.column_index(name) else {
+            return Err(Error::config(
+                self.file_name(),
+                format!("attributes.{name}"),
+                format!("the table has no column `{name}`"),
+            ));
+        };
+        let hdelim = self.hierarchy_delimiter()?;
+        self.hierarchy(table, column, spec, hdelim)
+            .map(|(h, _)| Some(h))
+    }
+
     /// The hierarchy `h` of `table`'s column `column` (read from a file or built), with
     /// the configured missing markers as groups of their own, and where it came from.
     pub(crate) fn hierarchy(

@@ -1,0 +1,176 @@
+//! A job run on its own thread: its progress as the library's observer reports it, a
+//! Cancel that stops it (the library's `Cancel` flag, asked every few milliseconds), and
+//! its outcome.
+//!
+//! The run is `job::anonymize_kept` on the job's TOML, writing the release and the report
+//! into the run's own directory exactly as `cellsafe anonymize` would (all or nothing:
+//! audited first), then [`crate::explore`] on what it released. A cancelled or failed run
+//! leaves no release behind.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use cellsafe::data::table::Table;
+use cellsafe::job::config::Config;
+use cellsafe::job::{self, Outputs};
+use cellsafe::observer::{Cancel, Observer};
+use serde::Serialize;
+
+use crate::draft::FieldError;
+use crate::explore::{self, Explored};
+
+/// Progress as the observer was told it, and the flag that cancels.
+#[derive(Default)]
+pub struct Progress {
+    now: Mutex<Stage>,
+    cancel: Cancel,
+}
+
+/// The stage in progress.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stage {
+    /// Its name (`loading`, `search`, …).
+    pub name: String,
+    /// Units done.
+    pub done: u64,
+    /// Units in all, when known.
+    pub total: Option<u64>,
+}
+
+impl Observer for Progress {
+    fn start(&self, stage: &str, total: Option<u64>) {
+        *self.now.lock().unwrap_or_else(|p| p.into_inner()) = Stage {
+            name: stage.to_owned(),
+            done: 0,
+            total,
+        };
+    }
+    fn set(&self, position: u64) {
+        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
+        now.done = now.done.max(position);
+    }
+    fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+}
+
+/// How a run stands.
+#[derive(Clone)]
+pub enum Outcome {
+    /// Still working.
+    Running,
+    /// Done: what it released (or that nothing was acceptable).
+    Done(Arc<Explored>),
+    /// Stopped by an error, placed at its key.
+    Failed(FieldError),
+    /// Stopped by Cancel: nothing was released.
+    Cancelled,
+}
+
+/// One run of a job.
+pub struct Run {
+    /// Its number (runs are numbered from 1).
+    pub id: u64,
+    /// The job's TOML, as the export gives it.
+    pub text: String,
+    /// Where its release is written.
+    pub release: PathBuf,
+    /// Where its report is written.
+    pub report: PathBuf,
+    progress: Arc<Progress>,
+    outcome: Mutex<Outcome>,
+}
+
+/// What the page is told of a run.
+#[derive(Debug, Serialize)]
+pub struct Status {
+    /// The run's number.
+    pub id: u64,
+    /// `running`, `done`, `failed` or `cancelled`.
+    pub state: &'static str,
+    /// The stage in progress.
+    pub stage: Stage,
+    /// Why it failed.
+    pub error: Option<FieldError>,
+}
+
+impl Run {
+    /// Starts run `id` of `config` (whose TOML is `text`) into `dir`, writing a release in
+    /// the format named by `extension`; `table` is the loaded table, for what the result
+    /// page compares.
+    pub fn start(
+        id: u64,
+        config: Config,
+        text: String,
+        dir: PathBuf,
+        extension: &str,
+        table: Arc<Table>,
+    ) -> Arc<Run> {
+        let run = Arc::new(Run {
+            id,
+            release: dir.join(format!("release.{extension}")),
+            report: dir.join("report.json"),
+            text,
+            progress: Arc::new(Progress::default()),
+            outcome: Mutex::new(Outcome::Running),
+        });
+        let me = run.clone();
+        std::thread::spawn(move || {
+            let outcome = me.work(&config, &table);
+            *me.outcome.lock().unwrap_or_else(|p| p.into_inner()) = outcome;
+        });
+        run
+    }
+
+    fn work(&self, config: &Config, table: &Table) -> Outcome {
+        let outputs = Outputs {
+            table: Some(self.release.clone()),
+            report: Some(self.report.clone()),
+            mapping: None,
+        };
+        let progress: &Progress = &self.progress;
+        let result = job::anonymize_kept(config, &outputs, progress)
+            .and_then(|done| explore::explore(config, &done, table, progress));
+        match result {
+            Ok(explored) => Outcome::Done(Arc::new(explored)),
+            Err(cellsafe::Error::Cancelled) => Outcome::Cancelled,
+            Err(e) => Outcome::Failed(FieldError::of(&e, &self.text)),
+        }
+    }
+
+    /// Asks the run to stop.
+    pub fn cancel(&self) {
+        self.progress.cancel.cancel();
+    }
+
+    /// How the run stands.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// What the page is told.
+    pub fn status(&self) -> Status {
+        let outcome = self.outcome();
+        let stage = self
+            .progress
+            .now
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let (state, error) = match outcome {
+            Outcome::Running => ("running", None),
+            Outcome::Done(_) => ("done", None),
+            Outcome::Failed(e) => ("failed", Some(e)),
+            Outcome::Cancelled => ("cancelled", None),
+        };
+        Status {
+            id: self.id,
+            state,
+            stage,
+            error,
+        }
+    }
+}
