@@ -8,41 +8,15 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 
 mod common;
 
+use common::browser::{find_soon, Browser, Killed};
+
 const ADMIN: &str = "admin.9f2c4e7a1b8d3f60c5e2a7b94d1f8e3c6a0b5d2e7f4c1a8b3e6d9f2c5a8b1e4d";
 const ANA: &str = "ana.3b8e1f6a9c2d5e0f7a4b1c8d3e6f9a2b5c8d1e4f7a0b3c6d9e2f5a8b1c4d7e0f";
-
-/// A child process killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn found(program: &str) -> Option<String> {
-    ["/usr/bin", "/usr/local/bin", "/snap/bin"]
-        .iter()
-        .map(|d| Path::new(d).join(program))
-        .find(|p| p.exists())
-        .map(|p| p.display().to_string())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn start_service(dir: &Path) -> (Killed, String) {
     let (child, addr) = common::serve(dir);
@@ -65,75 +39,18 @@ fn post_query(addr: &str, token: &str, sql: &str) -> String {
     out
 }
 
-/// The element with id `id`, once the page shows it (within 30 s).
-async fn find_soon(
-    client: &fantoccini::Client,
-    id: &str,
-) -> Result<fantoccini::elements::Element, fantoccini::error::CmdError> {
-    let started = Instant::now();
-    loop {
-        match client.find(Locator::Id(id)).await {
-            Ok(e) => return Ok(e),
-            Err(_) if started.elapsed() < Duration::from_secs(30) => {
-                tokio::time::sleep(Duration::from_millis(100)).await
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_changes_a_setting_and_sees_an_analysts_query_in_the_audit_view() {
-    let (Some(driver), Some(chromium)) = (
-        found("chromedriver"),
-        found("chromium").or_else(|| found("chromium-browser")),
-    ) else {
-        common::skipped(
-            "the admin page in a browser: chromedriver or chromium not found \
-             (apt-get install chromium chromium-driver)",
-        );
+    let Some(browser) = Browser::start("the admin page in a browser", 1200, 900).await else {
         return;
     };
+    let client = browser.client.clone();
     let dir = tempfile::tempdir().unwrap();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/service");
     for f in ["center.csv", "center.toml"] {
         std::fs::copy(example.join(f), dir.path().join(f)).unwrap();
     }
     let (_service, addr) = start_service(dir.path());
-    let port = free_port();
-    let _driver = Killed(
-        Command::new(driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        serde_json::json!({
-            "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        }),
-    );
-    let webdriver = format!("http://127.0.0.1:{port}");
-    let started = Instant::now();
-    let client = loop {
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        match ClientBuilder::new(connector)
-            .capabilities(caps.clone())
-            .connect(&webdriver)
-            .await
-        {
-            Ok(c) => break c,
-            Err(e) if started.elapsed() < Duration::from_secs(30) => {
-                let _ = e;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            Err(e) => panic!("cannot reach chromedriver: {e}"),
-        }
-    };
     let base = format!("http://{addr}");
     let result = async {
         // (each step waits for an element of the page it leads to: a click returns before

@@ -232,7 +232,9 @@ function hierarchyOf(name) {
 async function preview(name) {
   const i = columnIndex(name);
   if (!$('hier-' + i)) return;
-  const data = await call('POST', '/api/preview', { job: job(), column: name });
+  // the column's own keys alone: an error elsewhere in the job does not hide this preview
+  const only = { attributes: { [name]: job().attributes[name] } };
+  const data = await call('POST', '/api/preview', { job: only, column: name });
   const key = 'attributes.' + name + '.hierarchy';
   const place = document.querySelector(`#hier-${i} .error`);
   const grid = $('preview-' + i);

@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
 use crate::auth::Auth;
-use crate::draft::{toml_text, FieldError};
+use crate::draft::{toml_text, uncovered, FieldError};
 use crate::run::{Outcome, Run};
 use crate::workspace::{self, Loaded, Workspace};
 
@@ -422,9 +422,12 @@ async fn check(Extract(state): Extract<Shared>, Json(r): Json<JobRequest>) -> Re
         Err(e) => return Json(json!({ "errors": [e] })).into_response(),
     };
     blocking(move || {
-        let errors: Vec<FieldError> = match config.check_job((*loaded.table).clone()) {
-            Ok(()) => Vec::new(),
-            Err(e) => vec![FieldError::of(&e, &text)],
+        let errors: Vec<FieldError> = match uncovered(&config, &loaded.table, &text) {
+            Some(e) => vec![e],
+            None => match config.check_job((*loaded.table).clone()) {
+                Ok(()) => Vec::new(),
+                Err(e) => vec![FieldError::of(&e, &text)],
+            },
         };
         Json(json!({ "errors": errors, "toml": text })).into_response()
     })
@@ -436,6 +439,17 @@ async fn start(Extract(state): Extract<Shared>, Json(r): Json<JobRequest>) -> Re
         Ok(x) => x,
         Err(e) => return failed(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
+    // a value left out of a hierarchy is shown at the hierarchy, not at the data's line
+    let (loaded, text, config) =
+        match blocking(move || match uncovered(&config, &loaded.table, &text) {
+            Some(e) => Err(e),
+            None => Ok((loaded, text, config)),
+        })
+        .await
+        {
+            Ok(x) => x,
+            Err(e) => return failed(StatusCode::UNPROCESSABLE_ENTITY, e),
+        };
     let mut work = state.work();
     if let Some(run) = &work.run {
         if matches!(run.outcome(), Outcome::Running) {

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 #[allow(dead_code)]
+pub mod browser;
+#[allow(dead_code)]
 pub mod center;
 
 use std::io::{BufRead, BufReader};

@@ -16,13 +16,40 @@ use crate::data::table::Table;
 use crate::error::{excerpt, Error, Location, Result};
 
 /// A hierarchy as written in the configuration: a file, or a builder.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum HierarchySpec {
     /// Path of an ARX hierarchy CSV file (`;`-separated), relative to the config file.
     File(PathBuf),
     /// A hierarchy built from the column's values.
     Builder(Builder),
+}
+
+/// A string is a file; a table is a builder, whose own error says what is wrong in it (an
+/// untagged enum would only say that neither fits).
+impl<'de> Deserialize<'de> for HierarchySpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Spec;
+        impl<'de> serde::de::Visitor<'de> for Spec {
+            type Value = HierarchySpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the path of an ARX hierarchy file, or a table with a `kind`")
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Self::Value, E> {
+                Ok(HierarchySpec::File(PathBuf::from(v)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                Builder::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(HierarchySpec::Builder)
+            }
+        }
+        d.deserialize_any(Spec)
+    }
 }
 
 /// Builders for common hierarchies. The leaves are the distinct values of the column.

@@ -68,3 +68,35 @@ fn documented_example_parses() {
     assert_eq!(config.attributes["sex"].scale, Some(Scale::Nominal));
     assert_eq!(config.output.values, OutputValues::Generalization);
 }
+
+#[test]
+fn a_bad_hierarchy_builder_says_what_is_wrong_in_it() {
+    let job = |hierarchy: &str| {
+        let text = format!(
+            "[input]\npath = \"t.csv\"\n[attributes.age]\nrole = \"quasi-identifying\"\n\
+             hierarchy = {hierarchy}\n"
+        );
+        Config::parse(&text, Path::new("c.toml"))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let e = job("{ kind = \"intervals\", widths = [5, \"ten\"] }").unwrap_err();
+    assert!(
+        e.contains("c.toml:5:") && e.contains("invalid type: string \"ten\""),
+        "{e}"
+    );
+    let e = job("{ kind = \"bogus\" }").unwrap_err();
+    assert!(
+        e.contains("unknown variant `bogus`, expected one of `intervals`"),
+        "{e}"
+    );
+    let e = job("{ kind = \"date\" }").unwrap_err();
+    assert!(e.contains("missing field `format`"), "{e}");
+    let e = job("5").unwrap_err();
+    assert!(
+        e.contains("the path of an ARX hierarchy file, or a table"),
+        "{e}"
+    );
+    job("\"h.csv\"").unwrap();
+    job("{ kind = \"intervals\", widths = [5, 10] }").unwrap();
+}

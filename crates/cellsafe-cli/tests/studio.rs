@@ -1,0 +1,618 @@
+//! The studio (`cellsafe studio`) in a real headless browser (Chromium driven through
+//! chromedriver), as a person who has never seen TOML would use it:
+//! - the whole path on Adult, from uploading the table and its hierarchy files to
+//!   downloading the release, which must equal `cellsafe anonymize` on the exported TOML
+//!   (and is checked for k-anonymity by a counter of its own);
+//! - a table named by its path, a hierarchy built in the page with its live preview, and
+//!   bad values shown at their fields;
+//! - Cancel stops a long search, and nothing is released;
+//! - requests without the token are refused, and the page loads nothing from elsewhere.
+//!
+//! Skips with a message when chromedriver or Chromium is not installed. With
+//! `CELLSAFE_STUDIO_SCREENSHOTS=DIR`, each step's screenshot is saved there (how
+//! `docs/studio/` is made).
+
+#![cfg(feature = "studio")]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
+use fantoccini::{Client, Locator};
+
+mod common;
+
+use common::browser::{find_soon, Browser, Killed};
+
+/// A running studio: the child, its base address and the URL with the token.
+struct Studio {
+    _child: Killed,
+    base: String,
+    url: String,
+}
+
+fn start_studio() -> Studio {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .args(["studio", "--listen", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("the studio printed its address")
+            .unwrap();
+        if let Some(u) = line.strip_prefix("cellsafe studio: open ") {
+            break u.to_owned();
+        }
+        assert!(!line.starts_with("error"), "{line}");
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let base = url.split("/?token=").next().unwrap().to_owned();
+    Studio {
+        _child: Killed(child),
+        base,
+        url,
+    }
+}
+
+fn adult() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/adult")
+}
+
+/// The Adult table and its hierarchy files, copied into `dir`.
+fn copy_adult(dir: &Path) {
+    for e in std::fs::read_dir(adult()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+        if name == "adult.csv" || name.starts_with("adult_hierarchy_") {
+            std::fs::copy(&p, dir.join(name)).unwrap();
+        }
+    }
+}
+
+const QIS: [&str; 8] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "salary-class",
+];
+
+/// Saves a screenshot of the page as `DIR/NAME.png` when `CELLSAFE_STUDIO_SCREENSHOTS`
+/// names a directory, with `at` scrolled to the top first.
+async fn shot(client: &Client, at: &str, name: &str) -> Result<(), CmdError> {
+    let Some(dir) = std::env::var_os("CELLSAFE_STUDIO_SCREENSHOTS") else {
+        return Ok(());
+    };
+    client
+        .execute(
+            "document.getElementById(arguments[0]).scrollIntoView()",
+            vec![at.into()],
+        )
+        .await?;
+    let png = client.screenshot().await?;
+    std::fs::write(Path::new(&dir).join(format!("{name}.png")), png).unwrap();
+    Ok(())
+}
+
+/// Waits until `check` holds (it is asked every 100 ms; the test fails after 5 minutes
+/// without it, so that a broken page cannot hang the run).
+async fn until<F, Fut>(what: &str, mut check: F) -> Result<(), CmdError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<bool, CmdError>>,
+{
+    let started = Instant::now();
+    loop {
+        if check().await? {
+            return Ok(());
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "gave up waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn text(client: &Client, id: &str) -> Result<String, CmdError> {
+    client.find(Locator::Id(id)).await?.text().await
+}
+
+async fn by_css(client: &Client, css: &str) -> Result<Element, CmdError> {
+    client.find(Locator::Css(css)).await
+}
+
+/// The column's index in the page (its `role-N` select).
+async fn column(client: &Client, name: &str) -> Result<String, CmdError> {
+    let e = by_css(client, &format!("select[data-column=\"{name}\"]")).await?;
+    Ok(e.attr("id")
+        .await?
+        .unwrap()
+        .trim_start_matches("role-")
+        .to_owned())
+}
+
+/// GETs `path` from inside the page (with its session) as text.
+async fn fetch(client: &Client, path: &str) -> Result<String, CmdError> {
+    let v = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(arguments[0]).then(r => r.text()).then(done, e => done('ERROR ' + e));",
+            vec![path.into()],
+        )
+        .await?;
+    Ok(v.as_str().unwrap_or_default().to_owned())
+}
+
+/// One HTTP GET without a browser: (status, body).
+fn get(base: &str, path: &str, cookie: Option<&str>) -> (u16, String) {
+    let addr = base.trim_start_matches("http://");
+    let s = TcpStream::connect(addr).unwrap();
+    let mut head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(c) = cookie {
+        head.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    head.push_str("\r\n");
+    let (status, _, body) = common::center::exchange(s, &head, b"");
+    (status, body)
+}
+
+/// Rows per released class of the quasi-identifiers, read from the release `csv`
+/// (delimiter `;`), leaving out the suppressed rows (every quasi-identifier `*`).
+fn class_sizes(csv: &str) -> (usize, Vec<usize>) {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+    let at: Vec<usize> = QIS
+        .iter()
+        .map(|q| header.iter().position(|h| h == q).unwrap())
+        .collect();
+    let mut classes: HashMap<Vec<String>, usize> = HashMap::new();
+    let mut suppressed = 0;
+    for line in lines {
+        let cells: Vec<&str> = line.split(';').collect();
+        let key: Vec<String> = at.iter().map(|&i| cells[i].to_owned()).collect();
+        if key.iter().all(|c| c == "*") {
+            suppressed += 1;
+        } else {
+            *classes.entry(key).or_insert(0) += 1;
+        }
+    }
+    (suppressed, classes.into_values().collect())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job() {
+    let Some(browser) = Browser::start("the studio in a browser", 1400, 1000).await else {
+        return;
+    };
+    let client = browser.client.clone();
+    let studio = start_studio();
+    let data = tempfile::tempdir().unwrap();
+    copy_adult(data.path());
+    // without the token nothing is served
+    let token = studio.url.split("token=").nth(1).unwrap().to_owned();
+    for path in [
+        "/",
+        "/api/table",
+        "/app.js",
+        "/download/release",
+        "/?token=0",
+    ] {
+        let (status, _) = get(&studio.base, path, None);
+        assert_eq!(status, 403, "{path}");
+    }
+    let (status, _) = get(
+        &studio.base,
+        "/api/table",
+        Some(&format!("cellsafe_studio={token}")),
+    );
+    assert_eq!(status, 403, "the token is not a session");
+    let result = async {
+        client.goto(&studio.url).await?;
+        // the token leaves the address bar
+        assert_eq!(
+            client.current_url().await?.as_str(),
+            format!("{}/", studio.base)
+        );
+        // 1. the table, uploaded
+        find_soon(&client, "upload-file")
+            .await?
+            .send_keys(&data.path().join("adult.csv").display().to_string())
+            .await?;
+        client.find(Locator::Id("upload")).await?.click().await?;
+        until("the table's profile", || async {
+            Ok(text(&client, "table-summary")
+                .await?
+                .contains("30,162 rows"))
+        })
+        .await?;
+        let columns = text(&client, "columns").await?;
+        assert!(columns.contains("Male (20380)"), "{columns}");
+        shot(&client, "step-table", "1-table").await?;
+        // 2. roles
+        for q in QIS {
+            let i = column(&client, q).await?;
+            let role = client.find(Locator::Id(&format!("role-{i}"))).await?;
+            role.select_by_value("quasi-identifying").await?;
+        }
+        let i = column(&client, "occupation").await?;
+        client
+            .find(Locator::Id(&format!("role-{i}")))
+            .await?
+            .select_by_value("sensitive")
+            .await?;
+        shot(&client, "step-roles", "2-roles").await?;
+        // 3. hierarchies: ARX files, uploaded; each previewed
+        for q in QIS {
+            let i = column(&client, q).await?;
+            find_soon(&client, &format!("hkind-{i}"))
+                .await?
+                .select_by_value("file")
+                .await?;
+            let file = data.path().join(format!("adult_hierarchy_{q}.csv"));
+            client
+                .find(Locator::Id(&format!("hfile-{i}")))
+                .await?
+                .send_keys(&file.display().to_string())
+                .await?;
+            until("a hierarchy's preview", || async {
+                Ok(text(&client, &format!("preview-{i}"))
+                    .await?
+                    .contains("level 1"))
+            })
+            .await?;
+        }
+        let age = column(&client, "age").await?;
+        let preview = text(&client, &format!("preview-{age}")).await?;
+        assert!(preview.contains("36 852 35-39 30-39 20-39 *"), "{preview}");
+        shot(&client, "step-hierarchies", "3-hierarchies").await?;
+        // 4. k = 5 (the page's first model) and 1 % suppression are the defaults
+        let k = by_css(&client, "#models .param[data-param=\"k\"]").await?;
+        assert_eq!(k.prop("value").await?.as_deref(), Some("5"));
+        shot(&client, "step-models", "4-models").await?;
+        // 5. run
+        client.find(Locator::Id("run")).await?.click().await?;
+        until("the run's end", || async {
+            let state = client
+                .find(Locator::Id("run-state"))
+                .await?
+                .attr("data-state")
+                .await?;
+            Ok(matches!(
+                state.as_deref(),
+                Some("done" | "failed" | "cancelled")
+            ))
+        })
+        .await?;
+        let state = client.find(Locator::Id("run-state")).await?;
+        assert_eq!(
+            state.attr("data-state").await?.as_deref(),
+            Some("done"),
+            "{}",
+            text(&client, "general-error").await.unwrap_or_default()
+        );
+        // 6. the result
+        until("the result", || async {
+            Ok(text(&client, "summary").await?.contains("Released"))
+        })
+        .await?;
+        let summary = text(&client, "summary").await?;
+        assert!(summary.contains("Released 30,162 rows"), "{summary}");
+        assert!(
+            summary.contains("audit of the written release passed"),
+            "{summary}"
+        );
+        let levels = text(&client, "levels").await?;
+        for q in QIS {
+            assert!(levels.contains(q), "{levels}");
+        }
+        let lattice = client
+            .find_all(Locator::Css("#lattice circle.node"))
+            .await?;
+        assert_eq!(lattice.len(), 4320);
+        assert_eq!(
+            client
+                .find_all(Locator::Css("#lattice circle.optimum"))
+                .await?
+                .len(),
+            1
+        );
+        let risks = text(&client, "risks").await?;
+        assert!(
+            risks.contains("prosecutor risk, highest 100.00 % 20.00 %"),
+            "{risks}"
+        );
+        assert_eq!(
+            client
+                .find_all(Locator::Css("#distributions svg"))
+                .await?
+                .len(),
+            8
+        );
+        assert_eq!(client.find_all(Locator::Css("#sample tr")).await?.len(), 26);
+        shot(&client, "step-result", "5-result").await?;
+        shot(&client, "lattice", "6-lattice").await?;
+        shot(&client, "distributions", "7-distributions").await?;
+        // the downloads
+        let release = fetch(&client, "/download/release").await?;
+        let job = fetch(&client, "/download/job.toml").await?;
+        let report = fetch(&client, "/download/report").await?;
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(report["audit"]["passed"], true);
+        // nothing was loaded from another host
+        let loaded = client
+            .execute(
+                "return performance.getEntriesByType('resource').map(e => e.name)\
+                 .concat([location.href]);",
+                vec![],
+            )
+            .await?;
+        for url in loaded.as_array().unwrap() {
+            let url = url.as_str().unwrap();
+            assert!(url.starts_with(&studio.base), "{url} is not the studio's");
+        }
+        Ok::<_, CmdError>((release, job, report))
+    }
+    .await;
+    client.close().await.unwrap();
+    let (release, job, report) = result.unwrap();
+    // the exported job, beside the files the user uploaded, makes the same release
+    let toml = data.path().join("job.toml");
+    std::fs::write(&toml, &job).unwrap();
+    let out = data.path().join("cli.csv");
+    let status = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .arg("anonymize")
+        .arg(&toml)
+        .arg("--output")
+        .arg(&out)
+        .args(["--quiet"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cli = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        cli == release,
+        "the studio's release differs from the exported job's"
+    );
+    // and it is 5-anonymous, by a count of its own, with at most 1 % suppressed
+    let (suppressed, sizes) = class_sizes(&release);
+    assert_eq!(report["suppressed_rows"].as_u64(), Some(suppressed as u64));
+    assert!(suppressed <= 301, "{suppressed}");
+    assert!(sizes.iter().all(|&n| n >= 5), "a class smaller than 5");
+    assert_eq!(sizes.iter().sum::<usize>() + suppressed, 30162);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
+    let Some(browser) = Browser::start("the studio in a browser", 1400, 1000).await else {
+        return;
+    };
+    let client = browser.client.clone();
+    let studio = start_studio();
+    let data = tempfile::tempdir().unwrap();
+    copy_adult(data.path());
+    let result = async {
+        client.goto(&studio.url).await?;
+        // a table named by its path on this machine
+        find_soon(&client, "path")
+            .await?
+            .send_keys(&data.path().join("adult.csv").display().to_string())
+            .await?;
+        client.find(Locator::Id("open")).await?.click().await?;
+        until("the table's profile", || async {
+            Ok(text(&client, "table-summary")
+                .await?
+                .contains("30,162 rows"))
+        })
+        .await?;
+        let age = column(&client, "age").await?;
+        client
+            .find(Locator::Id(&format!("role-{age}")))
+            .await?
+            .select_by_value("quasi-identifying")
+            .await?;
+        // intervals: previewed on the column's values
+        let widths = find_soon(&client, &format!("hwidths-{age}")).await?;
+        until("the intervals' preview", || async {
+            Ok(text(&client, &format!("preview-{age}"))
+                .await?
+                .contains("[35,40)"))
+        })
+        .await?;
+        // a width that is not a number is shown at the hierarchy
+        widths.clear().await?;
+        widths.send_keys("5, ten").await?;
+        let error = format!("#hier-{age} .error");
+        until("the hierarchy's error", || async {
+            Ok(!by_css(&client, &error).await?.text().await?.is_empty())
+        })
+        .await?;
+        let message = by_css(&client, &error).await?.text().await?;
+        assert!(
+            message.contains("invalid type: string \"ten\""),
+            "{message}"
+        );
+        shot(&client, &format!("hier-{age}"), "8-hierarchy-error").await?;
+        // groups that leave values out: the error at the hierarchy names one
+        let race = column(&client, "race").await?;
+        client
+            .find(Locator::Id(&format!("role-{race}")))
+            .await?
+            .select_by_value("quasi-identifying")
+            .await?;
+        find_soon(&client, &format!("hkind-{race}"))
+            .await?
+            .select_by_value("groups")
+            .await?;
+        client
+            .find(Locator::Id(&format!("hgroups-{race}")))
+            .await?
+            .send_keys("light: White\ndark: Black")
+            .await?;
+        let at_race = format!("#hier-{race} .error");
+        until("the groups' error", || async {
+            let e = by_css(&client, &at_race).await?.text().await?;
+            Ok(e.contains("no group contains `Asian-Pac-Islander`"))
+        })
+        .await?;
+        // an ARX file that leaves values out: the preview names them
+        let partial = data.path().join("race.csv");
+        std::fs::write(&partial, "White;*\nBlack;*\n").unwrap();
+        client
+            .find(Locator::Id(&format!("hkind-{race}")))
+            .await?
+            .select_by_value("file")
+            .await?;
+        client
+            .find(Locator::Id(&format!("hfile-{race}")))
+            .await?
+            .send_keys(&partial.display().to_string())
+            .await?;
+        until("the uncovered values", || async {
+            let w = client
+                .find(Locator::Id(&format!("uncovered-{race}")))
+                .await?;
+            Ok(w.text()
+                .await?
+                .contains("3 value(s) of the column are not in this hierarchy"))
+        })
+        .await?;
+        let warning = text(&client, &format!("uncovered-{race}")).await?;
+        for v in ["Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other"] {
+            assert!(warning.contains(v), "{warning}");
+        }
+        // a k that is not a number is shown at the model
+        widths.clear().await?;
+        widths.send_keys("5, 10, 20").await?;
+        let k = by_css(&client, "#models .param[data-param=\"k\"]").await?;
+        k.clear().await?;
+        k.send_keys("zero").await?;
+        client.find(Locator::Id("check")).await?.click().await?;
+        let at_k = "#models .param-error[data-param=\"k\"]";
+        until("k's error", || async {
+            Ok(!by_css(&client, at_k).await?.text().await?.is_empty())
+        })
+        .await?;
+        let message = by_css(&client, at_k).await?.text().await?;
+        assert!(message.contains("zero"), "{message}");
+        shot(&client, "step-models", "9-parameter-error").await?;
+        // with k mended, Run refuses the job at the hierarchy that leaves values out
+        k.clear().await?;
+        k.send_keys("5").await?;
+        client.find(Locator::Id("run")).await?.click().await?;
+        until("the hierarchy's error", || async {
+            let e = by_css(&client, &at_race).await?.text().await?;
+            Ok(e.contains("3 value(s) of the column are not in this hierarchy"))
+        })
+        .await?;
+        assert!(by_css(&client, at_k).await?.text().await?.is_empty());
+        let state = client
+            .find(Locator::Id("run-state"))
+            .await?
+            .attr("data-state")
+            .await?;
+        assert_eq!(state, None, "no run started");
+        Ok::<_, CmdError>(())
+    }
+    .await;
+    client.close().await.unwrap();
+    result.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_long_search_and_nothing_is_released() {
+    let Some(browser) = Browser::start("the studio in a browser", 1400, 1000).await else {
+        return;
+    };
+    let client = browser.client.clone();
+    let studio = start_studio();
+    // seven six-digit columns, each masked digit by digit: 7^7 = 823,543 nodes, every one
+    // evaluated by the exhaustive search on 20,000 distinct rows
+    let data = tempfile::tempdir().unwrap();
+    let mut csv = String::from("a,b,c,d,e,f,g\n");
+    let mut x: u64 = 12345;
+    for _ in 0..20_000 {
+        let row: Vec<String> = (0..7)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                format!("{:06}", (x >> 33) % 1_000_000)
+            })
+            .collect();
+        csv.push_str(&row.join(","));
+        csv.push('\n');
+    }
+    let table = data.path().join("wide.csv");
+    std::fs::write(&table, csv).unwrap();
+    let result = async {
+        client.goto(&studio.url).await?;
+        find_soon(&client, "path")
+            .await?
+            .send_keys(&table.display().to_string())
+            .await?;
+        client.find(Locator::Id("open")).await?.click().await?;
+        until("the table's profile", || async {
+            Ok(text(&client, "table-summary")
+                .await?
+                .contains("20,000 rows"))
+        })
+        .await?;
+        for name in ["a", "b", "c", "d", "e", "f", "g"] {
+            let i = column(&client, name).await?;
+            client
+                .find(Locator::Id(&format!("role-{i}")))
+                .await?
+                .select_by_value("quasi-identifying")
+                .await?;
+            find_soon(&client, &format!("hkind-{i}"))
+                .await?
+                .select_by_value("mask")
+                .await?;
+        }
+        client
+            .find(Locator::Id("algorithm"))
+            .await?
+            .select_by_value("exhaustive")
+            .await?;
+        client.find(Locator::Id("run")).await?.click().await?;
+        // once the search has begun, Cancel
+        until("the search", || async {
+            Ok(text(&client, "stage").await?.starts_with("search"))
+        })
+        .await?;
+        client.find(Locator::Id("cancel")).await?.click().await?;
+        until("the run's end", || async {
+            let state = client
+                .find(Locator::Id("run-state"))
+                .await?
+                .attr("data-state")
+                .await?;
+            Ok(state.as_deref().is_some_and(|s| s != "running"))
+        })
+        .await?;
+        let state = client
+            .find(Locator::Id("run-state"))
+            .await?
+            .attr("data-state")
+            .await?;
+        assert_eq!(state.as_deref(), Some("cancelled"));
+        let release = fetch(&client, "/download/release").await?;
+        assert!(release.contains("no run has finished"), "{release}");
+        Ok::<_, CmdError>(())
+    }
+    .await;
+    client.close().await.unwrap();
+    result.unwrap();
+}
