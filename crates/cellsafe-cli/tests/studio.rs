@@ -6,6 +6,7 @@
 //! - a table named by its path, a hierarchy built in the page with its live preview, and
 //!   bad values shown at their fields;
 //! - Cancel stops a long search, and nothing is released;
+//! - a node clicked on a Pareto front is released, as the exported job releases it;
 //! - requests without the token are refused, and the page loads nothing from elsewhere.
 //!
 //! Skips with a message when chromedriver or Chromium is not installed. With
@@ -615,4 +616,115 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
     .await;
     client.close().await.unwrap();
     result.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_clicked_on_the_pareto_front_is_released_as_its_exported_job_releases_it() {
+    let Some(browser) = Browser::start("the studio in a browser", 1400, 1000).await else {
+        return;
+    };
+    let client = browser.client.clone();
+    let studio = start_studio();
+    let data = tempfile::tempdir().unwrap();
+    copy_adult(data.path());
+    let result = async {
+        client.goto(&studio.url).await?;
+        find_soon(&client, "path")
+            .await?
+            .send_keys(&data.path().join("adult.csv").display().to_string())
+            .await?;
+        client.find(Locator::Id("open")).await?.click().await?;
+        until("the table's profile", || async {
+            Ok(text(&client, "table-summary")
+                .await?
+                .contains("30,162 rows"))
+        })
+        .await?;
+        // three quasi-identifiers with hierarchies built in the page
+        for (name, kind) in [
+            ("age", "intervals"),
+            ("sex", "suppress"),
+            ("race", "suppress"),
+        ] {
+            let i = column(&client, name).await?;
+            client
+                .find(Locator::Id(&format!("role-{i}")))
+                .await?
+                .select_by_value("quasi-identifying")
+                .await?;
+            find_soon(&client, &format!("hkind-{i}"))
+                .await?
+                .select_by_value(kind)
+                .await?;
+        }
+        client
+            .find(Locator::Id("algorithm"))
+            .await?
+            .select_by_value("pareto")
+            .await?;
+        assert!(
+            client
+                .find(Locator::Id("pareto-fields"))
+                .await?
+                .is_displayed()
+                .await?
+        );
+        client.find(Locator::Id("run")).await?.click().await?;
+        until("the front", || async {
+            Ok(!client
+                .find_all(Locator::Css("#front circle.front-node"))
+                .await?
+                .is_empty())
+        })
+        .await?;
+        shot(&client, "step-result", "10-pareto-front").await?;
+        // the node with the largest k below every row's: release it by a click on the chart
+        let rows = client.find_all(Locator::Css("#front-table tr")).await?;
+        let mut best = None;
+        for (i, row) in rows.iter().skip(1).enumerate() {
+            let cells = row.find_all(Locator::Css("td")).await?;
+            let k: u64 = cells[cells.len() - 3].text().await?.parse().unwrap();
+            if k < 30162 && best.is_none_or(|(_, b)| k > b) {
+                best = Some((i, k));
+            }
+        }
+        let (node, k) = best.expect("a node that generalizes");
+        assert!(k >= 2, "k {k}");
+        by_css(&client, &format!("#front circle[data-node=\"{node}\"]"))
+            .await?
+            .click()
+            .await?;
+        until("the node's release", || async {
+            Ok(text(&client, "summary").await?.contains("Released"))
+        })
+        .await?;
+        let summary = text(&client, "summary").await?;
+        assert!(
+            summary.contains(&format!("the smallest of {k} rows")),
+            "{summary}"
+        );
+        let release = fetch(&client, "/download/release").await?;
+        let job = fetch(&client, "/download/job.toml").await?;
+        Ok::<_, CmdError>((release, job))
+    }
+    .await;
+    client.close().await.unwrap();
+    let (release, job) = result.unwrap();
+    assert!(
+        job.contains("[pareto]") && job.contains("levels = ["),
+        "{job}"
+    );
+    let toml = data.path().join("node.toml");
+    std::fs::write(&toml, &job).unwrap();
+    let out = data.path().join("node.csv");
+    let status = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .arg("anonymize")
+        .arg(&toml)
+        .arg("--output")
+        .arg(&out)
+        .arg("--quiet")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(std::fs::read_to_string(&out).unwrap() == release);
 }

@@ -18,6 +18,11 @@ const MODELS = {
 };
 const KINDS = ['intervals', 'mask', 'date', 'groups', 'suppress', 'file'];
 let table = null;      // the loaded table's profile
+let chosenNode = null; // a node of the Pareto front being released (its levels)
+const OBJECTIVES = {
+  'class-size/glm': [{ property: 'class-size', index: 'min' }, { property: 'glm', index: 'sum' }],
+  'class-size/loss': [{ property: 'class-size', index: 'min' }, { metric: 'loss' }],
+};
 let polling = null;
 
 function el(tag, attrs, ...children) {
@@ -339,6 +344,21 @@ function job() {
     search: { algorithm: $('algorithm').value },
   };
   if (seed) keys.output = { seed: number(seed) };
+  if ($('algorithm').value === 'pareto') {
+    // the front's objectives and budget; a node of it is released under the budget alone
+    const preset = $('pareto-objectives').value;
+    const sensitive = columnsWith('sensitive')[0] || '';
+    keys.pareto = {
+      objectives: OBJECTIVES[preset] || [{ property: 'sensitive-count', index: 'min', attribute: sensitive }, { property: 'glm', index: 'sum' }],
+      budget_fraction: number($('pareto-budget').value),
+      iterations: number($('pareto-iterations').value),
+    };
+    if (seed) keys.pareto.seed = number(seed);
+    delete keys.privacy;
+    delete keys.suppression_limit;
+    keys.search = {};
+    if (chosenNode) keys.search.levels = chosenNode;
+  }
   return keys;
 }
 
@@ -363,11 +383,24 @@ async function exportJob() {
 
 // ---- running -----------------------------------------------------------------------------
 
+function searchChanged() {
+  const pareto = $('algorithm').value === 'pareto';
+  $('pareto-fields').hidden = !pareto;
+  for (const id of ['models', 'add-model', 'suppression-field']) $(id).hidden = pareto;
+  chosenNode = null;
+}
+
+async function releaseNode(levels) {
+  chosenNode = levels;
+  await run();
+}
+
 async function run() {
   clearErrors();
   $('check-result').textContent = '';
   $('step-result').hidden = true;
   const data = await call('POST', '/api/run', { job: job() });
+  chosenNode = null;
   if (data.error) { showErrors([data.error]); return; }
   $('run').disabled = true;
   $('cancel').disabled = false;
@@ -407,6 +440,8 @@ async function result() {
   $('step-result').hidden = false;
   const rep = r.report;
   for (const id of ['download-release', 'download-report', 'download-job']) $(id).hidden = false;
+  $('front-box').hidden = !r.front;
+  if (r.front) { showFront(r.front); return; }
   if (!r.found) {
     $('summary').textContent = 'No transformation satisfies the models within the suppression limit: nothing was released. ' + (rep.warnings || []).join(' ');
     $('download-release').hidden = true;
@@ -456,6 +491,36 @@ async function result() {
   });
 }
 
+function showFront(front) {
+  $('summary').textContent = `The front has ${front.nodes.length} node(s).`;
+  $('download-release').hidden = true;
+  for (const id of ['levels', 'risks', 'sample']) $(id).replaceChildren();
+  for (const id of ['classes', 'lattice', 'distributions']) $(id).replaceChildren();
+  $('lattice-note').textContent = '';
+  $('front').innerHTML = front.svg;
+  for (const c of $('front').querySelectorAll('circle[data-node]')) {
+    c.addEventListener('click', () => releaseNode(front.nodes[Number(c.dataset.node)].levels));
+  }
+  const t = $('front-table');
+  t.replaceChildren();
+  const head = el('tr');
+  for (const q of front.quasi_identifiers) head.append(el('th', { text: q }));
+  for (const o of front.objectives) head.append(el('th', { text: o }));
+  head.append(el('th', { text: 'k' }), el('th', { text: 'suppressed' }), el('th'));
+  t.append(head);
+  front.nodes.forEach((n, i) => {
+    const tr = el('tr');
+    for (const l of n.levels) tr.append(el('td', { text: String(l) }));
+    for (const v of n.values) tr.append(el('td', { text: String(v) }));
+    const b = el('button', { type: 'button', id: 'release-node-' + i, text: 'Release' });
+    b.addEventListener('click', () => releaseNode(n.levels));
+    const cell = el('td', {}, b);
+    if (n.k < 2) cell.append(el('span', { class: 'warning', text: ' k = 1: persons unique in the release can be found' }));
+    tr.append(el('td', { text: String(n.k) }), el('td', { text: String(n.suppressed_rows) }), cell);
+    t.append(tr);
+  });
+}
+
 document.addEventListener('DOMContentLoaded', async () => {
   $('upload').addEventListener('click', upload);
   $('open').addEventListener('click', openPath);
@@ -465,6 +530,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('run').addEventListener('click', run);
   $('cancel').addEventListener('click', cancel);
   $('export').addEventListener('click', exportJob);
+  $('algorithm').addEventListener('change', searchChanged);
   const data = await call('GET', '/api/table');
   if (data.table) loaded(data);
 });

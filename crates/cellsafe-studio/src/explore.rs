@@ -51,6 +51,75 @@ pub struct Explored {
     pub sample: Vec<Vec<String>>,
     /// The lattice.
     pub lattice: Option<LatticeView>,
+    /// For a `[pareto]` job: its front, of which a node is then released.
+    pub front: Option<Front>,
+}
+
+/// The front of a `[pareto]` job.
+#[derive(Debug, Serialize)]
+pub struct Front {
+    /// The quasi-identifiers, in the order of a node's levels.
+    pub quasi_identifiers: Vec<String>,
+    /// The objectives' names, in order.
+    pub objectives: Vec<String>,
+    /// The nodes: levels in `quasi_identifiers` order, the objectives' values, the k and
+    /// suppressed rows the budget gives.
+    pub nodes: Vec<FrontNode>,
+    /// The front drawn (the first two objectives), each node clickable.
+    pub svg: String,
+}
+
+/// One node of a [`Front`].
+#[derive(Debug, Serialize)]
+pub struct FrontNode {
+    /// Level per quasi-identifier.
+    pub levels: Vec<u64>,
+    /// Value per objective.
+    pub values: Vec<f64>,
+    /// The k the budget gives it.
+    pub k: u64,
+    /// Rows the budget suppresses.
+    pub suppressed_rows: u64,
+}
+
+/// What the page shows of a `[pareto]` job's front.
+pub fn front(report: &cellsafe::job::pareto::ParetoReport) -> Explored {
+    let objectives: Vec<String> = report.objectives.iter().map(|o| o.name.clone()).collect();
+    let nodes: Vec<FrontNode> = report
+        .front
+        .iter()
+        .map(|n| FrontNode {
+            levels: report
+                .quasi_identifiers
+                .iter()
+                .map(|q| n.levels.get(q).and_then(|v| v.as_u64()).unwrap_or(0))
+                .collect(),
+            values: objectives
+                .iter()
+                .map(|o| n.values.get(o).and_then(|v| v.as_f64()).unwrap_or(f64::NAN))
+                .collect(),
+            k: n.k,
+            suppressed_rows: n.suppressed_rows,
+        })
+        .collect();
+    let svg = svg::front(&objectives, &nodes);
+    Explored {
+        found: false,
+        report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
+        levels: Vec::new(),
+        risk_before: None,
+        risk_after: None,
+        classes_svg: None,
+        distributions: Vec::new(),
+        sample: Vec::new(),
+        lattice: None,
+        front: Some(Front {
+            quasi_identifiers: report.quasi_identifiers.clone(),
+            objectives,
+            nodes,
+            svg,
+        }),
+    }
 }
 
 /// One quasi-identifier's values, source and release.
@@ -107,6 +176,7 @@ pub fn explore(
             distributions: Vec::new(),
             sample: Vec::new(),
             lattice: None,
+            front: None,
         });
     };
     let problem = release.problem();
@@ -210,6 +280,7 @@ pub fn explore(
         distributions,
         sample,
         lattice,
+        front: None,
     })
 }
 

@@ -4,7 +4,9 @@
 //!
 //! The run is `job::anonymize_kept` on the job's TOML, writing the release and the report
 //! into the run's own directory exactly as `cellsafe anonymize` would (all or nothing:
-//! audited first), then [`crate::explore`] on what it released. A cancelled or failed run
+//! audited first), then [`crate::explore`] on what it released. A `[pareto]` job without a
+//! chosen node runs `cellsafe pareto`'s search instead: its front, whose nodes the page
+//! then releases one at a time (the job with `[search] levels`). A cancelled or failed run
 //! leaves no release behind.
 
 use std::path::PathBuf;
@@ -129,8 +131,16 @@ impl Run {
             mapping: None,
         };
         let progress: &Progress = &self.progress;
-        let result = job::anonymize_kept(config, &outputs, progress)
-            .and_then(|done| explore::explore(config, &done, table, progress));
+        // a [pareto] job without a node chosen: its front, whose nodes the page releases
+        let result = if config.pareto.is_some() && config.search.levels.is_none() {
+            job::pareto::pareto(config, None, false, progress).and_then(|front| {
+                job::write_json(&self.report, &front)?;
+                Ok(explore::front(&front))
+            })
+        } else {
+            job::anonymize_kept(config, &outputs, progress)
+                .and_then(|done| explore::explore(config, &done, table, progress))
+        };
         match result {
             Ok(explored) => Outcome::Done(Arc::new(explored)),
             Err(cellsafe::Error::Cancelled) => Outcome::Cancelled,

@@ -246,6 +246,64 @@ pub fn lattice(nodes: &[Node], best: &[u8]) -> String {
     s
 }
 
+/// The nodes of a front by their first two objectives (a node's values in
+/// `objectives` order): one clickable circle per node (`data-node` = its index).
+pub fn front(objectives: &[String], nodes: &[crate::explore::FrontNode]) -> String {
+    let (w, h, pad) = (640.0, 400.0, 60.0);
+    let axis = |i: usize| -> (f64, f64) {
+        let v = nodes.iter().filter_map(|n| n.values.get(i)).copied();
+        let lo = v.clone().fold(f64::INFINITY, f64::min);
+        let hi = v.fold(f64::NEG_INFINITY, f64::max);
+        if lo.is_finite() && hi > lo {
+            (lo, hi)
+        } else if lo.is_finite() {
+            (lo - 1.0, lo + 1.0)
+        } else {
+            (0.0, 1.0)
+        }
+    };
+    let (x0, x1) = axis(0);
+    let (y0, y1) = axis(1);
+    let name = |i: usize| objectives.get(i).map_or("", String::as_str);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart front\" viewBox=\"0 0 {w} {h}\" \
+         width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"Pareto front\">\
+         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" class=\"edge\"/>\
+         <line x1=\"{pad}\" y1=\"20\" x2=\"{pad}\" y2=\"{b}\" class=\"edge\"/>\
+         <text x=\"{r}\" y=\"{t}\" class=\"axis\" text-anchor=\"end\">{} ({x0:.4} – {x1:.4})</text>\
+         <text x=\"4\" y=\"14\" class=\"axis\">{} ({y0:.4} – {y1:.4})</text>",
+        escape(name(0)),
+        escape(name(1)),
+        b = h - pad,
+        r = w - 20.0,
+        t = h - pad + 30.0,
+    );
+    for (i, n) in nodes.iter().enumerate() {
+        let x = n.values.first().copied().unwrap_or(x0);
+        let y = n.values.get(1).copied().unwrap_or(y0);
+        let cx = pad + (w - pad - 40.0) * (x - x0) / (x1 - x0);
+        let cy = h - pad - (h - pad - 40.0) * (y - y0) / (y1 - y0);
+        let levels: Vec<String> = n.levels.iter().map(u64::to_string).collect();
+        let values: Vec<String> = objectives
+            .iter()
+            .zip(&n.values)
+            .map(|(o, v)| format!("{} {v}", escape(o)))
+            .collect();
+        let _ = write!(
+            s,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"7\" class=\"node front-node\" \
+             data-node=\"{i}\"><title>[{}] {}; k {} with {} suppressed: click to release \
+             it</title></circle>",
+            levels.join(", "),
+            values.join(", "),
+            n.k,
+            n.suppressed_rows
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
