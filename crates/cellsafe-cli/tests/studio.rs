@@ -593,6 +593,16 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
             Ok(text(&client, "stage").await?.starts_with("search"))
         })
         .await?;
+        // a second run while one runs is refused
+        let second = client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/api/run', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                   body: JSON.stringify({job: job()})}).then(r => done(r.status));",
+                vec![],
+            )
+            .await?;
+        assert_eq!(second.as_u64(), Some(409));
         client.find(Locator::Id("cancel")).await?.click().await?;
         until("the run's end", || async {
             let state = client
@@ -727,4 +737,129 @@ async fn a_node_clicked_on_the_pareto_front_is_released_as_its_exported_job_rele
         .unwrap();
     assert!(status.success());
     assert!(std::fs::read_to_string(&out).unwrap() == release);
+}
+
+/// One HTTP/1.1 request with `cookie`: (status, headers, body bytes).
+fn raw(base: &str, method: &str, path: &str, cookie: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nCookie: {cookie}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(body).unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap();
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head");
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{head}"
+    );
+    (status, head, answer[split + 4..].to_vec())
+}
+
+#[test]
+fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
+    let studio = start_studio();
+    let token = studio.url.split("token=").nth(1).unwrap();
+    let (status, head, _) = raw(&studio.base, "GET", &format!("/?token={token}"), "", b"");
+    assert_eq!(status, 303);
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next())
+        .expect("a session cookie")
+        .to_owned();
+    let post = |path: &str, body: &[u8]| {
+        let (status, _, body) = raw(&studio.base, "POST", path, &cookie, body);
+        (
+            status,
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        )
+    };
+    let data = tempfile::tempdir().unwrap();
+    copy_adult(data.path());
+    std::fs::copy(
+        adult().join("adult.parquet"),
+        data.path().join("adult.parquet"),
+    )
+    .unwrap();
+    let parquet = std::fs::read(data.path().join("adult.parquet")).unwrap();
+    let (status, table) = post("/api/upload?name=adult.parquet&kind=table", &parquet);
+    assert_eq!(status, 200, "{table}");
+    assert_eq!(table["table"]["format"], "parquet");
+    assert_eq!(table["table"]["rows"], 30162);
+    for q in QIS {
+        let name = format!("adult_hierarchy_{q}.csv");
+        let bytes = std::fs::read(data.path().join(&name)).unwrap();
+        let (status, _) = post(&format!("/api/upload?name={name}&kind=hierarchy"), &bytes);
+        assert_eq!(status, 200);
+    }
+    let mut attributes = serde_json::Map::new();
+    for q in QIS {
+        attributes.insert(
+            q.into(),
+            serde_json::json!({"role": "quasi-identifying",
+                               "hierarchy": format!("adult_hierarchy_{q}.csv")}),
+        );
+    }
+    attributes.insert(
+        "occupation".into(),
+        serde_json::json!({"role": "sensitive"}),
+    );
+    let job = serde_json::json!({"job": {
+        "suppression_limit": 0.01,
+        "attributes": attributes,
+        "privacy": [{"model": "k-anonymity", "k": 5}, {"model": "distinct-l-diversity",
+                     "attribute": "occupation", "l": 2}],
+        "metric": {"name": "loss"},
+        "output": {"seed": 12345}
+    }});
+    let (status, started) = post("/api/run", job.to_string().as_bytes());
+    assert_eq!(status, 200, "{started}");
+    let state = loop {
+        let (_, _, body) = raw(&studio.base, "GET", "/api/run", &cookie, b"");
+        let run: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let state = run["run"]["state"].as_str().unwrap().to_owned();
+        if state != "running" {
+            break (state, run);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(state.0, "done", "{}", state.1);
+    let (status, head, release) = raw(&studio.base, "GET", "/download/release", &cookie, b"");
+    assert_eq!(status, 200);
+    assert!(head.contains("release.parquet"), "{head}");
+    assert_eq!(&release[..4], b"PAR1");
+    let (_, _, job) = raw(&studio.base, "GET", "/download/job.toml", &cookie, b"");
+    let toml = data.path().join("job.toml");
+    std::fs::write(&toml, &job).unwrap();
+    let out = data.path().join("cli.parquet");
+    let status = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .arg("anonymize")
+        .arg(&toml)
+        .arg("--output")
+        .arg(&out)
+        .arg("--quiet")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        std::fs::read(&out).unwrap() == release,
+        "the releases differ"
+    );
+    // the downloads need the session
+    let (status, _, _) = raw(&studio.base, "GET", "/download/release", "", b"");
+    assert_eq!(status, 403);
 }

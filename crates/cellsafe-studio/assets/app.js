@@ -471,6 +471,9 @@ async function result() {
     const l = r.lattice;
     $('lattice-note').textContent = (l.drawn === l.size ? `All ${l.size} transformations` : `The released transformation and the ${l.drawn - 1} nearest of the lattice's ${l.size}`) + `: ${l.acceptable} acceptable (filled), the others hollow; the released one is the large blue node. Hover over a node for its levels.`;
     $('lattice').innerHTML = l.svg;
+    // the released node in view
+    const o = $('lattice').querySelector('circle.optimum');
+    if (o) $('lattice').scrollLeft = Number(o.getAttribute('cx')) - $('lattice').clientWidth / 2;
   } else {
     $('lattice-note').textContent = 'Local recoding has no lattice.';
     $('lattice').replaceChildren();
