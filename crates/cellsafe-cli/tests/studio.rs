@@ -7,6 +7,8 @@
 //!   bad values shown at their fields;
 //! - Cancel stops a long search, and nothing is released;
 //! - a node clicked on a Pareto front is released, as the exported job releases it;
+//! - over HTTP alone: a Parquet table and an LGB job (its bucket tables too) give the
+//!   exported job's release byte for byte;
 //! - requests without the token are refused, and the page loads nothing from elsewhere.
 //!
 //! Skips with a message when chromedriver or Chromium is not installed. With
@@ -767,6 +769,130 @@ fn raw(base: &str, method: &str, path: &str, cookie: &str, body: &[u8]) -> (u16,
         "{head}"
     );
     (status, head, answer[split + 4..].to_vec())
+}
+
+/// A session of `studio`: its cookie, from the token's entrance.
+fn session(studio: &Studio) -> String {
+    let token = studio.url.split("token=").nth(1).unwrap();
+    let (status, head, _) = raw(&studio.base, "GET", &format!("/?token={token}"), "", b"");
+    assert_eq!(status, 303);
+    head.lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next())
+        .expect("a session cookie")
+        .to_owned()
+}
+
+/// Waits for the run to end: its state and status.
+fn finished(studio: &Studio, cookie: &str) -> (String, serde_json::Value) {
+    loop {
+        let (_, _, body) = raw(&studio.base, "GET", "/api/run", cookie, b"");
+        let run: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let state = run["run"]["state"].as_str().unwrap().to_owned();
+        if state != "running" {
+            return (state, run);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs `cellsafe anonymize JOB --output OUT` (the exported job).
+fn anonymize(job: &Path, out: &Path) {
+    let status = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
+        .arg("anonymize")
+        .arg(job)
+        .arg("--output")
+        .arg(out)
+        .arg("--quiet")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
+    let studio = start_studio();
+    let cookie = session(&studio);
+    let post = |path: &str, body: &[u8]| {
+        let (status, _, body) = raw(&studio.base, "POST", path, &cookie, body);
+        (
+            status,
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        )
+    };
+    let data = tempfile::tempdir().unwrap();
+    let census = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lgb/census.csv");
+    std::fs::copy(&census, data.path().join("census.csv")).unwrap();
+    let open = serde_json::json!({ "path": data.path().join("census.csv") }).to_string();
+    let (status, table) = post("/api/open", open.as_bytes());
+    assert_eq!(status, 200, "{table}");
+    let mut job = serde_json::json!({"job": {
+        "attributes": {
+            "relationship": {"role": "quasi-identifying", "hierarchy": {"kind": "suppress"}},
+            "race": {"role": "quasi-identifying", "hierarchy": {"kind": "suppress"}},
+            "hours-per-week": {"role": "quasi-identifying"},
+            "age": {"role": "semi-sensitive", "flag": "age_sensitive"},
+            "salary": {"role": "sensitive"},
+            "age_sensitive": {"role": "identifying"}
+        },
+        "privacy": [{"model": "k-anonymity", "k": 5},
+                    {"model": "distinct-l-diversity", "attribute": "age", "l": 3},
+                    {"model": "distinct-l-diversity", "attribute": "salary", "l": 3}],
+        "search": {"algorithm": "lgb"},
+        "output": {"seed": 3}
+    }});
+    let (_, checked) = post("/api/check", job.to_string().as_bytes());
+    assert_eq!(checked["errors"], serde_json::json!([]), "{checked}");
+    let (status, _) = post("/api/run", job.to_string().as_bytes());
+    assert_eq!(status, 200);
+    let (state, run) = finished(&studio, &cookie);
+    assert_eq!(state, "done", "{run}");
+    let (_, _, result) = raw(&studio.base, "GET", "/api/result", &cookie, b"");
+    let result: serde_json::Value = serde_json::from_slice(&result).unwrap();
+    let files = result["result"]["files"].as_array().unwrap().clone();
+    assert_eq!(files.len(), 2, "{result}");
+    let (_, _, main) = raw(&studio.base, "GET", "/download/release", &cookie, b"");
+    let (_, _, toml) = raw(&studio.base, "GET", "/download/job.toml", &cookie, b"");
+    let job_path = data.path().join("job.toml");
+    std::fs::write(&job_path, &toml).unwrap();
+    let out = data.path().join("cli.csv");
+    anonymize(&job_path, &out);
+    assert!(
+        std::fs::read(&out).unwrap() == main,
+        "the main tables differ"
+    );
+    for f in &files {
+        let name = f.as_str().unwrap();
+        let (status, _, bucket) = raw(
+            &studio.base,
+            "GET",
+            &format!("/download/file?name={name}"),
+            &cookie,
+            b"",
+        );
+        assert_eq!(status, 200);
+        // release.age.csv beside release.csv is cli.age.csv beside cli.csv
+        let cli = data.path().join(name.replacen("release", "cli", 1));
+        assert!(std::fs::read(&cli).unwrap() == bucket, "{name} differs");
+    }
+    // only the run's own bucket tables are served
+    for name in ["..%2Freport.json", "release.csv", "job.toml"] {
+        let (status, _, _) = raw(
+            &studio.base,
+            "GET",
+            &format!("/download/file?name={name}"),
+            &cookie,
+            b"",
+        );
+        assert_eq!(status, 404, "{name}");
+    }
+    // a flag column released as insensitive is refused at its role
+    job["job"]["attributes"]["age_sensitive"]["role"] = "insensitive".into();
+    let (_, checked) = post("/api/check", job.to_string().as_bytes());
+    assert_eq!(
+        checked["errors"][0]["key"], "attributes.age_sensitive.role",
+        "{checked}"
+    );
 }
 
 #[test]

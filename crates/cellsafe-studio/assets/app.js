@@ -16,7 +16,7 @@ const MODELS = {
   'average-risk': [['threshold', '0.05']],
   'sample-uniqueness': [['threshold', '0.01']],
 };
-const KINDS = ['intervals', 'mask', 'date', 'groups', 'suppress', 'file'];
+const KINDS = ['intervals', 'mask', 'date', 'groups', 'suppress', 'file', 'none'];
 let table = null;      // the loaded table's profile
 let chosenNode = null; // a node of the Pareto front being released (its levels)
 const OBJECTIVES = {
@@ -114,12 +114,14 @@ function loaded(data) {
     for (const r of ROLES) select.append(el('option', { value: r, text: r }));
     select.value = old[c.name] || 'insensitive';
     select.addEventListener('change', rolesChanged);
+    const flag = el('select', { id: 'flag-' + i, class: 'flag', 'data-column': c.name, hidden: '' });
+    for (const other of table.columns) flag.append(el('option', { value: other.name, text: 'flags: ' + other.name }));
     const top = c.top.map(([v, n]) => `${v === '' ? '(empty)' : v} (${n})`).join(', ');
     const kind = c.declared ? `${c.kind} (${c.declared})` : c.kind;
     body.append(el('tr', {},
       el('td', { text: c.name }), el('td', { text: kind }), el('td', { text: String(c.distinct) }),
       el('td', { class: 'values', text: top }),
-      el('td', {}, select, el('span', { class: 'error', 'data-for': 'attributes.' + c.name }))));
+      el('td', {}, select, flag, el('span', { class: 'error', 'data-for': 'attributes.' + c.name }))));
   });
   for (const id of ['step-roles', 'step-hierarchies', 'step-models', 'step-run']) $(id).hidden = false;
   if ($('models').children.length === 0) addModel('k-anonymity');
@@ -146,6 +148,9 @@ function columnsWith(role) {
 // ---- hierarchies -------------------------------------------------------------------------
 
 function rolesChanged() {
+  for (const f of document.querySelectorAll('select.flag')) {
+    f.hidden = roles()[f.dataset.column] !== 'semi-sensitive';
+  }
   const box = $('hierarchies');
   const qis = columnsWith('quasi-identifying');
   for (const card of [...box.children]) {
@@ -164,7 +169,8 @@ function hierarchyCard(name) {
   const column = table.columns[i];
   const key = 'attributes.' + name + '.hierarchy';
   const kind = el('select', { id: 'hkind-' + i, class: 'hkind', 'data-key': key });
-  for (const k of KINDS) kind.append(el('option', { value: k, text: k === 'file' ? 'ARX hierarchy file' : k }));
+  const KIND_NAMES = { file: 'ARX hierarchy file', none: 'none (local recoding only)' };
+  for (const k of KINDS) kind.append(el('option', { value: k, text: KIND_NAMES[k] || k }));
   kind.value = column.kind === 'text' ? 'suppress' : 'intervals';
   const widths = el('input', { type: 'text', id: 'hwidths-' + i, value: '5, 10, 20', size: '16' });
   const format = el('input', { type: 'text', id: 'hformat-' + i, value: '%Y-%m-%d', size: '12' });
@@ -230,6 +236,8 @@ function hierarchyOf(name) {
     }
     case 'file':
       return $('hfilename-' + i).dataset.name || '';
+    case 'none':
+      return null;
   }
   return null;
 }
@@ -325,7 +333,9 @@ function job() {
   const attributes = {};
   for (const [name, role] of Object.entries(roles())) {
     const a = { role };
-    if (role === 'quasi-identifying' && $('hier-' + columnIndex(name))) a.hierarchy = hierarchyOf(name);
+    const h = role === 'quasi-identifying' && $('hier-' + columnIndex(name)) ? hierarchyOf(name) : null;
+    if (h !== null) a.hierarchy = h;
+    if (role === 'semi-sensitive') a.flag = $('flag-' + columnIndex(name)).value;
     attributes[name] = a;
   }
   const privacy = [...$('models').children].map((row) => {
@@ -387,6 +397,7 @@ function searchChanged() {
   const pareto = $('algorithm').value === 'pareto';
   $('pareto-fields').hidden = !pareto;
   for (const id of ['models', 'add-model', 'suppression-field']) $(id).hidden = pareto;
+  $('local-note').hidden = !['mondrian', 'lgb'].includes($('algorithm').value);
   chosenNode = null;
 }
 
@@ -441,7 +452,22 @@ async function result() {
   const rep = r.report;
   for (const id of ['download-release', 'download-report', 'download-job']) $(id).hidden = false;
   $('front-box').hidden = !r.front;
+  const buckets = $('bucket-files');
+  buckets.replaceChildren();
+  for (const f of r.files || []) {
+    buckets.append(el('a', { href: '/download/file?name=' + encodeURIComponent(f), download: f, class: 'bucket', text: 'Download ' + f }), ' ');
+  }
   if (r.front) { showFront(r.front); return; }
+  if (rep.algorithm === 'lgb' && r.found) {
+    const f = rep.figures || {};
+    const audit = rep.audit && rep.audit.passed ? 'The independent audit of the written tables passed.' : '';
+    const groups = f.groups === undefined ? '' : ` ${f.groups} local groups, the smallest of ${f.min_group} rows; normalized NCP ${f.ncp_normalized.toFixed(4)}.`;
+    $('summary').textContent = `Released the main table and ${r.files.length} bucket table(s), ${rep.k}-anonymous.${groups} ${audit}`;
+    for (const id of ['levels', 'risks', 'sample']) $(id).replaceChildren();
+    for (const id of ['classes', 'lattice', 'distributions']) $(id).replaceChildren();
+    $('lattice-note').textContent = 'Local recoding has no lattice.';
+    return;
+  }
   if (!r.found) {
     $('summary').textContent = 'No transformation satisfies the models within the suppression limit: nothing was released. ' + (rep.warnings || []).join(' ');
     $('download-release').hidden = true;

@@ -53,6 +53,25 @@ pub struct Explored {
     pub lattice: Option<LatticeView>,
     /// For a `[pareto]` job: its front, of which a node is then released.
     pub front: Option<Front>,
+    /// Released files beside the main table (an LGB job's bucket tables), by name.
+    pub files: Vec<String>,
+}
+
+/// What the page shows of an LGB job: its report and its bucket tables' names.
+pub fn lgb(report: &cellsafe::job::lgb::LgbReport, files: Vec<String>) -> Explored {
+    Explored {
+        found: report.found,
+        report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
+        levels: Vec::new(),
+        risk_before: None,
+        risk_after: None,
+        classes_svg: None,
+        distributions: Vec::new(),
+        sample: Vec::new(),
+        lattice: None,
+        front: None,
+        files,
+    }
 }
 
 /// The front of a `[pareto]` job.
@@ -119,6 +138,7 @@ pub fn front(report: &cellsafe::job::pareto::ParetoReport) -> Explored {
             nodes,
             svg,
         }),
+        files: Vec::new(),
     }
 }
 
@@ -177,6 +197,7 @@ pub fn explore(
             sample: Vec::new(),
             lattice: None,
             front: None,
+            files: Vec::new(),
         });
     };
     let problem = release.problem();
@@ -281,6 +302,7 @@ pub fn explore(
         sample,
         lattice,
         front: None,
+        files: Vec::new(),
     })
 }
 

@@ -12,6 +12,7 @@
 //! | `POST /api/run` `{job}`, `GET /api/run`, `POST /api/cancel` | a run |
 //! | `GET /api/result` | what the result page shows |
 //! | `GET /download/job.toml`, `/download/release`, `/download/report` | the last run's |
+//! | `GET /download/file?name=…` | a bucket table of the last (LGB) run, by its name |
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -98,6 +99,7 @@ pub fn router(state: Shared) -> Router {
         .route("/download/job.toml", get(download_job))
         .route("/download/release", get(download_release))
         .route("/download/report", get(download_report))
+        .route("/download/file", get(download_file))
         .route_layer(middleware::from_fn_with_state(state.clone(), session));
     Router::new()
         .route("/", get(index))
@@ -384,7 +386,9 @@ async fn preview(Extract(state): Extract<Shared>, Json(r): Json<PreviewRequest>)
         };
         let hierarchy = match config.attribute_hierarchy(table, &r.column) {
             Ok(Some(h)) => h,
-            Ok(None) => return Json(json!({ "levels": 0, "rows": [] })).into_response(),
+            Ok(None) => {
+                return Json(json!({ "levels": 0, "values": 0, "rows": [] })).into_response()
+            }
             Err(e) => return failed(StatusCode::UNPROCESSABLE_ENTITY, FieldError::of(&e, &text)),
         };
         let mut counts = table.value_counts(column);
@@ -464,7 +468,9 @@ async fn start(Extract(state): Extract<Shared>, Json(r): Json<JobRequest>) -> Re
         Ok(d) => d,
         Err(e) => return bad(format!("cannot make the run's directory: {e}")),
     };
+    // the release keeps the input's format; an LGB release is CSV tables
     let extension = match loaded.profile.format.as_str() {
+        _ if config.search.algorithm == cellsafe::algorithm::Algorithm::Lgb => "csv",
         "parquet" => "parquet",
         "arrow" => "arrow",
         _ => "csv",
@@ -508,6 +514,17 @@ fn last_done(state: &State) -> Option<(Arc<Run>, Arc<crate::explore::Explored>)>
 }
 
 fn attachment(kind: &'static str, name: String, body: Vec<u8>) -> Response {
+    // a file name from a column's name may hold anything: only safe characters go out
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     (
         [
             (header::CONTENT_TYPE, kind.to_owned()),
@@ -567,5 +584,30 @@ async fn download_report(Extract(state): Extract<Shared>) -> Response {
     match tokio::fs::read(&run.report).await {
         Ok(bytes) => attachment("application/json", "report.json".to_owned(), bytes),
         Err(e) => bad(format!("cannot read the report: {e}")),
+    }
+}
+
+#[derive(Deserialize)]
+struct FileQuery {
+    name: String,
+}
+
+/// A file the last run released beside its main table, named in its result (never a path).
+async fn download_file(Extract(state): Extract<Shared>, Query(q): Query<FileQuery>) -> Response {
+    let Some((run, explored)) = last_done(&state) else {
+        return not_yet();
+    };
+    if !explored.files.contains(&q.name) {
+        return failed(
+            StatusCode::NOT_FOUND,
+            FieldError::general(format!("the last run released no file `{}`", q.name)),
+        );
+    }
+    let Some(dir) = run.release.parent() else {
+        return not_yet();
+    };
+    match tokio::fs::read(dir.join(&q.name)).await {
+        Ok(bytes) => attachment("text/csv", q.name, bytes),
+        Err(e) => bad(format!("cannot read {}: {e}", q.name)),
     }
 }

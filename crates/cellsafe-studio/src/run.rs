@@ -6,10 +6,14 @@
 //! into the run's own directory exactly as `cellsafe anonymize` would (all or nothing:
 //! audited first), then [`crate::explore`] on what it released. A `[pareto]` job without a
 //! chosen node runs `cellsafe pareto`'s search instead: its front, whose nodes the page
-//! then releases one at a time (the job with `[search] levels`). A cancelled or failed run
+//! then releases one at a time (the job with `[search] levels`). An LGB job runs
+//! `job::lgb::anonymize`: a main table and a bucket table per bucketized attribute. A
+//! cancelled or failed run
 //! leaves no release behind.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use cellsafe::algorithm::Algorithm;
 use std::sync::{Arc, Mutex};
 
 use cellsafe::data::table::Table;
@@ -136,6 +140,20 @@ impl Run {
             job::pareto::pareto(config, None, false, progress).and_then(|front| {
                 job::write_json(&self.report, &front)?;
                 Ok(explore::front(&front))
+            })
+        } else if config.search.algorithm == Algorithm::Lgb {
+            // several tables: the main one and a bucket table per bucketized attribute
+            job::lgb::anonymize(config, &outputs, None, progress).map(|report| {
+                let files = report
+                    .bucket_tables
+                    .iter()
+                    .filter_map(|b| {
+                        Path::new(&b.path)
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                    })
+                    .collect();
+                explore::lgb(&report, files)
             })
         } else {
             job::anonymize_kept(config, &outputs, progress)

@@ -115,10 +115,15 @@ impl Config {
 
     /// Every check `cellsafe anonymize` makes before its search, on `table` (read by the
     /// caller as [`Config::read`] reads it): the keys, the release's options, the roles,
-    /// the hierarchies (every value covered) and the models and metric bound to the data.
+    /// the hierarchies (every value covered) and the models and metric bound to the data
+    /// (for an LGB job, its own data: semi-sensitive attributes and their flags).
     /// Errors name the key at fault; nothing is written.
     pub fn check_job(&self, table: crate::data::table::Table) -> Result<()> {
         self.check_parameters()?;
+        // an LGB job has data of its own: semi-sensitive attributes with their flags
+        if self.search.algorithm == Algorithm::Lgb {
+            return crate::job::lgb::data(self, table).map(|_| ());
+        }
         self.check_release()?;
         self.dataset(table).map(|_| ())
     }
