@@ -98,9 +98,9 @@ enum Command {
         listen: Option<String>,
     },
     /// The workbench: build, run and explore a job in the browser, then download the
-    /// release and the job as TOML. Prints the address to open (with its one-time random
-    /// token; every request without it is refused). Runs until SIGTERM or Ctrl-C. Needs a
-    /// cellsafe built with `--features studio`.
+    /// release and the job as TOML. Prints the address to open, with a random token made
+    /// at start (every request without it is refused). Runs until SIGTERM or Ctrl-C. Needs
+    /// a cellsafe built with `--features studio`.
     Studio {
         /// Address to listen on (loopback by default; port 0 picks a free one).
         #[arg(long, default_value = studio::DEFAULT_LISTEN)]

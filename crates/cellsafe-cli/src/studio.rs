@@ -14,7 +14,7 @@ pub fn run(listen: &str, open: bool, max_upload: u64) -> ExitCode {
         listen: listen.to_owned(),
         max_upload,
     };
-    let ready = |address: std::net::SocketAddr, url: &str| {
+    let ready = |address: std::net::SocketAddr, url: &str, opener: &std::path::Path| {
         eprintln!("cellsafe studio: open {url}");
         if !address.ip().is_loopback() {
             eprintln!(
@@ -25,7 +25,9 @@ pub fn run(listen: &str, open: bool, max_upload: u64) -> ExitCode {
         }
         eprintln!("cellsafe studio: Ctrl-C stops it and removes its working files");
         if open {
-            open_browser(url);
+            // the page that forwards to the address, not the address: a command line
+            // can be listed by every user of the machine, the page only by its owner
+            open_browser(opener);
         }
     };
     match cellsafe_studio::run(&options, ready) {
@@ -40,16 +42,16 @@ pub fn run(listen: &str, open: bool, max_upload: u64) -> ExitCode {
     }
 }
 
-/// Asks the desktop to open `url`; says so when it cannot.
+/// Asks the desktop to open the file `page`; says so when it cannot.
 #[cfg(feature = "studio")]
-fn open_browser(url: &str) {
+fn open_browser(page: &std::path::Path) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
         "xdg-open"
     };
     let spawned = std::process::Command::new(opener)
-        .arg(url)
+        .arg(page)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

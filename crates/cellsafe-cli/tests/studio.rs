@@ -146,25 +146,27 @@ async fn column(client: &Client, name: &str) -> Result<String, CmdError> {
         .to_owned())
 }
 
-/// GETs `path` from inside the page (with its session) as text.
+/// GETs `path` from inside the page (with the token of its address) as text.
 async fn fetch(client: &Client, path: &str) -> Result<String, CmdError> {
     let v = client
         .execute_async(
             "const done = arguments[arguments.length - 1];
-             fetch(arguments[0]).then(r => r.text()).then(done, e => done('ERROR ' + e));",
+             const token = new URLSearchParams(location.search).get('token');
+             fetch(arguments[0], {headers: {Authorization: 'Bearer ' + token}})
+               .then(r => r.text()).then(done, e => done('ERROR ' + e));",
             vec![path.into()],
         )
         .await?;
     Ok(v.as_str().unwrap_or_default().to_owned())
 }
 
-/// One HTTP GET without a browser: (status, body).
-fn get(base: &str, path: &str, cookie: Option<&str>) -> (u16, String) {
+/// One HTTP GET without a browser, with the header `extra` if any: (status, body).
+fn get(base: &str, path: &str, extra: Option<&str>) -> (u16, String) {
     let addr = base.trim_start_matches("http://");
     let s = TcpStream::connect(addr).unwrap();
     let mut head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if let Some(c) = cookie {
-        head.push_str(&format!("Cookie: {c}\r\n"));
+    if let Some(h) = extra {
+        head.push_str(&format!("{h}\r\n"));
     }
     head.push_str("\r\n");
     let (status, _, body) = common::center::exchange(s, &head, b"");
@@ -215,19 +217,21 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
         let (status, _) = get(&studio.base, path, None);
         assert_eq!(status, 403, "{path}");
     }
-    let (status, _) = get(
-        &studio.base,
-        "/api/table",
-        Some(&format!("cellsafe_studio={token}")),
-    );
-    assert_eq!(status, 403, "the token is not a session");
+    // the calls take the token in the Authorization header (the page alone in a query)
+    for header in [
+        format!("Cookie: token={token}"),
+        format!("Authorization: {token}"),
+    ] {
+        let (status, _) = get(&studio.base, "/api/table", Some(&header));
+        assert_eq!(status, 403, "{header}");
+    }
+    let bearer = format!("Authorization: Bearer {token}");
+    let (status, _) = get(&studio.base, "/api/table", Some(&bearer));
+    assert_eq!(status, 200);
+    let (status, _) = get(&studio.base, &format!("/?token={token}"), None);
+    assert_eq!(status, 200);
     let result = async {
         client.goto(&studio.url).await?;
-        // the token leaves the address bar
-        assert_eq!(
-            client.current_url().await?.as_str(),
-            format!("{}/", studio.base)
-        );
         // 1. the table, uploaded
         find_soon(&client, "upload-file")
             .await?
@@ -543,7 +547,8 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
     // seven six-digit columns, each masked digit by digit: 7^7 = 823,543 nodes, every one
     // evaluated by the exhaustive search on 20,000 distinct rows
     let data = tempfile::tempdir().unwrap();
-    let mut csv = String::from("a,b,c,d,e,f,g\n");
+    // (and two columns whose names are special words of JavaScript objects)
+    let mut csv = String::from("a,b,c,d,e,f,g,constructor,__proto__\n");
     let mut x: u64 = 12345;
     for _ in 0..20_000 {
         let row: Vec<String> = (0..7)
@@ -555,7 +560,7 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
             })
             .collect();
         csv.push_str(&row.join(","));
-        csv.push('\n');
+        csv.push_str(",x,y\n");
     }
     let table = data.path().join("wide.csv");
     std::fs::write(&table, csv).unwrap();
@@ -599,7 +604,8 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
         let second = client
             .execute_async(
                 "const done = arguments[arguments.length - 1];
-                 fetch('/api/run', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                 fetch('/api/run', {method: 'POST', headers: {'Content-Type': 'application/json',
+                   Authorization: 'Bearer ' + TOKEN},
                    body: JSON.stringify({job: job()})}).then(r => done(r.status));",
                 vec![],
             )
@@ -741,14 +747,20 @@ async fn a_node_clicked_on_the_pareto_front_is_released_as_its_exported_job_rele
     assert!(std::fs::read_to_string(&out).unwrap() == release);
 }
 
-/// One HTTP/1.1 request with `cookie`: (status, headers, body bytes).
-fn raw(base: &str, method: &str, path: &str, cookie: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
+/// One HTTP/1.1 request with the token `token` (none when empty): (status, headers, body
+/// bytes).
+fn raw(base: &str, method: &str, path: &str, token: &str, body: &[u8]) -> (u16, String, Vec<u8>) {
     use std::io::{Read, Write};
     let addr = base.trim_start_matches("http://");
     let mut s = TcpStream::connect(addr).unwrap();
+    let auth = if token.is_empty() {
+        String::new()
+    } else {
+        format!("Authorization: Bearer {token}\r\n")
+    };
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nCookie: {cookie}\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
     )
@@ -771,22 +783,19 @@ fn raw(base: &str, method: &str, path: &str, cookie: &str, body: &[u8]) -> (u16,
     (status, head, answer[split + 4..].to_vec())
 }
 
-/// A session of `studio`: its cookie, from the token's entrance.
+/// The token of `studio`; the page it opens sets no cookie.
 fn session(studio: &Studio) -> String {
     let token = studio.url.split("token=").nth(1).unwrap();
     let (status, head, _) = raw(&studio.base, "GET", &format!("/?token={token}"), "", b"");
-    assert_eq!(status, 303);
-    head.lines()
-        .find_map(|l| l.strip_prefix("set-cookie: "))
-        .and_then(|c| c.split(';').next())
-        .expect("a session cookie")
-        .to_owned()
+    assert_eq!(status, 200);
+    assert!(!head.to_ascii_lowercase().contains("set-cookie"), "{head}");
+    token.to_owned()
 }
 
 /// Waits for the run to end: its state and status.
-fn finished(studio: &Studio, cookie: &str) -> (String, serde_json::Value) {
+fn finished(studio: &Studio, token: &str) -> (String, serde_json::Value) {
     loop {
-        let (_, _, body) = raw(&studio.base, "GET", "/api/run", cookie, b"");
+        let (_, _, body) = raw(&studio.base, "GET", "/api/run", token, b"");
         let run: serde_json::Value = serde_json::from_slice(&body).unwrap();
         let state = run["run"]["state"].as_str().unwrap().to_owned();
         if state != "running" {
@@ -812,9 +821,9 @@ fn anonymize(job: &Path, out: &Path) {
 #[test]
 fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
     let studio = start_studio();
-    let cookie = session(&studio);
+    let token = session(&studio);
     let post = |path: &str, body: &[u8]| {
-        let (status, _, body) = raw(&studio.base, "POST", path, &cookie, body);
+        let (status, _, body) = raw(&studio.base, "POST", path, &token, body);
         (
             status,
             serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
@@ -845,14 +854,14 @@ fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
     assert_eq!(checked["errors"], serde_json::json!([]), "{checked}");
     let (status, _) = post("/api/run", job.to_string().as_bytes());
     assert_eq!(status, 200);
-    let (state, run) = finished(&studio, &cookie);
+    let (state, run) = finished(&studio, &token);
     assert_eq!(state, "done", "{run}");
-    let (_, _, result) = raw(&studio.base, "GET", "/api/result", &cookie, b"");
+    let (_, _, result) = raw(&studio.base, "GET", "/api/result", &token, b"");
     let result: serde_json::Value = serde_json::from_slice(&result).unwrap();
     let files = result["result"]["files"].as_array().unwrap().clone();
     assert_eq!(files.len(), 2, "{result}");
-    let (_, _, main) = raw(&studio.base, "GET", "/download/release", &cookie, b"");
-    let (_, _, toml) = raw(&studio.base, "GET", "/download/job.toml", &cookie, b"");
+    let (_, _, main) = raw(&studio.base, "GET", "/download/release", &token, b"");
+    let (_, _, toml) = raw(&studio.base, "GET", "/download/job.toml", &token, b"");
     let job_path = data.path().join("job.toml");
     std::fs::write(&job_path, &toml).unwrap();
     let out = data.path().join("cli.csv");
@@ -867,7 +876,7 @@ fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
             &studio.base,
             "GET",
             &format!("/download/file?name={name}"),
-            &cookie,
+            &token,
             b"",
         );
         assert_eq!(status, 200);
@@ -881,7 +890,7 @@ fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
             &studio.base,
             "GET",
             &format!("/download/file?name={name}"),
-            &cookie,
+            &token,
             b"",
         );
         assert_eq!(status, 404, "{name}");
@@ -898,17 +907,9 @@ fn an_lgb_job_over_http_releases_the_exported_jobs_tables() {
 #[test]
 fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
     let studio = start_studio();
-    let token = studio.url.split("token=").nth(1).unwrap();
-    let (status, head, _) = raw(&studio.base, "GET", &format!("/?token={token}"), "", b"");
-    assert_eq!(status, 303);
-    let cookie = head
-        .lines()
-        .find_map(|l| l.strip_prefix("set-cookie: "))
-        .and_then(|c| c.split(';').next())
-        .expect("a session cookie")
-        .to_owned();
+    let token = session(&studio);
     let post = |path: &str, body: &[u8]| {
-        let (status, _, body) = raw(&studio.base, "POST", path, &cookie, body);
+        let (status, _, body) = raw(&studio.base, "POST", path, &token, body);
         (
             status,
             serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
@@ -924,6 +925,13 @@ fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
     let parquet = std::fs::read(data.path().join("adult.parquet")).unwrap();
     let (status, table) = post("/api/upload?name=adult.parquet&kind=table", &parquet);
     assert_eq!(status, 200, "{table}");
+    // a hierarchy file may not replace the loaded table
+    let (status, refused) = post("/api/upload?name=adult.parquet&kind=hierarchy", b"a;*\n");
+    assert_eq!(status, 400);
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("loaded table"));
     assert_eq!(table["table"]["format"], "parquet");
     assert_eq!(table["table"]["rows"], 30162);
     for q in QIS {
@@ -955,7 +963,7 @@ fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
     let (status, started) = post("/api/run", job.to_string().as_bytes());
     assert_eq!(status, 200, "{started}");
     let state = loop {
-        let (_, _, body) = raw(&studio.base, "GET", "/api/run", &cookie, b"");
+        let (_, _, body) = raw(&studio.base, "GET", "/api/run", &token, b"");
         let run: serde_json::Value = serde_json::from_slice(&body).unwrap();
         let state = run["run"]["state"].as_str().unwrap().to_owned();
         if state != "running" {
@@ -964,11 +972,11 @@ fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(state.0, "done", "{}", state.1);
-    let (status, head, release) = raw(&studio.base, "GET", "/download/release", &cookie, b"");
+    let (status, head, release) = raw(&studio.base, "GET", "/download/release", &token, b"");
     assert_eq!(status, 200);
     assert!(head.contains("release.parquet"), "{head}");
     assert_eq!(&release[..4], b"PAR1");
-    let (_, _, job) = raw(&studio.base, "GET", "/download/job.toml", &cookie, b"");
+    let (_, _, job) = raw(&studio.base, "GET", "/download/job.toml", &token, b"");
     let toml = data.path().join("job.toml");
     std::fs::write(&toml, &job).unwrap();
     let out = data.path().join("cli.parquet");
@@ -985,7 +993,7 @@ fn a_parquet_upload_run_over_http_is_the_release_of_the_exported_job() {
         std::fs::read(&out).unwrap() == release,
         "the releases differ"
     );
-    // the downloads need the session
+    // the downloads need the token
     let (status, _, _) = raw(&studio.base, "GET", "/download/release", "", b"");
     assert_eq!(status, 403);
 }

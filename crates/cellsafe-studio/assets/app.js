@@ -17,6 +17,8 @@ const MODELS = {
   'sample-uniqueness': [['threshold', '0.01']],
 };
 const KINDS = ['intervals', 'mask', 'date', 'groups', 'suppress', 'file', 'none'];
+// every call carries the token the page was opened with (there is no cookie)
+const TOKEN = new URLSearchParams(location.search).get('token') || '';
 let table = null;      // the loaded table's profile
 let chosenNode = null; // a node of the Pareto front being released (its levels)
 const OBJECTIVES = {
@@ -35,7 +37,7 @@ function el(tag, attrs, ...children) {
 }
 
 async function call(method, url, body, raw) {
-  const init = { method, headers: {} };
+  const init = { method, headers: { Authorization: 'Bearer ' + TOKEN } };
   if (raw !== undefined) { init.body = raw; }
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers['Content-Type'] = 'application/json'; }
   const r = await fetch(url, init);
@@ -135,8 +137,9 @@ function randomSeed() {
   return (a[0] & 0x1fffff) * 4294967296 + a[1];
 }
 
+// maps keyed by column names have no prototype: a column may be called `constructor`
 function roles() {
-  const out = {};
+  const out = Object.create(null);
   for (const s of document.querySelectorAll('select[id^="role-"]')) out[s.dataset.column] = s.value;
   return out;
 }
@@ -246,7 +249,9 @@ async function preview(name) {
   const i = columnIndex(name);
   if (!$('hier-' + i)) return;
   // the column's own keys alone: an error elsewhere in the job does not hide this preview
-  const only = { attributes: { [name]: job().attributes[name] } };
+  const attributes = Object.create(null);
+  attributes[name] = job().attributes[name];
+  const only = { attributes };
   const data = await call('POST', '/api/preview', { job: only, column: name });
   const key = 'attributes.' + name + '.hierarchy';
   const place = document.querySelector(`#hier-${i} .error`);
@@ -330,7 +335,7 @@ function renumber() {
 // ---- the job -----------------------------------------------------------------------------
 
 function job() {
-  const attributes = {};
+  const attributes = Object.create(null);
   for (const [name, role] of Object.entries(roles())) {
     const a = { role };
     const h = role === 'quasi-identifying' && $('hier-' + columnIndex(name)) ? hierarchyOf(name) : null;
@@ -455,7 +460,9 @@ async function result() {
   const buckets = $('bucket-files');
   buckets.replaceChildren();
   for (const f of r.files || []) {
-    buckets.append(el('a', { href: '/download/file?name=' + encodeURIComponent(f), download: f, class: 'bucket', text: 'Download ' + f }), ' ');
+    const a = el('a', { href: '/download/file?name=' + encodeURIComponent(f), class: 'bucket', text: 'Download ' + f });
+    a.addEventListener('click', download);
+    buckets.append(a, ' ');
   }
   if (r.front) { showFront(r.front); return; }
   if (rep.algorithm === 'lgb' && r.found) {
@@ -550,7 +557,27 @@ function showFront(front) {
   });
 }
 
+// a download: fetched with the token, then saved under the name the server gives
+async function download(event) {
+  event.preventDefault();
+  const a = event.currentTarget;
+  const r = await fetch(a.getAttribute('href'), { headers: { Authorization: 'Bearer ' + TOKEN } });
+  if (!r.ok) {
+    let message = r.status + ' ' + r.statusText;
+    try { message = (await r.json()).error.message; } catch (e) { /* not JSON */ }
+    showErrors([{ key: '', message }]);
+    return;
+  }
+  const disposition = r.headers.get('Content-Disposition') || '';
+  const name = (disposition.match(/filename="([^"]*)"/) || [])[1] || 'download';
+  const save = el('a', { href: URL.createObjectURL(await r.blob()), download: name });
+  document.body.append(save);
+  save.click();
+  save.remove();
+}
+
 document.addEventListener('DOMContentLoaded', async () => {
+  for (const id of ['download-release', 'download-report', 'download-job']) $(id).addEventListener('click', download);
   $('upload').addEventListener('click', upload);
   $('open').addEventListener('click', openPath);
   $('reload').addEventListener('click', reload);

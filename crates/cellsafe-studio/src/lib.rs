@@ -102,11 +102,14 @@ impl Studio {
         format!("http://{address}/?token={}", self.token())
     }
 
-    /// Serves until `shutdown` completes; `ready` is told the address listened on first.
+    /// Serves until `shutdown` completes; `ready` is told first the address listened on,
+    /// the URL that opens the studio, and a file that opens it too (an HTML page that
+    /// forwards to the URL, readable by its owner alone: a browser opened on it does not
+    /// show the token on a command line that other users of the machine can list).
     pub async fn serve(
         self,
         listen: &str,
-        ready: impl FnOnce(SocketAddr, &str),
+        ready: impl FnOnce(SocketAddr, &str, &std::path::Path),
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), StudioError> {
         let listener = tokio::net::TcpListener::bind(listen)
@@ -121,7 +124,9 @@ impl Studio {
                 address: listen.to_owned(),
                 source,
             })?;
-        ready(address, &self.url(address));
+        let url = self.url(address);
+        let opener = self.state.opener(&url).map_err(StudioError::Directory)?;
+        ready(address, &url, &opener);
         let limits = cellsafe_service::server::Limits {
             header_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(60),
@@ -138,8 +143,11 @@ impl Studio {
 }
 
 /// Starts a studio with `options` and serves it until SIGTERM or Ctrl-C, on a runtime of
-/// its own; `ready` gets the address listened on and the URL that opens the studio.
-pub fn run(options: &Options, ready: impl FnOnce(SocketAddr, &str)) -> Result<(), StudioError> {
+/// its own; `ready` gets what [`Studio::serve`] gives it.
+pub fn run(
+    options: &Options,
+    ready: impl FnOnce(SocketAddr, &str, &std::path::Path),
+) -> Result<(), StudioError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

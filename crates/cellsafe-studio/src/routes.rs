@@ -1,9 +1,9 @@
 //! The studio's HTTP interface: the page and its assets, the JSON calls the page makes,
-//! and the downloads. Every route but the token's entrance needs a session ([`auth`]).
+//! and the downloads. Every request needs the token ([`auth`]); one without it gets 403.
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /?token=…` | opens a session, then the page |
+//! | `GET /?token=…` | the page (and `/app.js`, `/style.css`, with the token too) |
 //! | `POST /api/upload?name=…&kind=table\|hierarchy` | a file, as the request's body |
 //! | `POST /api/open` `{path}` | a table on this machine |
 //! | `GET`, `POST /api/table` `{delimiter, missing}` | the table's profile; read again |
@@ -14,15 +14,14 @@
 //! | `GET /download/job.toml`, `/download/release`, `/download/report` | the last run's |
 //! | `GET /download/file?name=…` | a bucket table of the last (LGB) run, by its name |
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::extract::{Query, Request, State as Extract};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use cellsafe::job::config::Config;
@@ -36,6 +35,8 @@ use crate::draft::{toml_text, uncovered, FieldError};
 use crate::run::{Outcome, Run};
 use crate::workspace::{self, Loaded, Workspace};
 
+/// Longest wait for the next part of an upload's body.
+pub const FRAME_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// Values shown by a hierarchy's preview.
 pub const PREVIEW_VALUES: usize = 100;
 /// Uncovered values listed by a preview.
@@ -73,6 +74,19 @@ impl State {
         self.work.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Writes the page that forwards a browser to `url` into the workspace (its owner's
+    /// alone) and gives its path.
+    pub fn opener(&self, url: &str) -> std::io::Result<PathBuf> {
+        let path = self.workspace.path().join("open.html");
+        let page = format!(
+            "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" \
+             content=\"0;url={url}\"><title>cellsafe studio</title>\
+             <a href=\"{url}\">cellsafe studio</a>\n"
+        );
+        std::fs::write(&path, page)?;
+        Ok(path)
+    }
+
     /// Stops the run in progress, if any.
     pub fn stop(&self) {
         if let Some(run) = &self.work().run {
@@ -100,11 +114,9 @@ pub fn router(state: Shared) -> Router {
         .route("/download/release", get(download_release))
         .route("/download/report", get(download_report))
         .route("/download/file", get(download_file))
-        .route_layer(middleware::from_fn_with_state(state.clone(), session));
-    Router::new()
         .route("/", get(index))
-        .merge(guarded)
-        .with_state(state)
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard));
+    guarded.with_state(state)
 }
 
 const INDEX_HTML: &str = include_str!("../assets/index.html");
@@ -145,51 +157,46 @@ fn refused() -> Response {
         (
             StatusCode::FORBIDDEN,
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            "cellsafe studio: open the address `cellsafe studio` printed (it carries the token)\n",
+            "cellsafe studio: open the address `cellsafe studio` printed (it carries the \
+             token)\n",
         )
             .into_response(),
     )
 }
 
-fn admitted(state: &State, headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::COOKIE)
+/// Whether the request carries the token: in its `Authorization` header, or for the
+/// page and its assets (GET), in its query.
+fn admitted(state: &State, request: &Request) -> bool {
+    let header = request
+        .headers()
+        .get_all(header::AUTHORIZATION)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .any(|c| state.auth.admits(c))
+        .any(|v| state.auth.admits_header(v));
+    header || (request.method() == axum::http::Method::GET && query_token(state, request))
 }
 
-async fn session(Extract(state): Extract<Shared>, request: Request, next: Next) -> Response {
-    if !admitted(&state, request.headers()) {
+fn query_token(state: &State, request: &Request) -> bool {
+    request.uri().query().is_some_and(|q| {
+        q.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .any(|(k, v)| k == "token" && state.auth.is_token(v))
+    })
+}
+
+async fn guard(Extract(state): Extract<Shared>, request: Request, next: Next) -> Response {
+    if !admitted(&state, &request) {
         return refused();
     }
     hardened(next.run(request).await)
 }
 
-async fn index(
-    Extract(state): Extract<Shared>,
-    Query(q): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> Response {
-    if let Some(token) = q.get("token") {
-        return match state.auth.open(token) {
-            Some(session) => hardened(
-                (
-                    [(header::SET_COOKIE, Auth::cookie(&session))],
-                    Redirect::to("/"),
-                )
-                    .into_response(),
-            ),
-            None => refused(),
-        };
-    }
-    if !admitted(&state, &headers) {
-        return refused();
-    }
+/// The page, its assets named with the token it was loaded with.
+async fn index(Extract(state): Extract<Shared>) -> Response {
     hardened(
         (
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            INDEX_HTML,
+            INDEX_HTML.replace("{TOKEN}", state.auth.token()),
         )
             .into_response(),
     )
@@ -226,6 +233,18 @@ async fn upload(
     let Some(name) = workspace::safe_name(&q.name) else {
         return bad(format!("`{}` cannot be a file name", q.name));
     };
+    // the loaded table is replaced only as a table (its profile read again)
+    let hierarchy = q.kind.as_deref() == Some("hierarchy");
+    let table_name = state.work().loaded.as_ref().and_then(|l| {
+        l.input
+            .get("path")
+            .and_then(|p| p.as_str().map(String::from))
+    });
+    if hierarchy && table_name.as_deref() == Some(name.as_str()) {
+        return bad(format!(
+            "`{name}` is the loaded table's name: give the hierarchy file another name"
+        ));
+    }
     let files = state.workspace.files();
     let part = {
         let mut w = state.work();
@@ -237,7 +256,12 @@ async fn upload(
         let mut file = tokio::fs::File::create(&part).await?;
         let mut body = body;
         let mut size = 0u64;
-        while let Some(frame) = body.frame().await {
+        // each part of the body must come within FRAME_TIMEOUT: a client that trickles
+        // does not hold a connection and a file open
+        while let Some(frame) = tokio::time::timeout(FRAME_TIMEOUT, body.frame())
+            .await
+            .map_err(|_| std::io::Error::other("the upload stalled"))?
+        {
             let frame = frame.map_err(std::io::Error::other)?;
             if let Ok(data) = frame.into_data() {
                 size += data.len() as u64;
@@ -259,7 +283,7 @@ async fn upload(
         let _ = tokio::fs::remove_file(&part).await;
         return bad(format!("{name}: {e}"));
     }
-    if q.kind.as_deref() == Some("hierarchy") {
+    if hierarchy {
         return Json(json!({ "name": name })).into_response();
     }
     let path = files.join(&name);
@@ -279,6 +303,9 @@ async fn open(Extract(state): Extract<Shared>, Json(r): Json<OpenRequest>) -> Re
         Ok(p) => p,
         Err(e) => return bad(format!("{}: {e}", path.display())),
     };
+    if let Err(e) = workspace::regular(&path) {
+        return bad(format!("{}: {e}", path.display()));
+    }
     let mut input = toml::Table::new();
     input.insert(
         "path".into(),

@@ -123,6 +123,13 @@ impl Run {
         let me = run.clone();
         std::thread::spawn(move || {
             let outcome = me.work(&config, &table);
+            // a run that did not finish leaves nothing: a release written before Cancel
+            // (while the result was explored) is removed with its report
+            if !matches!(outcome, Outcome::Done(_)) {
+                if let Some(dir) = me.release.parent() {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+            }
             *me.outcome.lock().unwrap_or_else(|p| p.into_inner()) = outcome;
         });
         run
@@ -200,5 +207,37 @@ impl Run {
             stage,
             error,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancelled_run_leaves_no_file() {
+        let workspace = crate::workspace::Workspace::new().unwrap();
+        let rows: Vec<Vec<String>> = (0..20_000)
+            .map(|i| vec![format!("{}", 100_000 + (i * 7919) % 900_000), "x".into()])
+            .collect();
+        let table = Table::from_rows(vec!["a".into(), "b".into()], &rows).unwrap();
+        let csv = workspace.files().join("t.csv");
+        let mut text = String::from("a,b\n");
+        for r in &rows {
+            text.push_str(&format!("{},{}\n", r[0], r[1]));
+        }
+        std::fs::write(&csv, text).unwrap();
+        let job = "[input]\npath = \"t.csv\"\n[attributes.a]\nrole = \"quasi-identifying\"\n\
+                   hierarchy = { kind = \"mask\" }\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n";
+        let config = Config::parse(job, &workspace.job_path()).unwrap();
+        let dir = workspace.run_dir(1).unwrap();
+        let run = Run::start(1, config, job.into(), dir.clone(), "csv", Arc::new(table));
+        run.cancel();
+        // the outcome is set after the directory is removed
+        while matches!(run.outcome(), Outcome::Running) {
+            std::thread::yield_now();
+        }
+        assert!(matches!(run.outcome(), Outcome::Cancelled));
+        assert!(!dir.exists());
     }
 }

@@ -73,13 +73,25 @@ pub struct Column {
 
 impl Workspace {
     /// A new directory with `files/` and `runs/`.
+    /// Only its owner may enter it (mode 0700 on Unix): it holds the uploaded data.
     pub fn new() -> std::io::Result<Workspace> {
-        let dir = tempfile::Builder::new()
-            .prefix("cellsafe-studio-")
-            .tempdir()?;
-        std::fs::create_dir(dir.path().join("files"))?;
-        std::fs::create_dir(dir.path().join("runs"))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("cellsafe-studio-");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o700));
+        }
+        let dir = builder.tempdir()?;
+        for sub in ["files", "runs"] {
+            private_dir(&dir.path().join(sub))?;
+        }
         Ok(Workspace { dir })
+    }
+
+    /// The workspace's own directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
     }
 
     /// Where uploads are kept, and relative paths of a job resolve.
@@ -95,8 +107,28 @@ impl Workspace {
     /// A new empty directory for run number `n`.
     pub fn run_dir(&self, n: u64) -> std::io::Result<PathBuf> {
         let dir = self.dir.path().join("runs").join(n.to_string());
-        std::fs::create_dir(&dir)?;
+        private_dir(&dir)?;
         Ok(dir)
+    }
+}
+
+/// A new directory only its owner may enter (mode 0700 on Unix).
+fn private_dir(path: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
+}
+
+/// Whether `path` is a regular file (or a link to one): what the studio reads. A FIFO
+/// would block a reader until something writes to it; a device never ends.
+pub fn regular(path: &Path) -> std::io::Result<()> {
+    if std::fs::metadata(path)?.is_file() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(
+            "not a regular file: the studio reads regular files only",
+        ))
     }
 }
 
@@ -218,6 +250,28 @@ pub fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_workspace_is_its_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let w = Workspace::new().unwrap();
+        for p in [w.path().to_owned(), w.files(), w.run_dir(1).unwrap()] {
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{}", p.display());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        assert!(regular(&fifo).is_err());
+        assert!(regular(dir.path()).is_err());
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        regular(&dir.path().join("f")).unwrap();
+    }
 
     #[test]
     fn names_are_made_safe() {
