@@ -57,20 +57,30 @@ pub struct Explored {
     pub files: Vec<String>,
 }
 
+impl Explored {
+    /// A result of `report` alone (found or not), to which the caller adds what it shows.
+    fn of(found: bool, report: &impl Serialize) -> Explored {
+        Explored {
+            found,
+            report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
+            levels: Vec::new(),
+            risk_before: None,
+            risk_after: None,
+            classes_svg: None,
+            distributions: Vec::new(),
+            sample: Vec::new(),
+            lattice: None,
+            front: None,
+            files: Vec::new(),
+        }
+    }
+}
+
 /// What the page shows of an LGB job: its report and its bucket tables' names.
 pub fn lgb(report: &cellsafe::job::lgb::LgbReport, files: Vec<String>) -> Explored {
     Explored {
-        found: report.found,
-        report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
-        levels: Vec::new(),
-        risk_before: None,
-        risk_after: None,
-        classes_svg: None,
-        distributions: Vec::new(),
-        sample: Vec::new(),
-        lattice: None,
-        front: None,
         files,
+        ..Explored::of(report.found, report)
     }
 }
 
@@ -123,22 +133,13 @@ pub fn front(report: &cellsafe::job::pareto::ParetoReport) -> Explored {
         .collect();
     let svg = svg::front(&objectives, &nodes);
     Explored {
-        found: false,
-        report: serde_json::to_value(report).unwrap_or(serde_json::Value::Null),
-        levels: Vec::new(),
-        risk_before: None,
-        risk_after: None,
-        classes_svg: None,
-        distributions: Vec::new(),
-        sample: Vec::new(),
-        lattice: None,
         front: Some(Front {
             quasi_identifiers: report.quasi_identifiers.clone(),
             objectives,
             nodes,
             svg,
         }),
-        files: Vec::new(),
+        ..Explored::of(false, report)
     }
 }
 
@@ -184,21 +185,8 @@ pub fn explore(
     table: &Table,
     observer: &dyn Observer,
 ) -> cellsafe::Result<Explored> {
-    let report = serde_json::to_value(&done.report).unwrap_or(serde_json::Value::Null);
     let Some(release) = &done.release else {
-        return Ok(Explored {
-            found: false,
-            report,
-            levels: Vec::new(),
-            risk_before: None,
-            risk_after: None,
-            classes_svg: None,
-            distributions: Vec::new(),
-            sample: Vec::new(),
-            lattice: None,
-            front: None,
-            files: Vec::new(),
-        });
+        return Ok(Explored::of(false, &done.report));
     };
     let problem = release.problem();
     let local = release.algorithm().is_local();
@@ -292,8 +280,6 @@ pub fn explore(
         _ => None,
     };
     Ok(Explored {
-        found: true,
-        report,
         levels,
         risk_before: Some(before),
         risk_after: after,
@@ -301,8 +287,7 @@ pub fn explore(
         distributions,
         sample,
         lattice,
-        front: None,
-        files: Vec::new(),
+        ..Explored::of(true, &done.report)
     })
 }
 

@@ -6,21 +6,7 @@ use std::fmt::Write;
 
 use crate::explore::Node;
 
-/// `text` escaped for SVG text and attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use cellsafe::job::html::escape;
 
 /// `text` cut to at most `n` characters (with `…`).
 fn cut(text: &str, n: usize) -> String {

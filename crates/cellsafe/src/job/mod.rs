@@ -18,6 +18,7 @@
 pub mod config;
 pub mod disclosure;
 pub mod gatekeeper;
+pub mod html;
 pub mod lgb;
 pub mod output;
 pub mod pareto;

@@ -8,21 +8,7 @@ use serde_json::Value;
 
 use crate::job::pareto::{shell_word, NodeReport, ParetoReport};
 
-/// Escapes text for HTML element content and attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::job::html::escape as esc;
 
 /// A number as a short label.
 fn num(x: f64) -> String {

@@ -6,12 +6,7 @@ use std::fmt::Write as _;
 
 use crate::job::risk::RiskReport;
 
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::job::html::escape as esc;
 
 fn pct(x: f64) -> String {
     if x == 0.0 {
