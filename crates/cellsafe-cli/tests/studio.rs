@@ -32,16 +32,21 @@ mod common;
 
 use common::browser::{find_soon, Browser, Killed};
 
-/// A running studio: the child, its base address and the URL with the token.
+/// A running studio: the child, its base address and the URL with the token. Its working
+/// directory is made inside a temporary directory of the test's (TMPDIR), removed after
+/// the child is killed, so that a killed studio leaves nothing behind.
 struct Studio {
     _child: Killed,
+    _tmp: tempfile::TempDir,
     base: String,
     url: String,
 }
 
 fn start_studio() -> Studio {
+    let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_cellsafe"))
         .args(["studio", "--listen", "127.0.0.1:0"])
+        .env("TMPDIR", tmp.path())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -60,6 +65,7 @@ fn start_studio() -> Studio {
     let base = url.split("/?token=").next().unwrap().to_owned();
     Studio {
         _child: Killed(child),
+        _tmp: tmp,
         base,
         url,
     }
