@@ -86,16 +86,7 @@ fn copy_adult(dir: &Path) {
     }
 }
 
-const QIS: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-];
+use common::ADULT_QIS as QIS;
 
 /// Saves a screenshot of the page as `DIR/NAME.png` when `CELLSAFE_STUDIO_SCREENSHOTS`
 /// names a directory, with `at` scrolled to the top first.
@@ -150,6 +141,41 @@ async fn column(client: &Client, name: &str) -> Result<String, CmdError> {
         .unwrap()
         .trim_start_matches("role-")
         .to_owned())
+}
+
+/// Opens the table at `path` through the page's path field, and waits for its profile to
+/// say `rows`.
+async fn open_path(client: &Client, path: &Path, rows: &str) -> Result<(), CmdError> {
+    find_soon(client, "path")
+        .await?
+        .send_keys(&path.display().to_string())
+        .await?;
+    client.find(Locator::Id("open")).await?.click().await?;
+    until("the table's profile", || async {
+        Ok(text(client, "table-summary").await?.contains(rows))
+    })
+    .await
+}
+
+/// Chooses `value` in the select with id `id`, once the page shows it.
+async fn choose(client: &Client, id: &str, value: &str) -> Result<(), CmdError> {
+    find_soon(client, id).await?.select_by_value(value).await
+}
+
+/// Gives column `name` the role `role`; its index in the page.
+async fn set_role(client: &Client, name: &str, role: &str) -> Result<String, CmdError> {
+    let i = column(client, name).await?;
+    choose(client, &format!("role-{i}"), role).await?;
+    Ok(i)
+}
+
+/// The run's state as the page shows it (`running`, `done`, `failed`, `cancelled`).
+async fn run_state(client: &Client) -> Result<Option<String>, CmdError> {
+    client
+        .find(Locator::Id("run-state"))
+        .await?
+        .attr("data-state")
+        .await
 }
 
 /// GETs `path` from inside the page (with the token of its address) as text.
@@ -255,24 +281,14 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
         shot(&client, "step-table", "1-table").await?;
         // 2. roles
         for q in QIS {
-            let i = column(&client, q).await?;
-            let role = client.find(Locator::Id(&format!("role-{i}"))).await?;
-            role.select_by_value("quasi-identifying").await?;
+            set_role(&client, q, "quasi-identifying").await?;
         }
-        let i = column(&client, "occupation").await?;
-        client
-            .find(Locator::Id(&format!("role-{i}")))
-            .await?
-            .select_by_value("sensitive")
-            .await?;
+        set_role(&client, "occupation", "sensitive").await?;
         shot(&client, "step-roles", "2-roles").await?;
         // 3. hierarchies: ARX files, uploaded; each previewed
         for q in QIS {
             let i = column(&client, q).await?;
-            find_soon(&client, &format!("hkind-{i}"))
-                .await?
-                .select_by_value("file")
-                .await?;
+            choose(&client, &format!("hkind-{i}"), "file").await?;
             let file = data.path().join(format!("adult_hierarchy_{q}.csv"));
             client
                 .find(Locator::Id(&format!("hfile-{i}")))
@@ -297,11 +313,7 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
         // 5. run
         client.find(Locator::Id("run")).await?.click().await?;
         until("the run's end", || async {
-            let state = client
-                .find(Locator::Id("run-state"))
-                .await?
-                .attr("data-state")
-                .await?;
+            let state = run_state(&client).await?;
             Ok(matches!(
                 state.as_deref(),
                 Some("done" | "failed" | "cancelled")
@@ -418,23 +430,8 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
     let result = async {
         client.goto(&studio.url).await?;
         // a table named by its path on this machine
-        find_soon(&client, "path")
-            .await?
-            .send_keys(&data.path().join("adult.csv").display().to_string())
-            .await?;
-        client.find(Locator::Id("open")).await?.click().await?;
-        until("the table's profile", || async {
-            Ok(text(&client, "table-summary")
-                .await?
-                .contains("30,162 rows"))
-        })
-        .await?;
-        let age = column(&client, "age").await?;
-        client
-            .find(Locator::Id(&format!("role-{age}")))
-            .await?
-            .select_by_value("quasi-identifying")
-            .await?;
+        open_path(&client, &data.path().join("adult.csv"), "30,162 rows").await?;
+        let age = set_role(&client, "age", "quasi-identifying").await?;
         // intervals: previewed on the column's values
         let widths = find_soon(&client, &format!("hwidths-{age}")).await?;
         until("the intervals' preview", || async {
@@ -458,16 +455,8 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
         );
         shot(&client, &format!("hier-{age}"), "8-hierarchy-error").await?;
         // groups that leave values out: the error at the hierarchy names one
-        let race = column(&client, "race").await?;
-        client
-            .find(Locator::Id(&format!("role-{race}")))
-            .await?
-            .select_by_value("quasi-identifying")
-            .await?;
-        find_soon(&client, &format!("hkind-{race}"))
-            .await?
-            .select_by_value("groups")
-            .await?;
+        let race = set_role(&client, "race", "quasi-identifying").await?;
+        choose(&client, &format!("hkind-{race}"), "groups").await?;
         client
             .find(Locator::Id(&format!("hgroups-{race}")))
             .await?
@@ -482,11 +471,7 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
         // an ARX file that leaves values out: the preview names them
         let partial = data.path().join("race.csv");
         std::fs::write(&partial, "White;*\nBlack;*\n").unwrap();
-        client
-            .find(Locator::Id(&format!("hkind-{race}")))
-            .await?
-            .select_by_value("file")
-            .await?;
+        choose(&client, &format!("hkind-{race}"), "file").await?;
         client
             .find(Locator::Id(&format!("hfile-{race}")))
             .await?
@@ -530,11 +515,7 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
         })
         .await?;
         assert!(by_css(&client, at_k).await?.text().await?.is_empty());
-        let state = client
-            .find(Locator::Id("run-state"))
-            .await?
-            .attr("data-state")
-            .await?;
+        let state = run_state(&client).await?;
         assert_eq!(state, None, "no run started");
         Ok::<_, CmdError>(())
     }
@@ -572,34 +553,12 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
     std::fs::write(&table, csv).unwrap();
     let result = async {
         client.goto(&studio.url).await?;
-        find_soon(&client, "path")
-            .await?
-            .send_keys(&table.display().to_string())
-            .await?;
-        client.find(Locator::Id("open")).await?.click().await?;
-        until("the table's profile", || async {
-            Ok(text(&client, "table-summary")
-                .await?
-                .contains("20,000 rows"))
-        })
-        .await?;
+        open_path(&client, &table, "20,000 rows").await?;
         for name in ["a", "b", "c", "d", "e", "f", "g"] {
-            let i = column(&client, name).await?;
-            client
-                .find(Locator::Id(&format!("role-{i}")))
-                .await?
-                .select_by_value("quasi-identifying")
-                .await?;
-            find_soon(&client, &format!("hkind-{i}"))
-                .await?
-                .select_by_value("mask")
-                .await?;
+            let i = set_role(&client, name, "quasi-identifying").await?;
+            choose(&client, &format!("hkind-{i}"), "mask").await?;
         }
-        client
-            .find(Locator::Id("algorithm"))
-            .await?
-            .select_by_value("exhaustive")
-            .await?;
+        choose(&client, "algorithm", "exhaustive").await?;
         client.find(Locator::Id("run")).await?.click().await?;
         // once the search has begun, Cancel
         until("the search", || async {
@@ -619,19 +578,11 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
         assert_eq!(second.as_u64(), Some(409));
         client.find(Locator::Id("cancel")).await?.click().await?;
         until("the run's end", || async {
-            let state = client
-                .find(Locator::Id("run-state"))
-                .await?
-                .attr("data-state")
-                .await?;
+            let state = run_state(&client).await?;
             Ok(state.as_deref().is_some_and(|s| s != "running"))
         })
         .await?;
-        let state = client
-            .find(Locator::Id("run-state"))
-            .await?
-            .attr("data-state")
-            .await?;
+        let state = run_state(&client).await?;
         assert_eq!(state.as_deref(), Some("cancelled"));
         let release = fetch(&client, "/download/release").await?;
         assert!(release.contains("no run has finished"), "{release}");
@@ -653,39 +604,17 @@ async fn a_node_clicked_on_the_pareto_front_is_released_as_its_exported_job_rele
     copy_adult(data.path());
     let result = async {
         client.goto(&studio.url).await?;
-        find_soon(&client, "path")
-            .await?
-            .send_keys(&data.path().join("adult.csv").display().to_string())
-            .await?;
-        client.find(Locator::Id("open")).await?.click().await?;
-        until("the table's profile", || async {
-            Ok(text(&client, "table-summary")
-                .await?
-                .contains("30,162 rows"))
-        })
-        .await?;
+        open_path(&client, &data.path().join("adult.csv"), "30,162 rows").await?;
         // three quasi-identifiers with hierarchies built in the page
         for (name, kind) in [
             ("age", "intervals"),
             ("sex", "suppress"),
             ("race", "suppress"),
         ] {
-            let i = column(&client, name).await?;
-            client
-                .find(Locator::Id(&format!("role-{i}")))
-                .await?
-                .select_by_value("quasi-identifying")
-                .await?;
-            find_soon(&client, &format!("hkind-{i}"))
-                .await?
-                .select_by_value(kind)
-                .await?;
+            let i = set_role(&client, name, "quasi-identifying").await?;
+            choose(&client, &format!("hkind-{i}"), kind).await?;
         }
-        client
-            .find(Locator::Id("algorithm"))
-            .await?
-            .select_by_value("pareto")
-            .await?;
+        choose(&client, "algorithm", "pareto").await?;
         assert!(
             client
                 .find(Locator::Id("pareto-fields"))

@@ -5,6 +5,8 @@
 //! so on stderr and appends the reason to the file named by `CELLSAFE_SKIPS`;
 //! `./scripts/test` sets that variable and ends the run with the list, so a summary never
 //! counts a skipped part as tested.
+//!
+//! It also holds the Adult quasi-identifiers the tests of several crates name.
 
 use std::io::Write;
 
@@ -26,6 +28,19 @@ pub fn skipped(what: &str) {
         }
     }
 }
+
+/// Adult's eight quasi-identifiers, in the order the bundled jobs name them (each has
+/// `examples/adult/adult_hierarchy_NAME.csv`).
+pub const ADULT_QIS: [&str; 8] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "salary-class",
+];
 
 #[cfg(test)]
 mod tests {

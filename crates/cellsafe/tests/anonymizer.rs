@@ -31,16 +31,7 @@ fn same_optimum_as_the_config_job_on_adult() {
     };
     let table = Table::read_csv(&dir.join("adult.csv"), &format).unwrap();
     let mut anonymizer = Anonymizer::new(&table);
-    for q in [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "salary-class",
-    ] {
+    for q in cellsafe_testkit::ADULT_QIS {
         let path = dir.join(format!("adult_hierarchy_{q}.csv"));
         anonymizer = anonymizer.quasi_identifier(q, Hierarchy::read_arx(&path, b';').unwrap());
     }

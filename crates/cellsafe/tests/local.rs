@@ -17,16 +17,7 @@ use cellsafe::observer::Silent;
 use cellsafe::release::audit::{audit_local, LocalExpected};
 use cellsafe::Error;
 
-const QUASI: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-];
+use common::ADULT_QIS as QUASI;
 
 fn config(extra: &str, dir: &Path) -> Config {
     config_edited(extra, dir, |t| t)

@@ -14,16 +14,7 @@ use cellsafe::metric::MetricKind;
 use cellsafe::release::SuppressedRows::Star;
 use rand::{Rng, SeedableRng};
 
-const QI: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-];
+use common::ADULT_QIS as QI;
 
 /// Per QI: value → its labels by level, and the highest level.
 fn hierarchies(dir: &Path) -> Vec<(HashMap<String, Vec<String>>, u8)> {

@@ -96,6 +96,25 @@ impl Browser {
     }
 }
 
+/// The session is closed when the browser is dropped, also when a test panics before its
+/// own `close` (killing chromedriver alone would leave Chromium running). The close runs
+/// on a thread of its own: the test's runtime keeps driving the session meanwhile.
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let client = self.client.clone();
+        let closing = std::thread::spawn(move || {
+            if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                // an error: the test closed the session already
+                let _ = runtime.block_on(client.close());
+            }
+        });
+        let _ = closing.join();
+    }
+}
+
 /// The element with id `id`, once the page shows it (within 30 s).
 pub async fn find_soon(
     client: &Client,

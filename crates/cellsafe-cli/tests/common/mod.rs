@@ -39,3 +39,7 @@ pub fn serve(dir: &Path) -> (Child, String) {
 // how a test says that it did not run, and why (`scripts/test` lists them at the end)
 #[allow(unused_imports)] // not every test file skips
 pub use cellsafe_testkit::skipped;
+
+/// Adult's eight quasi-identifiers (see `cellsafe_testkit::ADULT_QIS`).
+#[allow(unused_imports)] // not every test file uses Adult
+pub use cellsafe_testkit::ADULT_QIS;

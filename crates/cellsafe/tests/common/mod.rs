@@ -15,18 +15,9 @@ use cellsafe::metric::{Aggregate, MetricKind, MetricSpec};
 #[allow(unused_imports)] // not every test file skips
 pub use cellsafe_testkit::skipped;
 
-/// Adult's eight quasi-identifiers, in the order the bundled jobs name them (each has
-/// `examples/adult/adult_hierarchy_NAME.csv`).
-pub const ADULT_QIS: [&str; 8] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "salary-class",
-];
+/// Adult's eight quasi-identifiers (see `cellsafe_testkit::ADULT_QIS`).
+#[allow(unused_imports)] // not every test file uses Adult
+pub use cellsafe_testkit::ADULT_QIS;
 
 /// A `;`-separated file's header and rows.
 pub fn read_semicolon(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
