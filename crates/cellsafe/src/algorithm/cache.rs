@@ -7,6 +7,9 @@
 //! level 0 elsewhere. Searches guided by a metric generalize the same few attributes fully
 //! in most nodes they visit, so one hub serves many of them and the base (every distinct
 //! tuple) is rolled up rarely.
+//!
+//! When full, the cache evicts the nodes least recently kept or used as a source, so hubs
+//! and nodes many others sit above stay.
 
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::framework::classes::Classes;
@@ -14,11 +17,19 @@ use crate::framework::lattice::is_generalization;
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
 
+/// Memory the cache may fill with classes (a class takes 16 bytes and 4 per sensitive
+/// value): a search over many quasi-identifiers evaluates thousands of nodes far apart,
+/// and each rolled up from the base instead of a kept node costs a pass over every
+/// distinct tuple.
+const CACHE_BYTES: usize = 64 << 20;
+
 /// The cache (see the module docs).
 pub(crate) struct ClassCache<'a> {
     problem: &'a Problem,
     hierarchies: Vec<&'a Hierarchy>,
-    entries: Vec<(Vec<u8>, Classes)>,
+    /// Cached nodes with their classes and when each was last used (a tick).
+    entries: Vec<(Vec<u8>, Classes, u64)>,
+    tick: u64,
     /// Classes held, against `budget`.
     held: usize,
     budget: usize,
@@ -31,14 +42,16 @@ pub(crate) struct ClassCache<'a> {
 
 impl<'a> ClassCache<'a> {
     /// An empty cache for `problem`, holding up to four times the base's classes plus a
-    /// million.
+    /// million, or [`CACHE_BYTES`] of classes if that is more.
     pub(crate) fn new(problem: &'a Problem) -> ClassCache<'a> {
+        let base = problem.snapshot.base();
         ClassCache {
             problem,
             hierarchies: problem.hierarchies(),
             entries: Vec::new(),
+            tick: 0,
             held: 0,
-            budget: 4 * problem.snapshot.base().len() + 1_000_000,
+            budget: (4 * base.len() + 1_000_000).max(CACHE_BYTES / (16 + 4 * base.width)),
             pair_tables: 0,
             pair_rejections: 0,
             cut_short: 0,
@@ -53,7 +66,10 @@ impl<'a> ClassCache<'a> {
 
     /// [`classes`](Self::classes), or `None` as soon as there are more than `cap`.
     fn classes_capped(&mut self, levels: &[u8], cap: usize) -> Option<Classes> {
-        if let Some((l, c)) = self.source(levels) {
+        if let Some(i) = self.source(levels) {
+            self.tick += 1;
+            self.entries[i].2 = self.tick;
+            let (l, c, _) = &self.entries[i];
             return self
                 .problem
                 .snapshot
@@ -113,28 +129,35 @@ impl<'a> ClassCache<'a> {
         self.cut_short
     }
 
-    /// The smallest cached node below `levels`, with its classes.
-    fn source(&self, levels: &[u8]) -> Option<(&[u8], &Classes)> {
+    /// The smallest cached node below `levels`, by its place in `entries`.
+    fn source(&self, levels: &[u8]) -> Option<usize> {
         self.entries
             .iter()
-            .filter(|(l, _)| is_generalization(levels, l))
-            .min_by_key(|(_, c)| c.len())
-            .map(|(l, c)| (l.as_slice(), c))
+            .enumerate()
+            .filter(|(_, (l, _, _))| is_generalization(levels, l))
+            .min_by_key(|(_, (_, c, _))| c.len())
+            .map(|(i, _)| i)
     }
 
-    /// Keeps `classes` of `levels` while the budget allows.
+    /// Keeps `classes` of `levels`, evicting the nodes least recently used (kept or used
+    /// as a source) while the budget is exceeded.
     pub(crate) fn keep(&mut self, levels: &[u8], classes: Classes) {
         if classes.len() > self.budget {
             return;
         }
-        let mut drop = 0;
-        while self.held + classes.len() > self.budget {
-            self.held -= self.entries[drop].1.len();
-            drop += 1;
+        if self.held + classes.len() > self.budget {
+            // oldest use first; evict from the front
+            self.entries.sort_by_key(|e| e.2);
+            let mut drop = 0;
+            while self.held + classes.len() > self.budget {
+                self.held -= self.entries[drop].1.len();
+                drop += 1;
+            }
+            self.entries.drain(..drop);
         }
-        self.entries.drain(..drop);
+        self.tick += 1;
         self.held += classes.len();
-        self.entries.push((levels.to_vec(), classes));
+        self.entries.push((levels.to_vec(), classes, self.tick));
     }
 }
 
@@ -175,7 +198,7 @@ mod tests {
                 let levels = problem
                     .lattice
                     .levels(rng.gen_range(0..problem.lattice.size()));
-                let oldest = cache.entries.first().map(|(l, _)| l.clone());
+                let oldest = cache.entries.first().map(|(l, _, _)| l.clone());
                 let want = problem.classes(&levels);
                 assert_eq!(sorted_counts(&cache.classes(&levels)), sorted_counts(&want));
                 if let Some((evaluation, _)) = cache.check(&levels) {
@@ -184,11 +207,11 @@ mod tests {
                     assert_eq!(evaluation.score, direct.score);
                 }
                 evicted |=
-                    oldest.is_some() && cache.entries.first().map(|(l, _)| l) != oldest.as_ref();
+                    oldest.is_some() && cache.entries.first().map(|(l, _, _)| l) != oldest.as_ref();
                 assert!(cache.held <= cache.budget);
                 assert_eq!(
                     cache.held,
-                    cache.entries.iter().map(|(_, c)| c.len()).sum::<usize>()
+                    cache.entries.iter().map(|(_, c, _)| c.len()).sum::<usize>()
                 );
             }
             evictions += evicted as usize;

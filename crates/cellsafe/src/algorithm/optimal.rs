@@ -175,9 +175,9 @@ pub fn exhaustive(
 ///
 /// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
 /// best-first in order of (bound, tie order) and the search stops once the bound passes the
-/// best score; whether a candidate is acceptable is settled by binary search on a chain from
-/// it to the top, so that one unacceptable node rules out its whole down-set and one
-/// acceptable node vouches for its up-set (ARX's Flash works on the same principle).
+/// best score; whether a candidate is acceptable is settled by binary search on Flash's path
+/// of unknown nodes above it ([`Lattice::open_path`]), so that one unacceptable node rules
+/// out its whole down-set and one acceptable node vouches for its up-set.
 /// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
 ///
 /// Partial orders of partitions have neither the spanning tree nor monotone bounds that
@@ -331,9 +331,10 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
         }
         let levels = &lattice.levels(index);
         if status[index] == Status::Unknown {
-            // binary search on the chain from `levels` to the top
-            let chain = lattice.chain_to_top(levels);
-            let (mut lo, mut hi) = (0usize, chain.len() - 1);
+            // binary search on Flash's path of unknown nodes above `levels`: acceptability
+            // is monotone along it, and every node on it is worth settling
+            let chain = lattice.open_path(levels, |i| status[i] == Status::Unknown);
+            let (mut lo, mut hi) = (0usize, chain.len());
             while hi - lo > 1 && status[index] == Status::Unknown {
                 let mid = (lo + hi) / 2;
                 let m = lattice.index(&chain[mid]);

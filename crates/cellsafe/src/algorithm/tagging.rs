@@ -6,8 +6,8 @@
 //! because an evaluated specialization's class bound (a lower bound on the score of all its
 //! generalizations) is strictly worse than the best found. Nodes are taken in order of level
 //! sum, so the minimal acceptable nodes, where the best scores lie, come first; whether a node
-//! is acceptable is settled by binary search on a chain to the top, so that one unacceptable
-//! node tags its whole down-set. The best is the best evaluated acceptable node: ties are
+//! is acceptable is settled by binary search on Flash's path of unknown nodes above it, so
+//! that one unacceptable node tags its whole down-set. The best is the best evaluated acceptable node: ties are
 //! never ruled out, so the tie order decides exactly as in an exhaustive search.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -85,9 +85,10 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
         }
         let levels = lattice.levels(index);
         if status[index] == Status::Unknown {
-            // binary search on the chain from `levels` to the top
-            let chain = lattice.chain_to_top(&levels);
-            let (mut lo, mut hi) = (0usize, chain.len() - 1);
+            // binary search on Flash's path of unknown nodes above `levels`: acceptability
+            // is monotone along it, and every node on it is worth settling
+            let chain = lattice.open_path(&levels, |i| status[i] == Status::Unknown);
+            let (mut lo, mut hi) = (0usize, chain.len());
             while hi - lo > 1 && status[index] == Status::Unknown {
                 let mid = (lo + hi) / 2;
                 let m = lattice.index(&chain[mid]);

@@ -277,6 +277,32 @@ impl Lattice {
         }
         chain
     }
+
+    /// A path upward from `levels` through nodes `open` says yes to (Flash's path): each
+    /// step raises the first attribute, in the tree order, whose raised node is open; the
+    /// path ends where no direct successor is. `levels` itself is the path's first node.
+    pub(crate) fn open_path(&self, levels: &[u8], open: impl Fn(usize) -> bool) -> Vec<Vec<u8>> {
+        let mut path = vec![levels.to_vec()];
+        let mut cur = levels.to_vec();
+        'step: loop {
+            for &j in &self.tree_order {
+                if cur[j] >= self.max[j] {
+                    continue;
+                }
+                let old = cur[j];
+                cur[j] = match &self.orders {
+                    None => old + 1,
+                    Some(orders) => orders[j].covers[old as usize][0],
+                };
+                if open(self.index(&cur)) {
+                    path.push(cur.clone());
+                    continue 'step;
+                }
+                cur[j] = old;
+            }
+            return path;
+        }
+    }
 }
 
 /// `a ≤ b` pointwise: `b` is a generalization of `a` (or equal).
@@ -398,6 +424,44 @@ mod tests {
             want.sort();
             got.sort();
             assert_eq!(got, want, "{a:?}");
+        }
+    }
+
+    /// Flash's path climbs by direct successors through open nodes only, in tree order,
+    /// and ends where no direct successor is open (checked on random up-sets).
+    #[test]
+    fn open_path_climbs_through_open_nodes_to_a_dead_end() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..200 {
+            let dims = rng.gen_range(1..5);
+            let max: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..4)).collect();
+            let mut order: Vec<usize> = (0..dims).collect();
+            order.sort_by_key(|_| rng.gen::<u32>());
+            let l = Lattice::new(max.clone()).with_tree_order(order.clone());
+            // open: the nodes outside the up-set of a few random nodes
+            let closed: Vec<Vec<u8>> = (0..rng.gen_range(0..3))
+                .map(|_| l.levels(rng.gen_range(0..l.size())))
+                .collect();
+            let open = |i: usize| !closed.iter().any(|c| l.generalizes(&l.levels(i), c));
+            let start = l.levels(rng.gen_range(0..l.size()));
+            let path = l.open_path(&start, open);
+            assert_eq!(path[0], start);
+            for w in path.windows(2) {
+                assert!(l.successors(&w[0]).contains(&w[1]), "{path:?}");
+                assert!(open(l.index(&w[1])));
+                // the attribute raised is the first in tree order whose raise is open
+                let raised = (0..dims).find(|&j| w[0][j] != w[1][j]).unwrap();
+                for &j in order.iter().take_while(|&&j| j != raised) {
+                    if w[0][j] < max[j] {
+                        let mut other = w[0].clone();
+                        other[j] += 1;
+                        assert!(!open(l.index(&other)), "{path:?}");
+                    }
+                }
+            }
+            let end = path.last().unwrap();
+            assert!(l.successors(end).iter().all(|s| !open(l.index(s))));
         }
     }
 }
