@@ -463,7 +463,9 @@ impl Snapshot {
         // first-touch cache misses than the hashing itself. New keys are computed a batch
         // ahead and their slots prefetched, so the table's cache misses overlap.
         let complete = K::with_scratch(|index| {
-            index.start(n);
+            // never more than `cap` classes: a table sized for them stays in cache when a
+            // large input rolls up to few classes
+            index.start(n.min(cap));
             const AHEAD: usize = 8;
             let mut ahead = [K::default(); AHEAD];
             for (c, slot) in ahead.iter_mut().enumerate().take(n) {
