@@ -219,6 +219,45 @@ mod tests {
         assert!(evictions > 10, "{evictions}");
     }
 
+    /// When full, the cache evicts the node least recently kept or used as a source: a node
+    /// a rollup has just started from stays, an older one no rollup used goes.
+    #[test]
+    fn eviction_spares_the_source_used_last() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let mut checked = 0;
+        for _ in 0..50 {
+            let data = dataset(&mut rng);
+            let models = [ModelSpec::KAnonymity { k: 1 }];
+            let problem = Problem::new(data, &models, 0.0, &MetricSpec::default()).unwrap();
+            let (lattice, bottom) = (&problem.lattice, problem.lattice.bottom());
+            // two nodes one step above the bottom, on different attributes
+            let steps: Vec<Vec<u8>> = (0..bottom.len())
+                .filter(|&j| lattice.max_levels()[j] > 0)
+                .map(|j| {
+                    let mut node = bottom.clone();
+                    node[j] = 1;
+                    node
+                })
+                .collect();
+            let [a, b, ..] = steps.as_slice() else {
+                continue;
+            };
+            let (classes_a, classes_b) = (problem.classes(a), problem.classes(b));
+            let mut cache = ClassCache::new(&problem);
+            cache.budget = classes_a.len() + classes_b.len();
+            cache.keep(a, classes_a.clone());
+            cache.keep(b, classes_b);
+            // `a` is the only cached node below itself: the rollup starts from it
+            assert_eq!(sorted_counts(&cache.classes(a)), sorted_counts(&classes_a));
+            let top = lattice.top();
+            cache.keep(&top, problem.classes(&top));
+            let kept: Vec<&Vec<u8>> = cache.entries.iter().map(|(l, _, _)| l).collect();
+            assert_eq!(kept, [a, &top], "{a:?} {b:?}");
+            checked += 1;
+        }
+        assert!(checked > 20, "{checked}");
+    }
+
     /// No acceptable node has more classes than `max_classes`, and a capped rollup gives
     /// the classes exactly when there are no more than the cap.
     #[test]
