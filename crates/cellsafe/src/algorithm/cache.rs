@@ -17,8 +17,7 @@ use crate::framework::lattice::is_generalization;
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
 
-/// Memory the cache may fill with classes (a class takes 16 bytes and 4 per sensitive
-/// value): a search over many quasi-identifiers evaluates thousands of nodes far apart,
+/// Memory the cache may fill with classes (see [`Classes::bytes_per_class`]): a search over many quasi-identifiers evaluates thousands of nodes far apart,
 /// and each rolled up from the base instead of a kept node costs a pass over every
 /// distinct tuple.
 const CACHE_BYTES: usize = 64 << 20;
@@ -51,7 +50,7 @@ impl<'a> ClassCache<'a> {
             entries: Vec::new(),
             tick: 0,
             held: 0,
-            budget: (4 * base.len() + 1_000_000).max(CACHE_BYTES / (16 + 4 * base.width)),
+            budget: (4 * base.len() + 1_000_000).max(CACHE_BYTES / base.bytes_per_class()),
             pair_tables: 0,
             pair_rejections: 0,
             cut_short: 0,

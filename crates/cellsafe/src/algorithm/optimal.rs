@@ -176,7 +176,7 @@ pub fn exhaustive(
 /// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
 /// best-first in order of (bound, tie order) and the search stops once the bound passes the
 /// best score; whether a candidate is acceptable is settled by binary search on Flash's path
-/// of unknown nodes above it ([`Lattice::open_path`]), so that one unacceptable node rules
+/// of unknown nodes above it (`Lattice::open_path`), so that one unacceptable node rules
 /// out its whole down-set and one acceptable node vouches for its up-set.
 /// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
 ///

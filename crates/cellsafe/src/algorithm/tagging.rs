@@ -7,8 +7,9 @@
 //! generalizations) is strictly worse than the best found. Nodes are taken in order of level
 //! sum, so the minimal acceptable nodes, where the best scores lie, come first; whether a node
 //! is acceptable is settled by binary search on Flash's path of unknown nodes above it, so
-//! that one unacceptable node tags its whole down-set. The best is the best evaluated acceptable node: ties are
-//! never ruled out, so the tie order decides exactly as in an exhaustive search.
+//! that one unacceptable node tags its whole down-set. The best is the best evaluated
+//! acceptable node: ties are never ruled out, so the tie order decides exactly as in an
+//! exhaustive search.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

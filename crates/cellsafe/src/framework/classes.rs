@@ -255,6 +255,15 @@ impl Classes {
             Keys::Wide(keys) => keys[c],
         }
     }
+    /// Memory one class takes: its key (8 or 16 bytes), representative and count (4 each),
+    /// and 4 bytes per histogram cell.
+    pub(crate) fn bytes_per_class(&self) -> usize {
+        let key = match self.keys {
+            Keys::Narrow(_) => 8,
+            Keys::Wide(_) => 16,
+        };
+        key + 8 + 4 * self.width
+    }
     /// The histogram row of class `c`.
     #[inline]
     pub fn histogram(&self, c: usize) -> &[u32] {

@@ -279,8 +279,9 @@ impl Lattice {
     }
 
     /// A path upward from `levels` through nodes `open` says yes to (Flash's path): each
-    /// step raises the first attribute, in the tree order, whose raised node is open; the
-    /// path ends where no direct successor is. `levels` itself is the path's first node.
+    /// step raises the first attribute, in the tree order, whose raised node (to the first
+    /// direct successor of its level, on partial orders) is open; the path ends where none
+    /// is. `levels` itself is the path's first node.
     pub(crate) fn open_path(&self, levels: &[u8], open: impl Fn(usize) -> bool) -> Vec<Vec<u8>> {
         let mut path = vec![levels.to_vec()];
         let mut cur = levels.to_vec();
