@@ -210,6 +210,17 @@ mod tests {
         counts
     }
 
+    /// The cache gives `levels` the classes and the verdict computed from the base.
+    fn assert_exact(cache: &mut ClassCache<'_>, problem: &Problem, levels: &[u8]) {
+        let want = problem.classes(levels);
+        assert_eq!(sorted_counts(&cache.classes(levels)), sorted_counts(&want));
+        if let Some((evaluation, _)) = cache.check(levels) {
+            let direct = problem.check(levels, &want);
+            assert_eq!(evaluation.acceptable, direct.acceptable);
+            assert_eq!(evaluation.score, direct.score);
+        }
+    }
+
     /// A cache too small for what it is offered evicts, stays within its budget, and
     /// still gives every node the classes and verdict computed from the base.
     #[test]
@@ -230,13 +241,7 @@ mod tests {
                     .lattice
                     .levels(rng.gen_range(0..problem.lattice.size()));
                 let oldest = cache.entries.first().map(|(l, _, _)| l.clone());
-                let want = problem.classes(&levels);
-                assert_eq!(sorted_counts(&cache.classes(&levels)), sorted_counts(&want));
-                if let Some((evaluation, _)) = cache.check(&levels) {
-                    let direct = problem.check(&levels, &want);
-                    assert_eq!(evaluation.acceptable, direct.acceptable);
-                    assert_eq!(evaluation.score, direct.score);
-                }
+                assert_exact(&mut cache, &problem, &levels);
                 evicted |=
                     oldest.is_some() && cache.entries.first().map(|(l, _, _)| l) != oldest.as_ref();
                 assert!(cache.held <= cache.budget);
@@ -281,13 +286,7 @@ mod tests {
                     let changed = source.iter().zip(&levels).filter(|(a, b)| a != b).count();
                     steps >= cache.far_steps && steps > changed
                 };
-                let want = problem.classes(&levels);
-                assert_eq!(sorted_counts(&cache.classes(&levels)), sorted_counts(&want));
-                if let Some((evaluation, _)) = cache.check(&levels) {
-                    let direct = problem.check(&levels, &want);
-                    assert_eq!(evaluation.acceptable, direct.acceptable);
-                    assert_eq!(evaluation.score, direct.score);
-                }
+                assert_exact(&mut cache, &problem, &levels);
                 if far {
                     // the step node is kept, with its own classes
                     let step: &Vec<u8> = &cache.entries[kept].0;
