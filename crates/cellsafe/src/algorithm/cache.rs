@@ -2,19 +2,17 @@
 //! lattice rolls each node up from the smallest cached node below it instead of from the
 //! base.
 //!
-//! When nothing but the base lies below a node, its classes are rolled up in two steps
-//! through a hub: the node with the same levels on the attributes it generalizes fully and
-//! level 0 elsewhere. Searches guided by a metric generalize the same few attributes fully
-//! in most nodes they visit, so one hub serves many of them and the base (every distinct
-//! tuple) is rolled up rarely.
-//!
-//! When full, the cache evicts the nodes least recently kept or used as a source, so hubs
-//! and nodes many others sit above stay.
+//! When full, the cache evicts the nodes least recently kept or used as a source, so nodes
+//! many others sit above stay.
 //!
 //! A node far above its source (many level steps) is rolled up in two steps: first to the
 //! node one level below it on every attribute that changes, which is kept, then to the
 //! node. Searches evaluate nodes near each other, so the next ones start from that step
-//! node instead of from the far source again.
+//! node instead of from the far source again. When nothing but the base (every distinct
+//! tuple) lies below a node, the rollup goes through the step node whenever some attribute
+//! rises more than one level. (It went through a hub, the node's fully generalized
+//! attributes kept and the others at level 0; with many quasi-identifiers few hubs served
+//! more than one node: on UCI Adult with 13, 1,726 distinct hubs for 1,856 nodes.)
 
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::framework::classes::Classes;
@@ -73,57 +71,53 @@ impl<'a> ClassCache<'a> {
     }
 
     /// The classes of `levels` (a node of a product of chains), rolled up from the smallest
-    /// cached node below it, or through a hub.
+    /// cached node below it, or from the base.
     pub(crate) fn classes(&mut self, levels: &[u8]) -> Classes {
         self.classes_capped(levels, usize::MAX).expect("no cap")
     }
 
     /// [`classes`](Self::classes), or `None` as soon as there are more than `cap`.
     fn classes_capped(&mut self, levels: &[u8], cap: usize) -> Option<Classes> {
-        if let Some(i) = self.source(levels) {
-            self.tick += 1;
-            self.entries[i].2 = self.tick;
-            let (l, c, _) = &self.entries[i];
-            let steps: usize = l.iter().zip(levels).map(|(&a, &b)| (b - a) as usize).sum();
-            let changed = l.iter().zip(levels).filter(|(a, b)| a != b).count();
-            // (when every changed attribute moves one level, the step node is the source)
-            if steps < self.far_steps || steps == changed {
-                return self
-                    .problem
-                    .snapshot
-                    .rollup_capped(&self.hierarchies, c, l, levels, cap);
+        let snapshot = &self.problem.snapshot;
+        let bottom = vec![0u8; levels.len()];
+        // from the base, through the step node whenever it is not the base itself
+        let (from_levels, from, far) = match self.source(levels) {
+            Some(i) => {
+                self.tick += 1;
+                self.entries[i].2 = self.tick;
+                let (l, c, _) = &self.entries[i];
+                (l.as_slice(), c, self.far_steps)
             }
-            // far below: through the node one level below `levels` on every attribute that
-            // changes, kept, which the nodes around this one can start from
-            let step: Vec<u8> = l
-                .iter()
-                .zip(levels)
-                .map(|(&a, &b)| if b > a { b - 1 } else { b })
-                .collect();
-            let snapshot = &self.problem.snapshot;
-            let through = snapshot.rollup(&self.hierarchies, c, l, &step);
-            let classes = snapshot.rollup_capped(&self.hierarchies, &through, &step, levels, cap);
-            self.keep(&step, through);
-            return classes;
-        }
-        let max = self.problem.lattice.max_levels();
-        let hub: Vec<u8> = levels
+            None => (bottom.as_slice(), snapshot.base(), 0),
+        };
+        let steps: usize = from_levels
             .iter()
-            .zip(max)
-            .map(|(&l, &m)| if l == m { l } else { 0 })
-            .collect();
-        if hub == levels || hub.iter().all(|&l| l == 0) {
-            return self
-                .problem
-                .snapshot
-                .classes_capped(&self.hierarchies, levels, cap);
+            .zip(levels)
+            .map(|(&a, &b)| (b - a) as usize)
+            .sum();
+        let changed = from_levels
+            .iter()
+            .zip(levels)
+            .filter(|(a, b)| a != b)
+            .count();
+        // (when every changed attribute moves one level, the step node is the source)
+        if steps < far || steps == changed {
+            return if from_levels == bottom.as_slice() {
+                snapshot.classes_capped(&self.hierarchies, levels, cap)
+            } else {
+                snapshot.rollup_capped(&self.hierarchies, from, from_levels, levels, cap)
+            };
         }
-        let through = self.problem.classes(&hub);
-        let classes =
-            self.problem
-                .snapshot
-                .rollup_capped(&self.hierarchies, &through, &hub, levels, cap);
-        self.keep(&hub, through);
+        // far below: through the node one level below `levels` on every attribute that
+        // changes, kept, which the nodes around this one can start from
+        let step: Vec<u8> = from_levels
+            .iter()
+            .zip(levels)
+            .map(|(&a, &b)| if b > a { b - 1 } else { b })
+            .collect();
+        let through = snapshot.rollup(&self.hierarchies, from, from_levels, &step);
+        let classes = snapshot.rollup_capped(&self.hierarchies, &through, &step, levels, cap);
+        self.keep(&step, through);
         classes
     }
 
@@ -304,6 +298,42 @@ mod tests {
             }
         }
         assert!(stepped > 50, "{stepped}");
+    }
+
+    /// With nothing cached below it, a node is rolled up from the base, through a kept step
+    /// node when some attribute rises more than one level: the classes and verdicts are
+    /// those computed from the base directly.
+    #[test]
+    fn nodes_above_the_base_alone_go_through_a_kept_step_node_and_stay_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(15);
+        let mut stepped = 0;
+        for _ in 0..60 {
+            let data = dataset(&mut rng);
+            let models = [ModelSpec::KAnonymity {
+                k: rng.gen_range(1..4),
+            }];
+            let problem = Problem::new(data, &models, 0.1, &MetricSpec::default()).unwrap();
+            let levels = problem
+                .lattice
+                .levels(rng.gen_range(0..problem.lattice.size()));
+            let mut cache = ClassCache::new(&problem);
+            assert_exact(&mut cache, &problem, &levels);
+            if levels.iter().any(|&l| l > 1) {
+                let step: Vec<u8> = levels.iter().map(|&l| l.saturating_sub(1)).collect();
+                let kept: Vec<&Vec<u8>> = cache.entries.iter().map(|(l, _, _)| l).collect();
+                assert_eq!(kept[0], &step, "{levels:?}");
+                assert_eq!(
+                    sorted_counts(&cache.entries[0].1),
+                    sorted_counts(&problem.classes(&step))
+                );
+                stepped += 1;
+            } else {
+                // every attribute rises one level at most: straight from the base
+                assert!(cache.entries.len() <= 1);
+                assert!(cache.entries.iter().all(|(l, _, _)| l == &levels));
+            }
+        }
+        assert!(stepped > 20, "{stepped}");
     }
 
     /// When full, the cache evicts the node least recently kept or used as a source: a node
