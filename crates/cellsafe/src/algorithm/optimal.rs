@@ -84,7 +84,7 @@ impl Walk<'_> {
             let child_classes =
                 self.problem
                     .snapshot
-                    .rollup(&self.hierarchies, classes, levels, child);
+                    .rollup_pooled(&self.hierarchies, classes, levels, child);
             self.visit(child, &child_classes);
         };
         if classes.len() >= PARALLEL_CLASSES && children.len() > 1 {
@@ -481,7 +481,9 @@ pub(crate) fn each_node(
         stage.add(1);
         let children = problem.lattice.tree_children(levels);
         let run = |(_, child): &(usize, Vec<u8>)| {
-            let next = problem.snapshot.rollup(hierarchies, classes, levels, child);
+            let next = problem
+                .snapshot
+                .rollup_pooled(hierarchies, classes, levels, child);
             down(problem, hierarchies, stage, visit, child, &next)
         };
         if classes.len() >= PARALLEL_CLASSES && children.len() > 1 {

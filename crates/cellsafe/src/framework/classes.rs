@@ -19,6 +19,28 @@ thread_local! {
     static KEYS128: std::cell::Cell<Vec<u128>> = const { std::cell::Cell::new(Vec::new()) };
     /// Reps, counts and histograms of a rollup's output, before they are copied out.
     static BUFFERS: std::cell::RefCell<(Vec<u32>, Vec<u32>, Vec<u32>)> = Default::default();
+    /// Classes given back by [`Pooled`], reused by [`Snapshot::rollup_pooled`].
+    static POOL: std::cell::RefCell<Vec<Classes>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Classes from [`Snapshot::rollup_pooled`]: on drop their vectors go back to this thread's
+/// pool, so a walk that rolls up one node after another reuses the same memory instead of
+/// allocating (and the kernel zeroing) fresh pages for every node.
+pub(crate) struct Pooled(Classes);
+
+impl std::ops::Deref for Pooled {
+    type Target = Classes;
+    fn deref(&self) -> &Classes {
+        &self.0
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let classes = std::mem::take(&mut self.0);
+        // a thread being torn down has no pool left: the classes are simply freed
+        let _ = POOL.try_with(|pool| pool.borrow_mut().push(classes));
+    }
 }
 
 /// A key the grouper can hash: 64 bits when every key of the snapshot fits, else 128.
@@ -420,6 +442,65 @@ impl Snapshot {
         }
     }
 
+    /// [`rollup`](Self::rollup) into classes taken from this thread's pool, which go back
+    /// to it when dropped (see [`Pooled`]).
+    pub(crate) fn rollup_pooled(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_levels: &[u8],
+        to_levels: &[u8],
+    ) -> Pooled {
+        let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
+        out.width = from.width;
+        let (mut reps, mut counts, mut hist) = (
+            std::mem::take(&mut out.reps),
+            std::mem::take(&mut out.counts),
+            std::mem::take(&mut out.hist),
+        );
+        let keys = match (&from.keys, std::mem::take(&mut out.keys)) {
+            (Keys::Narrow(from_keys), kept) => {
+                let mut keys = match kept {
+                    Keys::Narrow(keys) => keys,
+                    Keys::Wide(_) => Vec::new(),
+                };
+                let args = (&mut keys, &mut reps, &mut counts, &mut hist);
+                self.rollup_keys_into(
+                    hierarchies,
+                    from,
+                    from_keys,
+                    from_levels,
+                    to_levels,
+                    usize::MAX,
+                    args,
+                );
+                Keys::Narrow(keys)
+            }
+            (Keys::Wide(from_keys), kept) => {
+                let mut keys = match kept {
+                    Keys::Wide(keys) => keys,
+                    Keys::Narrow(_) => Vec::new(),
+                };
+                let args = (&mut keys, &mut reps, &mut counts, &mut hist);
+                self.rollup_keys_into(
+                    hierarchies,
+                    from,
+                    from_keys,
+                    from_levels,
+                    to_levels,
+                    usize::MAX,
+                    args,
+                );
+                Keys::Wide(keys)
+            }
+        };
+        out.keys = keys;
+        out.reps = reps;
+        out.counts = counts;
+        out.hist = hist;
+        Pooled(out)
+    }
+
     /// [`rollup`](Self::rollup) with keys of width `K`.
     fn rollup_keys<K: GroupKey>(
         &self,
@@ -430,6 +511,45 @@ impl Snapshot {
         to_levels: &[u8],
         cap: usize,
     ) -> Option<Classes> {
+        // The output is gathered in per-thread buffers and copied out at its exact size:
+        // vectors sized for the input would hold (and touch) memory the cache keeps.
+        let mut keys: Vec<K> = K::take_buffer();
+        let (mut reps, mut counts, mut hist) = BUFFERS.with_borrow_mut(std::mem::take);
+        let args = (&mut keys, &mut reps, &mut counts, &mut hist);
+        let complete = self.rollup_keys_into(
+            hierarchies,
+            from,
+            from_keys,
+            from_levels,
+            to_levels,
+            cap,
+            args,
+        );
+        let classes = complete.then(|| Classes {
+            keys: K::wrap(keys.clone()),
+            reps: reps.clone(),
+            counts: counts.clone(),
+            hist: hist.clone(),
+            width: from.width,
+        });
+        K::return_buffer(keys);
+        BUFFERS.set((reps, counts, hist));
+        classes
+    }
+
+    /// The rollup proper: fills the (cleared) output vectors; `false` as soon as there are
+    /// more than `cap` classes.
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn rollup_keys_into<K: GroupKey>(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_keys: &[K],
+        from_levels: &[u8],
+        to_levels: &[u8],
+        cap: usize,
+        (keys, reps, counts, hist): (&mut Vec<K>, &mut Vec<u32>, &mut Vec<u32>, &mut Vec<u32>),
+    ) -> bool {
         // For each changed attribute, the key change of every leaf (two's complement).
         let deltas: Vec<(&[u32], Vec<K>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
@@ -452,10 +572,6 @@ impl Snapshot {
             .collect();
         let width = from.width;
         let n = from.len();
-        // The output is gathered in per-thread buffers and copied out at its exact size:
-        // vectors sized for the input would hold (and touch) memory the cache keeps.
-        let mut keys: Vec<K> = K::take_buffer();
-        let (mut reps, mut counts, mut hist) = BUFFERS.with_borrow_mut(std::mem::take);
         keys.clear();
         reps.clear();
         counts.clear();
@@ -471,7 +587,7 @@ impl Snapshot {
         // Grouped with a per-thread table reused across rollups: fresh tables cost more in
         // first-touch cache misses than the hashing itself. New keys are computed a batch
         // ahead and their slots prefetched, so the table's cache misses overlap.
-        let complete = K::with_scratch(|index| {
+        K::with_scratch(|index| {
             // never more than `cap` classes: a table sized for them stays in cache when a
             // large input rolls up to few classes
             index.start(n.min(cap));
@@ -509,17 +625,7 @@ impl Snapshot {
                 }
             }
             true
-        });
-        let classes = complete.then(|| Classes {
-            keys: K::wrap(keys.clone()),
-            reps: reps.clone(),
-            counts: counts.clone(),
-            hist: hist.clone(),
-            width,
-        });
-        K::return_buffer(keys);
-        BUFFERS.set((reps, counts, hist));
-        classes
+        })
     }
 
     /// The classes of `levels`, rolled up directly from the base.
