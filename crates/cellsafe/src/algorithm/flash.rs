@@ -6,10 +6,9 @@
 //! node vouches for its up-set and an unacceptable one condemns its down-set. Each
 //! unacceptable node the search evaluates puts its direct successors in a queue, and the
 //! search goes on from them, in the caller's order, until the queue is empty. So the search
-//! follows the border between unacceptable and acceptable nodes where it met it, and each
-//! rollup starts from a node just evaluated a step or two below, instead of from a node
-//! far away: on Adult with 9 quasi-identifiers and 1 % suppression under Loss, 2.4 times
-//! fewer source classes are read than by a binary search from each node alone.
+//! follows the border between unacceptable and acceptable nodes where it met it, and the
+//! nodes it evaluates next lie near those just evaluated, whose classes the rollups start
+//! from (docs/performance.md measures it against a binary search from each node alone).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -44,9 +43,9 @@ impl Flash {
     }
 
     /// Settles `start` (see the module docs). `open` says whether a node is still to be
-    /// settled, given it, its place in the order and the statuses; `evaluate` evaluates a node and tags it and its up- or
-    /// down-set in the statuses. Afterwards `start` is evaluated, or tagged unacceptable,
-    /// or no longer open.
+    /// settled, given it, its place in the order and the statuses; `evaluate` evaluates a
+    /// node and tags it and its up- or down-set in the statuses. Afterwards `start` is
+    /// evaluated, or tagged unacceptable, or no longer open.
     pub(crate) fn settle(
         &mut self,
         lattice: &Lattice,
@@ -65,7 +64,8 @@ impl Flash {
             let path = lattice.open_path(&lattice.levels(head), |i| {
                 open(i, self.rank[i] as usize, status)
             });
-            // the lowest acceptable node lies in path[lo ..= hi], or above the path
+            // path[..lo] is unacceptable; path[hi..] is acceptable, no longer open, or past
+            // the end
             let (mut lo, mut hi) = (0usize, path.len());
             while lo < hi {
                 let mid = (lo + hi - 1) / 2;

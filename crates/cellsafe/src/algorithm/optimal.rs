@@ -13,7 +13,7 @@ use super::flash::Flash;
 use super::{better, pick_best, score_order, search_stage, tagging, Outcome, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::error::Result;
-use crate::framework::classes::Classes;
+use crate::framework::classes::{release_pool, Classes};
 use crate::framework::lattice::{tie_order, Lattice};
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
@@ -143,6 +143,7 @@ fn walk<'a>(problem: &'a Problem, observer: &'a dyn Observer) -> Result<Walk<'a>
     };
     let bottom = problem.lattice.bottom();
     w.visit(&bottom, problem.snapshot.base());
+    release_pool();
     w.stage.check_stopped()?;
     Ok(w)
 }
@@ -494,12 +495,14 @@ pub(crate) fn each_node(
     }
     let hierarchies = problem.hierarchies();
     let bottom = problem.lattice.bottom();
-    down(
+    let done = down(
         problem,
         &hierarchies,
         stage,
         visit,
         &bottom,
         problem.snapshot.base(),
-    )
+    );
+    release_pool();
+    done
 }

@@ -35,6 +35,16 @@ impl std::ops::Deref for Pooled {
     }
 }
 
+/// Frees the classes pooled on this thread and on every thread of the current rayon pool:
+/// a walk calls it when done, so that worker threads, which outlive it, hold nothing.
+pub(crate) fn release_pool() {
+    let clear = || {
+        let _ = POOL.try_with(|pool| pool.borrow_mut().clear());
+    };
+    clear();
+    rayon::broadcast(|_| clear());
+}
+
 impl Drop for Pooled {
     fn drop(&mut self) {
         let classes = std::mem::take(&mut self.0);
