@@ -203,6 +203,15 @@ mod tests {
     use crate::framework::test_support::dataset;
     use crate::metric::MetricSpec;
 
+    /// A problem on a random table: k-anonymity with k in 1..4, the given suppression limit.
+    fn random_problem(rng: &mut ChaCha8Rng, limit: f64) -> Problem {
+        let data = dataset(rng);
+        let models = [ModelSpec::KAnonymity {
+            k: rng.gen_range(1..4),
+        }];
+        Problem::new(data, &models, limit, &MetricSpec::default()).unwrap()
+    }
+
     fn sorted_counts(classes: &Classes) -> Vec<u32> {
         let mut counts = classes.counts.clone();
         counts.sort_unstable();
@@ -227,11 +236,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let mut evictions = 0;
         for _ in 0..40 {
-            let data = dataset(&mut rng);
-            let models = [ModelSpec::KAnonymity {
-                k: rng.gen_range(1..4),
-            }];
-            let problem = Problem::new(data, &models, 0.2, &MetricSpec::default()).unwrap();
+            let problem = random_problem(&mut rng, 0.2);
             let mut cache = ClassCache::new(&problem);
             cache.budget = problem.snapshot.base().len() / 2 + 1;
             let mut evicted = false;
@@ -261,11 +266,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(14);
         let mut stepped = 0;
         for _ in 0..60 {
-            let data = dataset(&mut rng);
-            let models = [ModelSpec::KAnonymity {
-                k: rng.gen_range(1..4),
-            }];
-            let problem = Problem::new(data, &models, 0.1, &MetricSpec::default()).unwrap();
+            let problem = random_problem(&mut rng, 0.1);
             let mut cache = ClassCache::new(&problem);
             cache.far_steps = rng.gen_range(1..4);
             let bottom = problem.lattice.bottom();
@@ -313,11 +314,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(15);
         let mut stepped = 0;
         for _ in 0..60 {
-            let data = dataset(&mut rng);
-            let models = [ModelSpec::KAnonymity {
-                k: rng.gen_range(1..4),
-            }];
-            let problem = Problem::new(data, &models, 0.1, &MetricSpec::default()).unwrap();
+            let problem = random_problem(&mut rng, 0.1);
             let levels = problem
                 .lattice
                 .levels(rng.gen_range(0..problem.lattice.size()));

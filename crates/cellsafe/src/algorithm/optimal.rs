@@ -178,7 +178,7 @@ pub fn exhaustive(
 /// With monotonic models and a metric whose lower bound needs no classes, nodes are taken
 /// best-first in order of (bound, tie order) and the search stops once the bound passes the
 /// best score; whether a candidate is acceptable is settled by Flash's binary phase
-/// ([`super::flash`]: binary search on Flash's path of open nodes above it, and on from the
+/// (`algorithm::flash`: binary search on Flash's path of open nodes above it, and on from the
 /// successors of the unacceptable nodes found), so that one unacceptable node rules out its
 /// whole down-set and one acceptable node vouches for its up-set.
 /// Otherwise the rollup tree is walked depth-first, pruning subtrees by their bounds.

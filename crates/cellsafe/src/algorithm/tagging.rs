@@ -6,7 +6,7 @@
 //! because an evaluated specialization's class bound (a lower bound on the score of all its
 //! generalizations) is strictly worse than the best found. Nodes are taken in order of level
 //! sum, so the minimal acceptable nodes, where the best scores lie, come first; whether a node
-//! is acceptable is settled by Flash's binary phase ([`super::flash`]), so that one
+//! is acceptable is settled by Flash's binary phase (`algorithm::flash`), so that one
 //! unacceptable node tags its whole down-set. The best is the best evaluated
 //! acceptable node: ties are never ruled out, so the tie order decides exactly as in an
 //! exhaustive search.

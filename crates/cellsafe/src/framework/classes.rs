@@ -65,6 +65,8 @@ pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     fn widen(self) -> u128;
     /// `keys` wrapped.
     fn wrap(keys: Vec<Self>) -> Keys;
+    /// The vector inside `keys` when it holds keys of this width, else an empty one.
+    fn unwrap(keys: Keys) -> Vec<Self>;
     /// Runs `f` with this thread's grouper.
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<Self>) -> R) -> R;
     /// This thread's key buffer.
@@ -89,6 +91,12 @@ impl GroupKey for u64 {
     }
     fn wrap(keys: Vec<u64>) -> Keys {
         Keys::Narrow(keys)
+    }
+    fn unwrap(keys: Keys) -> Vec<u64> {
+        match keys {
+            Keys::Narrow(keys) => keys,
+            Keys::Wide(_) => Vec::new(),
+        }
     }
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u64>) -> R) -> R {
         SCRATCH64.with_borrow_mut(f)
@@ -117,6 +125,12 @@ impl GroupKey for u128 {
     }
     fn wrap(keys: Vec<u128>) -> Keys {
         Keys::Wide(keys)
+    }
+    fn unwrap(keys: Keys) -> Vec<u128> {
+        match keys {
+            Keys::Wide(keys) => keys,
+            Keys::Narrow(_) => Vec::new(),
+        }
     }
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u128>) -> R) -> R {
         SCRATCH128.with_borrow_mut(f)
@@ -462,53 +476,50 @@ impl Snapshot {
         to_levels: &[u8],
     ) -> Pooled {
         let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
-        out.width = from.width;
+        match &from.keys {
+            Keys::Narrow(keys) => {
+                self.rollup_reusing(hierarchies, from, keys, from_levels, to_levels, &mut out)
+            }
+            Keys::Wide(keys) => {
+                self.rollup_reusing(hierarchies, from, keys, from_levels, to_levels, &mut out)
+            }
+        }
+        Pooled(out)
+    }
+
+    /// The rollup into `out`, reusing its vectors.
+    fn rollup_reusing<K: GroupKey>(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_keys: &[K],
+        from_levels: &[u8],
+        to_levels: &[u8],
+        out: &mut Classes,
+    ) {
+        let mut keys = K::unwrap(std::mem::take(&mut out.keys));
         let (mut reps, mut counts, mut hist) = (
             std::mem::take(&mut out.reps),
             std::mem::take(&mut out.counts),
             std::mem::take(&mut out.hist),
         );
-        let keys = match (&from.keys, std::mem::take(&mut out.keys)) {
-            (Keys::Narrow(from_keys), kept) => {
-                let mut keys = match kept {
-                    Keys::Narrow(keys) => keys,
-                    Keys::Wide(_) => Vec::new(),
-                };
-                let args = (&mut keys, &mut reps, &mut counts, &mut hist);
-                self.rollup_keys_into(
-                    hierarchies,
-                    from,
-                    from_keys,
-                    from_levels,
-                    to_levels,
-                    usize::MAX,
-                    args,
-                );
-                Keys::Narrow(keys)
-            }
-            (Keys::Wide(from_keys), kept) => {
-                let mut keys = match kept {
-                    Keys::Wide(keys) => keys,
-                    Keys::Narrow(_) => Vec::new(),
-                };
-                let args = (&mut keys, &mut reps, &mut counts, &mut hist);
-                self.rollup_keys_into(
-                    hierarchies,
-                    from,
-                    from_keys,
-                    from_levels,
-                    to_levels,
-                    usize::MAX,
-                    args,
-                );
-                Keys::Wide(keys)
-            }
+        let args = (&mut keys, &mut reps, &mut counts, &mut hist);
+        self.rollup_keys_into(
+            hierarchies,
+            from,
+            from_keys,
+            from_levels,
+            to_levels,
+            usize::MAX,
+            args,
+        );
+        *out = Classes {
+            keys: K::wrap(keys),
+            reps,
+            counts,
+            hist,
+            width: from.width,
         };
-        out.keys = keys;
-        out.reps = reps;
-        out.counts = counts;
-        out.hist = hist;
-        Pooled(out)
     }
 
     /// [`rollup`](Self::rollup) with keys of width `K`.
