@@ -344,15 +344,40 @@ mod tests {
     /// orders with everything kept, gets the classes computed from the base.
     #[test]
     fn partitions_that_do_not_nest_are_rolled_up_from_the_base() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/papers/blood.toml");
-        let problem = crate::job::config::Config::from_file(&path)
-            .unwrap()
-            .problem()
-            .unwrap();
-        assert!(!problem.lattice.is_chain());
+        use crate::data::table::Table;
+        use crate::data::Role;
+        use crate::framework::dataset::Dataset;
+        use crate::hierarchy::{Builder, Hierarchy};
         let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let spec = r#"
+            kind = "partitions"
+            partitions.split_ab = { "A|B" = ["A", "B"], "O|AB" = ["O", "AB"] }
+            partitions.split_ao = { "A|O" = ["A", "O"], "B|AB" = ["B", "AB"] }
+        "#;
+        let types: Vec<String> = ["A", "B", "O", "AB"].map(String::from).to_vec();
+        let blood = toml::from_str::<Builder>(spec)
+            .unwrap()
+            .build(&types, "c.toml", "k")
+            .unwrap();
+        let ages: Vec<Vec<String>> = (0..6)
+            .map(|a| vec![format!("{a}"), format!("{}", a / 2), "*".into()])
+            .collect();
+        let age = Hierarchy::from_rows(&ages, std::path::Path::new("h"), None).unwrap();
+        let mut checked = 0;
         for _ in 0..20 {
+            let rows: Vec<Vec<String>> = (0..rng.gen_range(5..40))
+                .map(|_| {
+                    let t = &types[rng.gen_range(0..4)];
+                    vec![t.clone(), format!("{}", rng.gen_range(0..6))]
+                })
+                .collect();
+            let table = Table::from_rows(vec!["blood".into(), "age".into()], &rows).unwrap();
+            let hierarchies = vec![(blood.clone(), "b".into()), (age.clone(), "a".into())];
+            let roles = vec![Role::QuasiIdentifying; 2];
+            let data = Dataset::new(table, roles, hierarchies, vec![]).unwrap();
+            let models = [ModelSpec::KAnonymity { k: 2 }];
+            let problem = Problem::new(data, &models, 0.2, &MetricSpec::default()).unwrap();
+            assert!(!problem.lattice.is_chain());
             let mut cache = ClassCache::new(&problem);
             let mut nodes: Vec<usize> = (0..problem.lattice.size()).collect();
             nodes.sort_by_key(|_| rng.gen::<u32>());
@@ -365,8 +390,10 @@ mod tests {
                     "{levels:?}"
                 );
                 cache.keep(&levels, classes);
+                checked += 1;
             }
         }
+        assert!(checked > 100, "{checked}");
     }
 
     /// When full, the cache evicts the node least recently kept or used as a source: a node

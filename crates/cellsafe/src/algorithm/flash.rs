@@ -159,4 +159,89 @@ mod tests {
             }
         }
     }
+
+    /// With some nodes closed for another reason (the up-set of a few random nodes, and the
+    /// strict up-set of some nodes once evaluated, as a class bound rules nodes out during
+    /// a search), only open nodes are evaluated, and after settling a node it is
+    /// evaluated, tagged unacceptable, or closed; every node not closed ends settled and
+    /// every tag is true.
+    #[test]
+    fn closed_nodes_are_never_evaluated_and_the_start_is_settled() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
+        let (mut closed_met, mut ruled_met) = (0, 0);
+        for _ in 0..300 {
+            let dims = rng.gen_range(1..5);
+            let max: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..4)).collect();
+            let lattice = Lattice::new(max);
+            let pick = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<Vec<u8>> {
+                (0..rng.gen_range(0..4))
+                    .map(|_| lattice.levels(rng.gen_range(0..lattice.size())))
+                    .collect()
+            };
+            let (minimal, closing) = (pick(&mut rng), pick(&mut rng));
+            let acceptable = |l: &[u8]| minimal.iter().any(|m| lattice.generalizes(l, m));
+            let ruled = std::cell::RefCell::new(vec![false; lattice.size()]);
+            let closed = |i: usize| {
+                let l = lattice.levels(i);
+                ruled.borrow()[i] || closing.iter().any(|c| lattice.generalizes(&l, c))
+            };
+            let mut nodes: Vec<usize> = (0..lattice.size()).collect();
+            nodes.sort_by_key(|&i| (lattice.levels(i).iter().map(|&l| l as u32).sum::<u32>(), i));
+            let mut flash = Flash::new(nodes.iter().copied());
+            let mut status = vec![Status::Unknown; lattice.size()];
+            let mut evaluated = vec![false; lattice.size()];
+            let open =
+                |i: usize, _: usize, status: &[Status]| status[i] == Status::Unknown && !closed(i);
+            for &start in &nodes {
+                if !open(start, 0, &status) {
+                    closed_met += closed(start) as usize;
+                    continue;
+                }
+                flash
+                    .settle(&lattice, start, &mut status, open, |l, status| {
+                        let i = lattice.index(l);
+                        assert!(!closed(i), "{l:?} evaluated while closed");
+                        assert!(!evaluated[i], "{l:?} evaluated twice");
+                        evaluated[i] = true;
+                        let tag = if acceptable(l) {
+                            Status::Acceptable
+                        } else {
+                            Status::Unacceptable
+                        };
+                        tag_closure(&lattice, status, l, tag);
+                        if i.is_multiple_of(3) {
+                            let mut ruled = ruled.borrow_mut();
+                            for g in lattice.generalizations_of(l) {
+                                ruled[g] |= g != i;
+                            }
+                            ruled_met += 1;
+                        }
+                        Ok(())
+                    })
+                    .unwrap();
+                assert!(
+                    evaluated[start] || status[start] == Status::Unacceptable || closed(start),
+                    "{:?}",
+                    lattice.levels(start)
+                );
+            }
+            for (i, &got) in status.iter().enumerate() {
+                let l = lattice.levels(i);
+                if got == Status::Unknown {
+                    assert!(closed(i), "{l:?} left unknown");
+                    continue;
+                }
+                let want = if acceptable(&l) {
+                    Status::Acceptable
+                } else {
+                    Status::Unacceptable
+                };
+                assert!(got == want, "{l:?}");
+            }
+        }
+        assert!(
+            closed_met > 100 && ruled_met > 50,
+            "{closed_met} {ruled_met}"
+        );
+    }
 }
