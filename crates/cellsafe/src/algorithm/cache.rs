@@ -86,7 +86,8 @@ impl<'a> ClassCache<'a> {
         }
         let bottom = vec![0u8; levels.len()];
         // from the base, through the step node whenever it is not the base itself
-        let (from_levels, from, far) = match self.source(levels) {
+        let source = self.source(levels);
+        let (from_levels, from, far) = match source {
             Some(i) => {
                 self.tick += 1;
                 self.entries[i].2 = self.tick;
@@ -107,7 +108,7 @@ impl<'a> ClassCache<'a> {
             .count();
         // (when every changed attribute moves one level, the step node is the source)
         if steps < far || steps == changed {
-            return if from_levels == bottom.as_slice() {
+            return if source.is_none() {
                 snapshot.classes_capped(&self.hierarchies, levels, cap)
             } else {
                 snapshot.rollup_capped(&self.hierarchies, from, from_levels, levels, cap)

@@ -15,11 +15,7 @@ use crate::hierarchy::Hierarchy;
 thread_local! {
     static SCRATCH64: std::cell::RefCell<Grouper<u64>> = Default::default();
     static SCRATCH128: std::cell::RefCell<Grouper<u128>> = Default::default();
-    static KEYS64: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
-    static KEYS128: std::cell::Cell<Vec<u128>> = const { std::cell::Cell::new(Vec::new()) };
-    /// Reps, counts and histograms of a rollup's output, before they are copied out.
-    static BUFFERS: std::cell::RefCell<(Vec<u32>, Vec<u32>, Vec<u32>)> = Default::default();
-    /// Classes given back by [`Pooled`], reused by [`Snapshot::rollup_pooled`].
+    /// Classes given back by [`Pooled`], reused by every rollup's output.
     static POOL: std::cell::RefCell<Vec<Classes>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -69,10 +65,6 @@ pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     fn unwrap(keys: Keys) -> Vec<Self>;
     /// Runs `f` with this thread's grouper.
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<Self>) -> R) -> R;
-    /// This thread's key buffer.
-    fn take_buffer() -> Vec<Self>;
-    /// Gives the key buffer back.
-    fn return_buffer(buffer: Vec<Self>);
 }
 impl GroupKey for u64 {
     #[inline]
@@ -101,12 +93,6 @@ impl GroupKey for u64 {
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u64>) -> R) -> R {
         SCRATCH64.with_borrow_mut(f)
     }
-    fn take_buffer() -> Vec<u64> {
-        KEYS64.take()
-    }
-    fn return_buffer(buffer: Vec<u64>) {
-        KEYS64.set(buffer);
-    }
 }
 impl GroupKey for u128 {
     #[inline]
@@ -134,12 +120,6 @@ impl GroupKey for u128 {
     }
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u128>) -> R) -> R {
         SCRATCH128.with_borrow_mut(f)
-    }
-    fn take_buffer() -> Vec<u128> {
-        KEYS128.take()
-    }
-    fn return_buffer(buffer: Vec<u128>) {
-        KEYS128.set(buffer);
     }
 }
 
@@ -456,14 +436,10 @@ impl Snapshot {
         to_levels: &[u8],
         cap: usize,
     ) -> Option<Classes> {
-        match &from.keys {
-            Keys::Narrow(keys) => {
-                self.rollup_keys(hierarchies, from, keys, from_levels, to_levels, cap)
-            }
-            Keys::Wide(keys) => {
-                self.rollup_keys(hierarchies, from, keys, from_levels, to_levels, cap)
-            }
-        }
+        // The output is gathered in pooled vectors and copied out at its exact size:
+        // vectors sized for the input would hold (and touch) memory the cache keeps.
+        let (complete, out) = self.rollup_into_pool(hierarchies, from, from_levels, to_levels, cap);
+        complete.then(|| Classes::clone(&out))
     }
 
     /// [`rollup`](Self::rollup) into classes taken from this thread's pool, which go back
@@ -475,55 +451,48 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
     ) -> Pooled {
-        let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
-        match &from.keys {
-            Keys::Narrow(keys) => {
-                self.rollup_reusing(hierarchies, from, keys, from_levels, to_levels, &mut out)
-            }
-            Keys::Wide(keys) => {
-                self.rollup_reusing(hierarchies, from, keys, from_levels, to_levels, &mut out)
-            }
-        }
-        Pooled(out)
+        self.rollup_into_pool(hierarchies, from, from_levels, to_levels, usize::MAX)
+            .1
     }
 
-    /// The rollup into `out`, reusing its vectors.
-    fn rollup_reusing<K: GroupKey>(
+    /// The rollup into classes from this thread's pool, and whether it is complete (no more
+    /// than `cap` classes).
+    fn rollup_into_pool(
         &self,
         hierarchies: &[&Hierarchy],
         from: &Classes,
-        from_keys: &[K],
         from_levels: &[u8],
         to_levels: &[u8],
-        out: &mut Classes,
-    ) {
-        let mut keys = K::unwrap(std::mem::take(&mut out.keys));
-        let (mut reps, mut counts, mut hist) = (
-            std::mem::take(&mut out.reps),
-            std::mem::take(&mut out.counts),
-            std::mem::take(&mut out.hist),
-        );
-        let args = (&mut keys, &mut reps, &mut counts, &mut hist);
-        self.rollup_keys_into(
-            hierarchies,
-            from,
-            from_keys,
-            from_levels,
-            to_levels,
-            usize::MAX,
-            args,
-        );
-        *out = Classes {
-            keys: K::wrap(keys),
-            reps,
-            counts,
-            hist,
-            width: from.width,
+        cap: usize,
+    ) -> (bool, Pooled) {
+        let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
+        let complete = match &from.keys {
+            Keys::Narrow(keys) => self.rollup_into(
+                hierarchies,
+                from,
+                keys,
+                from_levels,
+                to_levels,
+                cap,
+                &mut out,
+            ),
+            Keys::Wide(keys) => self.rollup_into(
+                hierarchies,
+                from,
+                keys,
+                from_levels,
+                to_levels,
+                cap,
+                &mut out,
+            ),
         };
+        (complete, Pooled(out))
     }
 
-    /// [`rollup`](Self::rollup) with keys of width `K`.
-    fn rollup_keys<K: GroupKey>(
+    /// The rollup into `out`, reusing its vectors; `false` as soon as there are more than
+    /// `cap` classes.
+    #[allow(clippy::too_many_arguments)]
+    fn rollup_into<K: GroupKey>(
         &self,
         hierarchies: &[&Hierarchy],
         from: &Classes,
@@ -531,11 +500,14 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
         cap: usize,
-    ) -> Option<Classes> {
-        // The output is gathered in per-thread buffers and copied out at its exact size:
-        // vectors sized for the input would hold (and touch) memory the cache keeps.
-        let mut keys: Vec<K> = K::take_buffer();
-        let (mut reps, mut counts, mut hist) = BUFFERS.with_borrow_mut(std::mem::take);
+        out: &mut Classes,
+    ) -> bool {
+        let mut keys = K::unwrap(std::mem::take(&mut out.keys));
+        let (mut reps, mut counts, mut hist) = (
+            std::mem::take(&mut out.reps),
+            std::mem::take(&mut out.counts),
+            std::mem::take(&mut out.hist),
+        );
         let args = (&mut keys, &mut reps, &mut counts, &mut hist);
         let complete = self.rollup_keys_into(
             hierarchies,
@@ -546,16 +518,14 @@ impl Snapshot {
             cap,
             args,
         );
-        let classes = complete.then(|| Classes {
-            keys: K::wrap(keys.clone()),
-            reps: reps.clone(),
-            counts: counts.clone(),
-            hist: hist.clone(),
+        *out = Classes {
+            keys: K::wrap(keys),
+            reps,
+            counts,
+            hist,
             width: from.width,
-        });
-        K::return_buffer(keys);
-        BUFFERS.set((reps, counts, hist));
-        classes
+        };
+        complete
     }
 
     /// The rollup proper: fills the (cleared) output vectors; `false` as soon as there are
