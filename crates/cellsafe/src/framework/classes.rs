@@ -214,6 +214,17 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// One rollup: the classes `from` of node `from_levels`, rolled up to node `to_levels`,
+/// stopping past `cap` classes.
+#[derive(Clone, Copy)]
+struct Request<'a> {
+    hierarchies: &'a [&'a Hierarchy],
+    from: &'a Classes,
+    from_levels: &'a [u8],
+    to_levels: &'a [u8],
+    cap: usize,
+}
+
 /// Groups rows by key: per row its group, per group its first row and its key (widened).
 fn group_rows<K: GroupKey>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Keys) {
     let mut row_tuple = Vec::with_capacity(keys.len());
@@ -465,82 +476,45 @@ impl Snapshot {
         to_levels: &[u8],
         cap: usize,
     ) -> (bool, Pooled) {
+        let request = Request {
+            hierarchies,
+            from,
+            from_levels,
+            to_levels,
+            cap,
+        };
         let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
         let complete = match &from.keys {
-            Keys::Narrow(keys) => self.rollup_into(
-                hierarchies,
-                from,
-                keys,
-                from_levels,
-                to_levels,
-                cap,
-                &mut out,
-            ),
-            Keys::Wide(keys) => self.rollup_into(
-                hierarchies,
-                from,
-                keys,
-                from_levels,
-                to_levels,
-                cap,
-                &mut out,
-            ),
+            Keys::Narrow(keys) => self.rollup_into(request, keys, &mut out),
+            Keys::Wide(keys) => self.rollup_into(request, keys, &mut out),
         };
         (complete, Pooled(out))
     }
 
-    /// The rollup into `out`, reusing its vectors; `false` as soon as there are more than
-    /// `cap` classes.
-    #[allow(clippy::too_many_arguments)]
+    /// The rollup proper, into `out` (whose vectors it reuses), where `from_keys` are the
+    /// keys of `request.from`; `false` as soon as there are more than `request.cap`
+    /// classes.
     fn rollup_into<K: GroupKey>(
         &self,
-        hierarchies: &[&Hierarchy],
-        from: &Classes,
+        request: Request<'_>,
         from_keys: &[K],
-        from_levels: &[u8],
-        to_levels: &[u8],
-        cap: usize,
         out: &mut Classes,
     ) -> bool {
-        let mut keys = K::unwrap(std::mem::take(&mut out.keys));
-        let (mut reps, mut counts, mut hist) = (
-            std::mem::take(&mut out.reps),
-            std::mem::take(&mut out.counts),
-            std::mem::take(&mut out.hist),
-        );
-        let args = (&mut keys, &mut reps, &mut counts, &mut hist);
-        let complete = self.rollup_keys_into(
+        let Request {
             hierarchies,
             from,
-            from_keys,
             from_levels,
             to_levels,
             cap,
-            args,
-        );
-        *out = Classes {
-            keys: K::wrap(keys),
-            reps,
-            counts,
-            hist,
-            width: from.width,
-        };
-        complete
-    }
-
-    /// The rollup proper: fills the (cleared) output vectors; `false` as soon as there are
-    /// more than `cap` classes.
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-    fn rollup_keys_into<K: GroupKey>(
-        &self,
-        hierarchies: &[&Hierarchy],
-        from: &Classes,
-        from_keys: &[K],
-        from_levels: &[u8],
-        to_levels: &[u8],
-        cap: usize,
-        (keys, reps, counts, hist): (&mut Vec<K>, &mut Vec<u32>, &mut Vec<u32>, &mut Vec<u32>),
-    ) -> bool {
+        } = request;
+        let mut keys = K::unwrap(std::mem::take(&mut out.keys));
+        let mut reps = std::mem::take(&mut out.reps);
+        let mut counts = std::mem::take(&mut out.counts);
+        let mut hist = std::mem::take(&mut out.hist);
+        keys.clear();
+        reps.clear();
+        counts.clear();
+        hist.clear();
         // For each changed attribute, the key change of every leaf (two's complement).
         let deltas: Vec<(&[u32], Vec<K>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
@@ -563,10 +537,6 @@ impl Snapshot {
             .collect();
         let width = from.width;
         let n = from.len();
-        keys.clear();
-        reps.clear();
-        counts.clear();
-        hist.clear();
         let new_key = |c: usize| {
             let rep = from.reps[c] as usize;
             let mut key = from_keys[c];
@@ -578,7 +548,7 @@ impl Snapshot {
         // Grouped with a per-thread table reused across rollups: fresh tables cost more in
         // first-touch cache misses than the hashing itself. New keys are computed a batch
         // ahead and their slots prefetched, so the table's cache misses overlap.
-        K::with_scratch(|index| {
+        let complete = K::with_scratch(|index| {
             // never more than `cap` classes: a table sized for them stays in cache when a
             // large input rolls up to few classes
             index.start(n.min(cap));
@@ -616,7 +586,15 @@ impl Snapshot {
                 }
             }
             true
-        })
+        });
+        *out = Classes {
+            keys: K::wrap(keys),
+            reps,
+            counts,
+            hist,
+            width,
+        };
+        complete
     }
 
     /// The classes of `levels`, rolled up directly from the base.
