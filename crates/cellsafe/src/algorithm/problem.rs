@@ -206,7 +206,12 @@ impl Problem {
             .iter()
             .map(|m| Model::bind(m, &data).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let metric = Metric::bind(metric, &data)?;
+        let released_min = models
+            .iter()
+            .filter_map(|m| m.min_class_size())
+            .max()
+            .unwrap_or(1);
+        let metric = Metric::bind(metric, &data)?.with_released_min(released_min);
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = data.quasi.iter().map(|q| q.leaves.as_slice()).collect();
         let sensitive: Vec<(&[u32], usize)> = data

@@ -148,3 +148,69 @@ pub(crate) fn rule_out_above(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use crate::algorithm::problem::Problem;
+    use crate::algorithm::score_order;
+    use crate::criteria::ModelSpec;
+    use crate::framework::lattice::is_generalization;
+    use crate::framework::test_support::dataset;
+    use crate::metric::{MetricKind, MetricSpec};
+
+    /// The class bound the search rules out by is a lower bound on the score of every
+    /// acceptable generalization of the node, the node included: checked against every
+    /// such pair of nodes on random tables, for DM, whose bound counts on k, and DM*.
+    #[test]
+    fn class_bounds_bound_every_acceptable_generalization() {
+        let mut rng = ChaCha8Rng::seed_from_u64(33);
+        let (mut pairs, mut tighter, mut fewer_than_k) = (0, 0, 0);
+        for _ in 0..400 {
+            let data = dataset(&mut rng);
+            let k = rng.gen_range(1..6);
+            let models = [ModelSpec::KAnonymity { k }];
+            let limit = [0.0, 0.05, 0.3, 1.0][rng.gen_range(0..4)];
+            let name =
+                [MetricKind::Discernibility, MetricKind::DiscernibilityStar][rng.gen_range(0..2)];
+            let metric = MetricSpec {
+                name,
+                ..MetricSpec::default()
+            };
+            // (fewer rows than k: every row is suppressed, at a cost of N < k each)
+            let few = data.rows() < k as usize;
+            let problem = Problem::new(data, &models, limit, &metric).unwrap();
+            let nodes: Vec<_> = (0..problem.lattice.size())
+                .map(|i| {
+                    let levels = problem.lattice.levels(i);
+                    let classes = problem.classes(&levels);
+                    let evaluation = problem.check(&levels, &classes);
+                    let bound = problem.metric.class_bound(&classes).unwrap();
+                    let squares: f64 = classes.counts.iter().map(|&c| (c as f64).powi(2)).sum();
+                    tighter += usize::from(bound.value > squares);
+                    (levels, evaluation, bound)
+                })
+                .collect();
+            for (below, _, bound) in &nodes {
+                for (above, evaluation, _) in &nodes {
+                    if evaluation.acceptable && is_generalization(above, below) {
+                        pairs += 1;
+                        fewer_than_k += usize::from(few);
+                        assert_ne!(
+                            score_order(bound, &evaluation.score),
+                            std::cmp::Ordering::Greater,
+                            "{below:?} bounds {above:?} by {bound:?}, which scores {:?}",
+                            evaluation.score
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            pairs > 5_000 && tighter > 100 && fewer_than_k > 0,
+            "{pairs} pairs, {tighter} tighter, {fewer_than_k} with fewer rows than k"
+        );
+    }
+}

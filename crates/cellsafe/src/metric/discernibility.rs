@@ -1,7 +1,10 @@
 //! Discernibility: each row costs the size of its class, Σ|E|² over released classes.
 //! DM charges a suppressed row the number of rows N (ARX's `MetricSDDiscernability`); DM*
 //! ignores suppression (`MetricSDNMDiscernability`). Neither is known from the levels
-//! alone, but merging classes only raises Σ|E|², which bounds both from the classes.
+//! alone, but merging classes only raises Σ|E|², which bounds both from the classes. DM's
+//! bound is tighter where the models ask every released class for k rows: a row of an
+//! acceptable generalization costs the size of its released class (at least k) or, if
+//! suppressed, N; either way at least k, and at least the size of its class here.
 
 use super::{Basis, Measure, Node, Score};
 use crate::framework::classes::Classes;
@@ -30,8 +33,16 @@ impl Measure for Discernibility {
     fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
         None
     }
-    fn class_bound(&self, _basis: &Basis, classes: &Classes) -> Option<Score> {
-        Some(Score::scalar(squares(classes)))
+    fn class_bound(&self, basis: &Basis, classes: &Classes) -> Option<Score> {
+        // each row costs at least max(its class's size here, k), k capped by N (a
+        // suppressed row costs N)
+        let floor = basis.released_min.min(basis.rows);
+        let bound = classes
+            .counts
+            .iter()
+            .map(|&c| c as f64 * (c as f64).max(floor))
+            .sum();
+        Some(Score::scalar(bound))
     }
 }
 
