@@ -149,7 +149,7 @@ impl<'a> ClassCache<'a> {
             return None;
         };
         let evaluation = self.problem.check(levels, &classes);
-        let bound = self.problem.metric.class_bound(&classes);
+        let bound = self.problem.class_bound(&classes);
         self.keep(levels, classes);
         Some((evaluation, bound))
     }

@@ -52,7 +52,7 @@ impl Walk<'_> {
             }
         }
         let metric = &self.problem.metric;
-        let class_bound = metric.class_bound(classes);
+        let class_bound = self.problem.class_bound(classes);
         let mut children: Vec<(Vec<u8>, Option<Score>)> = self
             .problem
             .lattice
@@ -197,12 +197,7 @@ pub fn optimal(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     {
         return best_first(problem, observer);
     }
-    if problem.models_monotonic()
-        && problem
-            .metric
-            .class_bound(problem.snapshot.base())
-            .is_some()
-    {
+    if problem.models_monotonic() && problem.class_bound(problem.snapshot.base()).is_some() {
         return tagging::bottom_up(problem, observer);
     }
     optimal_walk(problem, observer)

@@ -206,12 +206,7 @@ impl Problem {
             .iter()
             .map(|m| Model::bind(m, &data).map_err(Error::from))
             .collect::<Result<Vec<_>>>()?;
-        let released_min = models
-            .iter()
-            .filter_map(|m| m.min_class_size())
-            .max()
-            .unwrap_or(1);
-        let metric = Metric::bind(metric, &data)?.with_released_min(released_min);
+        let metric = Metric::bind(metric, &data)?;
         let hierarchies = data.hierarchies();
         let leaves: Vec<&[u32]> = data.quasi.iter().map(|q| q.leaves.as_slice()).collect();
         let sensitive: Vec<(&[u32], usize)> = data
@@ -708,6 +703,12 @@ impl Problem {
             .filter_map(|m| m.min_class_size())
             .max()
             .unwrap_or(1)
+    }
+
+    /// The metric's lower bound on the score of every acceptable generalization of a node
+    /// with these classes, counting on the models' smallest released class as they are now.
+    pub(crate) fn class_bound(&self, classes: &Classes) -> Option<Score> {
+        self.metric.class_bound(classes, self.min_class_size())
     }
 
     /// Whether "not acceptable" propagates down and "acceptable" up the lattice.

@@ -187,7 +187,7 @@ mod tests {
                     let levels = problem.lattice.levels(i);
                     let classes = problem.classes(&levels);
                     let evaluation = problem.check(&levels, &classes);
-                    let bound = problem.metric.class_bound(&classes).unwrap();
+                    let bound = problem.class_bound(&classes).unwrap();
                     let squares: f64 = classes.counts.iter().map(|&c| (c as f64).powi(2)).sum();
                     tighter += usize::from(bound.value > squares);
                     (levels, evaluation, bound)
@@ -212,5 +212,29 @@ mod tests {
             pairs > 5_000 && tighter > 100 && fewer_than_k > 0,
             "{pairs} pairs, {tighter} tighter, {fewer_than_k} with fewer rows than k"
         );
+    }
+
+    /// The bound asks the models as they are when it is computed: with the k-anonymity
+    /// model gone after the problem was built, DM's bound is Σ|E|² again.
+    #[test]
+    fn dm_bound_follows_the_models_as_they_are() {
+        let mut rng = ChaCha8Rng::seed_from_u64(34);
+        let mut tighter = 0;
+        for _ in 0..40 {
+            let data = dataset(&mut rng);
+            let metric = MetricSpec {
+                name: MetricKind::Discernibility,
+                ..MetricSpec::default()
+            };
+            let models = [ModelSpec::KAnonymity { k: 5 }];
+            let mut problem = Problem::new(data, &models, 0.1, &metric).unwrap();
+            let classes = problem.classes(&problem.lattice.bottom());
+            let squares: f64 = classes.counts.iter().map(|&c| (c as f64).powi(2)).sum();
+            let with_k = problem.class_bound(&classes).unwrap().value;
+            tighter += usize::from(with_k > squares);
+            problem.models.clear();
+            assert_eq!(problem.class_bound(&classes).unwrap().value, squares);
+        }
+        assert!(tighter > 10, "{tighter}");
     }
 }

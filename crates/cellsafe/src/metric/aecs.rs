@@ -18,7 +18,7 @@ impl Measure for Aecs {
     fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
         None
     }
-    fn class_bound(&self, basis: &Basis, classes: &Classes) -> Option<Score> {
+    fn class_bound(&self, basis: &Basis, classes: &Classes, _released_min: u32) -> Option<Score> {
         Some(Score::scalar(basis.rows / classes.len().max(1) as f64))
     }
 }

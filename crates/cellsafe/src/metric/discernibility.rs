@@ -33,10 +33,10 @@ impl Measure for Discernibility {
     fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
         None
     }
-    fn class_bound(&self, basis: &Basis, classes: &Classes) -> Option<Score> {
+    fn class_bound(&self, basis: &Basis, classes: &Classes, released_min: u32) -> Option<Score> {
         // each row costs at least max(its class's size here, k), k capped by N (a
         // suppressed row costs N)
-        let floor = basis.released_min.min(basis.rows);
+        let floor = (released_min as f64).min(basis.rows);
         let bound = classes
             .counts
             .iter()
@@ -57,7 +57,7 @@ impl Measure for DiscernibilityStar {
     fn level_bound(&self, _basis: &Basis, _levels: &[u8]) -> Option<Score> {
         None
     }
-    fn class_bound(&self, _basis: &Basis, classes: &Classes) -> Option<Score> {
+    fn class_bound(&self, _basis: &Basis, classes: &Classes, _released_min: u32) -> Option<Score> {
         Some(Score::scalar(squares(classes)))
     }
 }

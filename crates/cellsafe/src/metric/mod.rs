@@ -109,9 +109,6 @@ struct Basis {
     s_factor: f64,
     g_factor: f64,
     rows: f64,
-    /// The fewest rows a released class of an acceptable node has (see
-    /// [`Metric::with_released_min`]; 1 unless the models say more).
-    released_min: f64,
     heights: Vec<f64>,
     /// Per quasi-identifier, its number of hierarchy leaves.
     domain: Vec<f64>,
@@ -151,7 +148,6 @@ impl Basis {
             s_factor: if g < 0.5 { 2.0 * g } else { 1.0 },
             g_factor: if g <= 0.5 { 1.0 } else { 1.0 - 2.0 * (g - 0.5) },
             rows: data.persons() as f64,
-            released_min: 1.0,
             heights: data
                 .quasi
                 .iter()
@@ -287,8 +283,9 @@ trait Measure: Send + Sync + Debug {
     /// A lower bound on the score of every acceptable generalization of a node with these
     /// classes (the node included), when the classes give one (the default: none).
     /// Searches rule out the generalizations of a node whose bound is worse than the best
-    /// acceptable score found.
-    fn class_bound(&self, _basis: &Basis, _classes: &Classes) -> Option<Score> {
+    /// acceptable score found. Every class an acceptable node releases has at least
+    /// `released_min` rows.
+    fn class_bound(&self, _basis: &Basis, _classes: &Classes, _released_min: u32) -> Option<Score> {
         None
     }
 
@@ -419,18 +416,12 @@ impl Metric {
         Some(out)
     }
 
-    /// The metric for models under which every class an acceptable node releases has at
-    /// least `rows` rows (k-anonymity's k): class bounds may count on it (see
-    /// `Measure::class_bound`).
-    pub(crate) fn with_released_min(mut self, rows: u32) -> Metric {
-        self.basis.released_min = rows.max(1) as f64;
-        self
-    }
-
     /// A lower bound on the score of every acceptable generalization of a node with these
-    /// classes.
-    pub(crate) fn class_bound(&self, classes: &Classes) -> Option<Score> {
-        self.measure.class_bound(&self.basis, classes)
+    /// classes, when every class an acceptable node releases has at least `released_min`
+    /// rows (k-anonymity's k; 1 when the models ask for no size).
+    pub(crate) fn class_bound(&self, classes: &Classes, released_min: u32) -> Option<Score> {
+        self.measure
+            .class_bound(&self.basis, classes, released_min.max(1))
     }
 
     /// The entropy quality ql(τ) = Σ w_i·h(π_i)/log|V_i| with weights summing to 1, in
