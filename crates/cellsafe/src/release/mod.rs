@@ -14,6 +14,7 @@ pub mod audit;
 pub mod columnar;
 #[cfg(feature = "sqlite")]
 pub mod database;
+mod escaped;
 pub mod lgb_table;
 pub mod local_table;
 pub mod microaggregation;
@@ -349,17 +350,7 @@ pub trait ReleasedTable: Sync {
         format: &CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
-        let mut csv = csv_writer(w, format);
-        let mut cells = Vec::new();
-        for block in order.chunks(PREFETCH_ROWS) {
-            self.prefetch_rows(block);
-            for &row in block {
-                cells.clear();
-                self.cells_into(row, &mut cells);
-                csv.write_record(cells.iter().map(|c| c.as_bytes()))?;
-            }
-        }
-        csv.flush()
+        write_cells(self, w, format, order)
     }
 
     /// Writes the table as CSV to `path`, atomically and never over the input, rows in
@@ -372,6 +363,27 @@ pub trait ReleasedTable: Sync {
         };
         write_atomic(path, |w| self.write_to(w, &format, order))
     }
+}
+
+/// Writes `table`'s input rows `order` as CSV records (no header), cell by cell through
+/// the CSV writer: [`ReleasedTable::write_rows`]'s general path.
+fn write_cells(
+    table: &(impl ReleasedTable + ?Sized),
+    w: &mut dyn Write,
+    format: &CsvFormat,
+    order: &[usize],
+) -> std::io::Result<()> {
+    let mut csv = csv_writer(w, format);
+    let mut cells = Vec::new();
+    for block in order.chunks(PREFETCH_ROWS) {
+        table.prefetch_rows(block);
+        for &row in block {
+            cells.clear();
+            table.cells_into(row, &mut cells);
+            csv.write_record(cells.iter().map(|c| c.as_bytes()))?;
+        }
+    }
+    csv.flush()
 }
 
 /// Tables of at least this many rows are written in blocks on every worker thread.
@@ -431,6 +443,18 @@ impl ReleasedTable for Released<'_> {
     }
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
         self.row_each(row, |cell| out.push(Cow::Borrowed(cell)));
+    }
+    fn write_rows(
+        &self,
+        w: &mut dyn Write,
+        format: &CsvFormat,
+        order: &[usize],
+    ) -> std::io::Result<()> {
+        // each distinct cell escaped once, then rows copied (the same bytes)
+        match escaped::Escaped::new(self, format)? {
+            Some(escaped) => escaped.write_rows(self, w, order),
+            None => write_cells(self, w, format, order),
+        }
     }
     fn column_each<'s>(
         &'s self,
