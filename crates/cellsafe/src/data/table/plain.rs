@@ -66,7 +66,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
         return None;
     }
     let mut columns: Vec<Vec<u32>> = vec![Vec::new(); width];
-    let mut dictionaries = vec![Dictionary::default(); width];
+    let mut interners: Vec<Interner> = (0..width).map(|_| Interner::new()).collect();
     let mut lines = Vec::new();
     // the records after the first (and the first too without a header), field by field:
     // one pass finds every delimiter and line end
@@ -89,8 +89,8 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
             if record_ends && crlf {
                 field = field.strip_suffix('\r').unwrap_or(field);
             }
-            let dictionary = dictionaries.get_mut(column)?;
-            columns[column].push(dictionary.intern(field, line));
+            let interner = interners.get_mut(column)?;
+            columns[column].push(interner.intern(field, line));
             column += 1;
             start = end + 1;
             if record_ends {
@@ -104,6 +104,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
             }
         }
     }
+    let dictionaries = interners.into_iter().map(Interner::dictionary).collect();
     Some(Table {
         source: source.to_owned(),
         header,
@@ -113,6 +114,130 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
         schema: None,
         sql_types: None,
     })
+}
+
+/// The distinct fields of one column met so far, found by their bytes: an open-addressing
+/// table of codes over fields borrowed from the input, so that a field met again (the
+/// common case) costs a hash and a comparison of two words, without allocating. The codes
+/// are those [`Dictionary::intern`] gives, in order of first occurrence.
+struct Interner<'a> {
+    /// Drawn per column, so that a file cannot be made of fields that collide.
+    seed: u64,
+    /// `slots[i]`: 0 for an empty slot, else a code plus one.
+    slots: Vec<u32>,
+    /// Each code's field and key.
+    fields: Vec<(&'a str, Key)>,
+    /// The line where each code first occurs.
+    first_line: Vec<u64>,
+}
+
+/// What a field is found by: its hash, length and (for a field of at most 16 bytes) two
+/// words holding every byte, so that equal keys of short fields are equal fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    hash: u64,
+    len: usize,
+    words: (u64, u64),
+}
+
+impl<'a> Interner<'a> {
+    fn new() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        Interner {
+            seed: std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish(),
+            slots: vec![0; 16],
+            fields: Vec::new(),
+            first_line: Vec::new(),
+        }
+    }
+
+    /// The code of `field`, added (first met on `line`) if new.
+    #[inline]
+    fn intern(&mut self, field: &'a str, line: u64) -> u32 {
+        let key = key(field.as_bytes(), self.seed);
+        let mask = self.slots.len() - 1;
+        let mut i = key.hash as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => break,
+                slot => {
+                    let (known, known_key) = self.fields[slot as usize - 1];
+                    if known_key == key && (key.len <= 16 || known == field) {
+                        return slot - 1;
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        let code = self.fields.len() as u32;
+        self.fields.push((field, key));
+        self.first_line.push(line);
+        self.slots[i] = code + 1;
+        // at most an eighth full: most fields are found in their first slot
+        if self.fields.len() * 8 > self.slots.len() {
+            self.grow();
+        }
+        code
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u32; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for (code, (_, key)) in self.fields.iter().enumerate() {
+            let mut i = key.hash as usize & mask;
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = code as u32 + 1;
+        }
+        self.slots = slots;
+    }
+
+    fn dictionary(self) -> Dictionary {
+        let values = self.fields.iter().map(|(f, _)| (*f).to_owned()).collect();
+        Dictionary::from_values(values, self.first_line)
+    }
+}
+
+/// The key of `bytes` under `seed`. Its words hold the first and last eight bytes (for a
+/// field of 8 to 16 bytes, so every byte), the first and last four (4 to 7 bytes), or the
+/// first, middle and last byte (1 to 3 bytes); a longer field's hash covers every
+/// eight bytes (FxHash-style: xor, multiply), and finding it compares the bytes.
+#[inline]
+fn key(bytes: &[u8], seed: u64) -> Key {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            bytes[at..at + 4].try_into().unwrap_or([0; 4]),
+        ))
+    };
+    let words = match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16,
+            0,
+        ),
+        4..=7 => (half(0), half(n - 4)),
+        _ => (word(0), word(n - 8)),
+    };
+    let mut h = (words.0 ^ seed).wrapping_mul(K);
+    h = (h.rotate_left(26) ^ words.1 ^ (n as u64)).wrapping_mul(K);
+    if n > 16 {
+        let mut at = 8;
+        while at + 8 <= n - 8 {
+            h = (h.rotate_left(26) ^ word(at)).wrapping_mul(K);
+            at += 8;
+        }
+    }
+    Key {
+        hash: h ^ (h >> 32),
+        len: n,
+        words,
+    }
 }
 
 #[cfg(test)]
@@ -149,6 +274,36 @@ mod tests {
             (a, b) => prop_assert!(false, "general {:?} vs fast {:?}", a.is_ok(), b.is_ok()),
         }
         Ok(())
+    }
+
+    /// Columns of many distinct values (the interner's table grows several times), of long
+    /// values alike but for one byte in the middle (told apart by their bytes), and of
+    /// values of every length up to 20 that differ in one byte, at every position (told
+    /// apart by their key's words): read as the general reader reads them.
+    #[test]
+    fn many_and_alike_values_read_alike() {
+        let mut text = String::from("n;long;short\n");
+        for i in 0..20_000usize {
+            let long = format!(
+                "{}{}{}",
+                "p".repeat(20),
+                (b'a' + (i % 26) as u8) as char,
+                "s".repeat(20)
+            );
+            let len = 1 + i % 20;
+            let mut short = vec![b'x'; len];
+            short[(i / 20) % len] = b'a' + (i / 400 % 26) as u8;
+            let short = String::from_utf8(short).unwrap_or_default();
+            text += &format!("{};{long};{short}\n", (i * 7919) % 6000);
+        }
+        let format = CsvFormat {
+            delimiter: b';',
+            ..CsvFormat::default()
+        };
+        let table = Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format).unwrap();
+        assert_eq!(table.dictionary(0).len(), 6000);
+        assert_eq!(table.dictionary(1).len(), 26);
+        agree(text.as_bytes(), &format).unwrap();
     }
 
     proptest! {
