@@ -111,16 +111,45 @@ pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> V
         RowOrder::Input => rows.collect(),
         RowOrder::Shuffled(seed) => {
             let mut keys = OrderKeys::new(seed);
-            let mut keyed: Vec<(u64, usize)> = rows.map(|r| (keys.key(r as u64), r)).collect();
-            if keyed.len() >= PARALLEL_WRITE_ROWS {
-                use rayon::slice::ParallelSliceMut;
-                keyed.par_sort_unstable();
-            } else {
-                keyed.sort_unstable();
-            }
-            keyed.into_iter().map(|(_, r)| r).collect()
+            let keyed: Vec<(u64, usize)> = rows.map(|r| (keys.key(r as u64), r)).collect();
+            sort_keyed(keyed)
         }
     }
+}
+
+/// The rows of `keyed` in increasing (key, row): the keys are uniform, so their top bits
+/// spread the rows over about one bucket each; a counting pass places them by bucket, and
+/// each bucket is then sorted on its own (a comparison sort of the whole costs more than
+/// the rest of the release).
+fn sort_keyed(keyed: Vec<(u64, usize)>) -> Vec<usize> {
+    let n = keyed.len();
+    if n < 2 {
+        return keyed.into_iter().map(|(_, r)| r).collect();
+    }
+    // at most 2^20 buckets (4 MiB of counts); larger tables have several rows a bucket
+    let bits = n.next_power_of_two().trailing_zeros().clamp(1, 20);
+    let bucket = |key: u64| (key >> (64 - bits)) as usize;
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for &(key, _) in &keyed {
+        starts[bucket(key) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut next = starts.clone();
+    let mut placed = vec![(0u64, 0usize); n];
+    for &(key, row) in &keyed {
+        let b = bucket(key);
+        placed[next[b]] = (key, row);
+        next[b] += 1;
+    }
+    for b in 0..1 << bits {
+        let (from, to) = (starts[b], starts[b + 1]);
+        if to - from > 1 {
+            placed[from..to].sort_unstable();
+        }
+    }
+    placed.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Writes the mapping from released rows to input lines as CSV: `released_row,input_line`,
@@ -520,6 +549,38 @@ mod tests {
     use crate::observer::Silent;
     use crate::release::local_table::LocalTable;
     use std::path::Path;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// The shuffled order is the rows sorted by (key, row), for any set of rows: few,
+        /// many (buckets of several rows), and keys that share their top bits.
+        #[test]
+        fn shuffled_rows_are_sorted_by_key(
+            seed in 0u64..1000,
+            rows in proptest::collection::btree_set(0usize..5_000_000, 0..1500),
+            clash in proptest::prelude::any::<bool>(),
+        ) {
+            let rows: Vec<usize> = rows.into_iter().collect();
+            let mut keys = super::OrderKeys::new(seed);
+            let mut keyed: Vec<(u64, usize)> =
+                rows.iter().map(|&r| (keys.key(r as u64), r)).collect();
+            if clash {
+                // every key in a few buckets, ties between keys too
+                for (key, _) in &mut keyed {
+                    *key = (*key >> 61) << 61 | (*key & 3);
+                }
+            }
+            let mut expected = keyed.clone();
+            expected.sort_unstable();
+            let expected: Vec<usize> = expected.into_iter().map(|(_, r)| r).collect();
+            proptest::prop_assert_eq!(super::sort_keyed(keyed), expected.clone());
+            if !clash {
+                let order = super::row_order(rows.iter().copied(), super::RowOrder::Shuffled(seed));
+                proptest::prop_assert_eq!(order, expected);
+            }
+        }
+    }
 
     /// A table large enough to be written in parallel blocks comes out byte for byte as
     /// the one sequential writer writes it.
