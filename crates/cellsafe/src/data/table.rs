@@ -72,20 +72,6 @@ impl Dictionary {
         self.first_line.push(line);
         code
     }
-    /// The dictionary of `values` (distinct, in code order), each first met on the line
-    /// `first_line` gives.
-    pub(crate) fn from_values(values: Vec<String>, first_line: Vec<u64>) -> Dictionary {
-        let index = values
-            .iter()
-            .enumerate()
-            .map(|(code, v)| (v.clone(), code as u32))
-            .collect();
-        Dictionary {
-            values,
-            index,
-            first_line,
-        }
-    }
     /// Number of distinct values.
     pub(crate) fn len(&self) -> usize {
         self.values.len()

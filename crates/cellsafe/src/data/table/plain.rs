@@ -91,7 +91,10 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
             let Some(interner) = interners.get_mut(column) else {
                 return false;
             };
-            columns[column].push(interner.intern(field, line));
+            let Some(code) = interner.intern(field, line) else {
+                return false;
+            };
+            columns[column].push(code);
             column += 1;
             start = end + 1;
             if record_ends {
@@ -109,10 +112,7 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
             return None;
         }
     }
-    let dictionaries = interners
-        .into_iter()
-        .map(Interner::dictionary)
-        .collect::<Option<_>>()?;
+    let dictionaries = interners.into_iter().map(|i| i.dictionary).collect();
     Some(Table {
         source: source.to_owned(),
         header,
@@ -170,30 +170,30 @@ fn zero_bytes(x: u64) -> u64 {
 }
 
 /// The distinct fields of one column met so far, found by their bytes: an open-addressing
-/// table of codes over fields borrowed from the input, so that a field met again (the
-/// common case) costs a hash and a comparison of two words, without allocating. The codes
-/// are those [`Dictionary::intern`] gives, in order of first occurrence.
-struct Interner<'a> {
+/// table of codes beside the column's dictionary, so that a field met again (the common
+/// case) costs a hash and a comparison of two words, without allocating. The codes are
+/// those [`Dictionary::intern`] gives, in order of first occurrence, and the dictionary
+/// grows as that one does (what the table adds is a key and a slot or two per value).
+struct Interner {
     /// Drawn per column, so that a file cannot be made of fields that collide.
     seed: u64,
     /// `slots[i]`: 0 for an empty slot, else a code plus one.
     slots: Vec<u32>,
-    /// Each code's field and key.
-    fields: Vec<(&'a [u8], Key)>,
-    /// The line where each code first occurs.
-    first_line: Vec<u64>,
+    /// Each code's key.
+    keys: Vec<Key>,
+    dictionary: Dictionary,
 }
 
 /// What a field is found by: its hash, length and (for a field of at most 16 bytes) two
 /// words holding every byte, so that equal keys of short fields are equal fields.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
-    hash: u64,
-    len: usize,
     words: (u64, u64),
+    hash: u32,
+    len: u32,
 }
 
-impl<'a> Interner<'a> {
+impl Interner {
     fn new() -> Self {
         use std::hash::{BuildHasher, Hasher};
         Interner {
@@ -201,14 +201,15 @@ impl<'a> Interner<'a> {
                 .build_hasher()
                 .finish(),
             slots: vec![0; 16],
-            fields: Vec::new(),
-            first_line: Vec::new(),
+            keys: Vec::new(),
+            dictionary: Dictionary::default(),
         }
     }
 
-    /// The code of `field`, added (first met on `line`) if new.
+    /// The code of `field`, added (first met on `line`) if new; None if it is new and
+    /// not UTF-8 (which a field split from UTF-8 text at ASCII bytes never is).
     #[inline]
-    fn intern(&mut self, field: &'a [u8], line: u64) -> u32 {
+    fn intern(&mut self, field: &[u8], line: u64) -> Option<u32> {
         let key = key(field, self.seed);
         let mask = self.slots.len() - 1;
         let mut i = key.hash as usize & mask;
@@ -216,29 +217,32 @@ impl<'a> Interner<'a> {
             match self.slots[i] {
                 0 => break,
                 slot => {
-                    let (known, known_key) = self.fields[slot as usize - 1];
-                    if known_key == key && (key.len <= 16 || known == field) {
-                        return slot - 1;
+                    let code = slot - 1;
+                    if self.keys[code as usize] == key
+                        && (key.len <= 16 || self.dictionary.value(code).as_bytes() == field)
+                    {
+                        return Some(code);
                     }
                 }
             }
             i = (i + 1) & mask;
         }
-        let code = self.fields.len() as u32;
-        self.fields.push((field, key));
-        self.first_line.push(line);
+        let code = self
+            .dictionary
+            .intern(std::str::from_utf8(field).ok()?, line);
+        self.keys.push(key);
         self.slots[i] = code + 1;
         // at most half full
-        if self.fields.len() * 2 > self.slots.len() {
+        if self.keys.len() * 2 > self.slots.len() {
             self.grow();
         }
-        code
+        Some(code)
     }
 
     fn grow(&mut self) {
         let mut slots = vec![0u32; self.slots.len() * 2];
         let mask = slots.len() - 1;
-        for (code, (_, key)) in self.fields.iter().enumerate() {
+        for (code, key) in self.keys.iter().enumerate() {
             let mut i = key.hash as usize & mask;
             while slots[i] != 0 {
                 i = (i + 1) & mask;
@@ -246,17 +250,6 @@ impl<'a> Interner<'a> {
             slots[i] = code as u32 + 1;
         }
         self.slots = slots;
-    }
-
-    /// The dictionary of the fields met; None if one is not UTF-8 (which fields split
-    /// from UTF-8 text at ASCII bytes never are).
-    fn dictionary(self) -> Option<Dictionary> {
-        let values = self
-            .fields
-            .iter()
-            .map(|(f, _)| std::str::from_utf8(f).ok().map(str::to_owned))
-            .collect::<Option<_>>()?;
-        Some(Dictionary::from_values(values, self.first_line))
     }
 }
 
@@ -293,9 +286,10 @@ fn key(bytes: &[u8], seed: u64) -> Key {
         }
     }
     Key {
-        hash: h ^ (h >> 32),
-        len: n,
         words,
+        hash: (h ^ (h >> 32)) as u32,
+        // a field is at most MAX_FIELD bytes, so its length fits
+        len: n as u32,
     }
 }
 
