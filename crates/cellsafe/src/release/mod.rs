@@ -123,13 +123,16 @@ pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> V
 /// the rest of the release).
 fn sort_keyed(keyed: Vec<(u64, usize)>) -> Vec<usize> {
     let n = keyed.len();
-    if n < 2 {
+    if n < 2 || u32::try_from(n).is_err() {
+        let mut keyed = keyed;
+        keyed.sort_unstable();
         return keyed.into_iter().map(|(_, r)| r).collect();
     }
     // at most 2^20 buckets (4 MiB of counts); larger tables have several rows a bucket
     let bits = n.next_power_of_two().trailing_zeros().clamp(1, 20);
     let bucket = |key: u64| (key >> (64 - bits)) as usize;
-    let mut starts = vec![0usize; (1 << bits) + 1];
+    // (positions fit in 32 bits: half the memory of the counts)
+    let mut starts = vec![0u32; (1 << bits) + 1];
     for &(key, _) in &keyed {
         starts[bucket(key) + 1] += 1;
     }
@@ -140,11 +143,12 @@ fn sort_keyed(keyed: Vec<(u64, usize)>) -> Vec<usize> {
     let mut placed = vec![(0u64, 0usize); n];
     for &(key, row) in &keyed {
         let b = bucket(key);
-        placed[next[b]] = (key, row);
+        placed[next[b] as usize] = (key, row);
         next[b] += 1;
     }
+    drop(keyed);
     for b in 0..1 << bits {
-        let (from, to) = (starts[b], starts[b + 1]);
+        let (from, to) = (starts[b] as usize, starts[b + 1] as usize);
         if to - from > 1 {
             placed[from..to].sort_unstable();
         }
