@@ -36,49 +36,64 @@ struct Column<'r> {
 /// The escaped cells of a release, ready to be copied row by row.
 pub(super) struct Escaped<'r> {
     columns: Vec<Column<'r>>,
-    /// Every cell, escaped, with what follows it; then [`COPY`] bytes of padding, so that
-    /// [`COPY`] bytes can be read from any cell's start.
+    /// Every cell, escaped, with what follows it (inside the records the escaper wrote);
+    /// then [`COPY`] bytes of padding, so that [`COPY`] bytes can be read from any cell's
+    /// start.
     bytes: Vec<u8>,
 }
 
-/// Escapes strings as `format`'s CSV writer writes them in a record of several fields.
+/// Escapes strings as `format`'s CSV writer writes them in a record of several fields,
+/// into the writer's own buffer, which becomes [`Escaped::bytes`]: each cell is written
+/// once and its span points into the record that holds it.
 struct Escaper {
     csv: csv::Writer<Vec<u8>>,
-    /// The bytes the writer puts after a field that is not the record's last: the
-    /// delimiter, then (as the second, empty field ends the record) the terminator.
-    tail: usize,
+    /// The line end's length.
+    terminator: usize,
 }
 
 impl Escaper {
-    fn new(format: &CsvFormat) -> std::io::Result<(Escaper, Vec<u8>)> {
+    fn new(format: &CsvFormat) -> std::io::Result<Escaper> {
         let csv = csv::WriterBuilder::new()
             .delimiter(format.delimiter)
             .quote(format.quote)
             .from_writer(Vec::new());
-        let mut escaper = Escaper { csv, tail: 0 };
-        // an empty field then an empty one: the delimiter and the terminator
-        let end = escaper.record("")?;
-        let terminator = end[1..].to_vec();
-        escaper.tail = end.len();
-        Ok((escaper, terminator))
+        let mut escaper = Escaper { csv, terminator: 0 };
+        // two empty fields: the delimiter (one byte), then the line end
+        let (_, len) = escaper.record(["", ""])?;
+        escaper.terminator = len - 1;
+        Ok(escaper)
     }
 
-    /// The record `[value, ""]` as written.
-    fn record(&mut self, value: &str) -> std::io::Result<&[u8]> {
+    /// Writes `fields` as a record; returns where it is.
+    fn record(&mut self, fields: [&str; 2]) -> std::io::Result<Span> {
         let start = self.csv.get_ref().len();
-        self.csv.write_record([value, ""])?;
+        self.csv.write_record(fields)?;
         self.csv.flush()?;
-        Ok(&self.csv.get_ref()[start..])
+        Ok((start, self.csv.get_ref().len() - start))
     }
 
-    /// Appends `value` escaped, then `end`, to `out`, and returns where it is.
-    fn push(&mut self, value: &str, end: &[u8], out: &mut Vec<u8>) -> std::io::Result<Span> {
-        let tail = self.tail;
-        let record = self.record(value)?;
-        let start = out.len();
-        out.extend_from_slice(&record[..record.len() - tail]);
-        out.extend_from_slice(end);
-        Ok((start, out.len() - start))
+    /// The cell `value` escaped, with the delimiter after it, or the line end after it
+    /// when it is the row's `last`. The record `[value, ""]` holds the escaped value then
+    /// the delimiter; `["", value]` the escaped value then the line end. (Whether a field
+    /// is quoted depends on its bytes only, not on its place in the record.)
+    fn cell(&mut self, value: &str, last: bool) -> std::io::Result<Span> {
+        if last {
+            let (start, len) = self.record(["", value])?;
+            Ok((start + 1, len - 1))
+        } else {
+            let (start, len) = self.record([value, ""])?;
+            Ok((start, len - self.terminator))
+        }
+    }
+
+    /// Every record written, then [`COPY`] bytes of padding.
+    fn into_bytes(self) -> std::io::Result<Vec<u8>> {
+        let mut bytes = self
+            .csv
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        bytes.extend_from_slice(&[0; COPY]);
+        Ok(bytes)
     }
 }
 
@@ -97,16 +112,10 @@ impl<'r> Escaped<'r> {
         if shown.len() < 2 {
             return Ok(None);
         }
-        let (mut escaper, terminator) = Escaper::new(format)?;
-        let delimiter = [format.delimiter];
-        let mut bytes = Vec::new();
+        let mut escaper = Escaper::new(format)?;
         let mut columns = Vec::with_capacity(shown.len());
         for (i, &column) in shown.iter().enumerate() {
-            let end: &[u8] = if i + 1 == shown.len() {
-                &terminator
-            } else {
-                &delimiter
-            };
+            let last = i + 1 == shown.len();
             let mut spans = Vec::new();
             let rows = match data.roles[column] {
                 Role::QuasiIdentifying => {
@@ -123,7 +132,7 @@ impl<'r> Escaped<'r> {
                                 Some(m) => m.value(qi, g),
                                 None => q.hierarchy.label(level, g),
                             };
-                            escaper.push(cell, end, &mut bytes)
+                            escaper.cell(cell, last)
                         })
                         .collect::<std::io::Result<Vec<Span>>>()?;
                     spans.extend(
@@ -136,12 +145,12 @@ impl<'r> Escaped<'r> {
                 }
                 _ => {
                     for value in data.table.dictionary(column).values() {
-                        spans.push(escaper.push(value, end, &mut bytes)?);
+                        spans.push(escaper.cell(value, last)?);
                     }
                     data.table.codes(column)
                 }
             };
-            let star = escaper.push(SUPPRESSED, end, &mut bytes)?;
+            let star = escaper.cell(SUPPRESSED, last)?;
             columns.push(Column {
                 rows,
                 spans,
@@ -149,8 +158,10 @@ impl<'r> Escaped<'r> {
                 public: data.public[column],
             });
         }
-        bytes.extend_from_slice(&[0; COPY]);
-        Ok(Some(Escaped { columns, bytes }))
+        Ok(Some(Escaped {
+            columns,
+            bytes: escaper.into_bytes()?,
+        }))
     }
 
     /// Writes `released`'s input rows `order` as CSV records (no header).
@@ -364,5 +375,52 @@ mod tests {
         crate::release::ReleasedTable::write_rows(&released, &mut written, &format, &[0, 1])
             .expect("written");
         assert_eq!(written, b"\"\"\nx\n");
+        let mut table = Vec::new();
+        crate::release::ReleasedTable::write_to(&released, &mut table, &format, &[0, 1])
+            .expect("written");
+        assert_eq!(table, b"q\n\"\"\nx\n");
+    }
+
+    /// A release large enough to be written in parallel blocks (its cells escaped once for
+    /// all of them) comes out as the cell-by-cell writer writes it in one go.
+    #[test]
+    fn parallel_blocks_of_escaped_rows_are_the_csv_writers_rows() {
+        let n = crate::release::PARALLEL_WRITE_ROWS + 1_234;
+        let header = ["age", "note", "id"].map(String::from).to_vec();
+        let rows: Vec<Vec<String>> = (0..n)
+            .map(|i| {
+                vec![
+                    (i % 90).to_string(),
+                    format!("n \"{}\", x", i % 7),
+                    i.to_string(),
+                ]
+            })
+            .collect();
+        let table = Table::from_rows(header, &rows).expect("a table");
+        let ages: Vec<String> = (0..90).map(|a| a.to_string()).collect();
+        let h = hierarchy(&ages, &["young".to_owned(), "old".to_owned()], "*");
+        let data = Dataset::new(
+            table,
+            vec![Role::QuasiIdentifying, Role::Insensitive, Role::Identifying],
+            vec![(h, "h".into())],
+            vec![],
+        )
+        .expect("a dataset");
+        let problem = Problem::new(
+            data,
+            &[ModelSpec::KAnonymity { k: 2 }],
+            0.0,
+            &MetricSpec::default(),
+        )
+        .expect("a problem");
+        let released = Released::new(&problem, &[1]).expect("released");
+        let format = CsvFormat::default();
+        let order = crate::release::row_order(0..n, crate::release::RowOrder::Shuffled(5));
+        let mut parallel = Vec::new();
+        crate::release::ReleasedTable::write_to(&released, &mut parallel, &format, &order)
+            .expect("written");
+        let mut general = b"age,note\n".to_vec();
+        write_cells(&released, &mut general, &format, &order).expect("written");
+        assert!(parallel == general);
     }
 }

@@ -352,28 +352,9 @@ pub trait ReleasedTable: Sync {
         format: &CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
-        {
-            let mut csv = csv_writer(w, format);
-            csv.write_record(self.header())?;
-            csv.flush()?;
-        }
-        if order.len() < PARALLEL_WRITE_ROWS {
-            return self.write_rows(w, format, order);
-        }
-        // large tables: blocks of rows written to buffers in parallel, then in order
-        use rayon::prelude::*;
-        let blocks: Vec<std::io::Result<Vec<u8>>> = order
-            .par_chunks(PARALLEL_WRITE_ROWS / 2)
-            .map(|block| {
-                let mut buffer = Vec::new();
-                self.write_rows(&mut buffer, format, block)?;
-                Ok(buffer)
-            })
-            .collect();
-        for block in blocks {
-            w.write_all(&block?)?;
-        }
-        Ok(())
+        write_table(self, w, format, order, &|w, block| {
+            self.write_rows(w, format, block)
+        })
     }
 
     /// Writes input rows `order` as CSV records (no header).
@@ -398,6 +379,41 @@ pub trait ReleasedTable: Sync {
     }
 }
 
+/// How a table's rows are written: input rows `block` as CSV records (no header) to `w`.
+type WriteRows<'f> = dyn Fn(&mut dyn Write, &[usize]) -> std::io::Result<()> + Sync + 'f;
+
+/// Writes `table` as CSV in `format`'s dialect: the header, then input rows `order`, by
+/// `rows`; a large table in blocks written to buffers in parallel, then in order.
+fn write_table(
+    table: &(impl ReleasedTable + ?Sized),
+    w: &mut dyn Write,
+    format: &CsvFormat,
+    order: &[usize],
+    rows: &WriteRows<'_>,
+) -> std::io::Result<()> {
+    {
+        let mut csv = csv_writer(w, format);
+        csv.write_record(table.header())?;
+        csv.flush()?;
+    }
+    if order.len() < PARALLEL_WRITE_ROWS {
+        return rows(w, order);
+    }
+    use rayon::prelude::*;
+    let blocks: Vec<std::io::Result<Vec<u8>>> = order
+        .par_chunks(PARALLEL_WRITE_ROWS / 2)
+        .map(|block| {
+            let mut buffer = Vec::new();
+            rows(&mut buffer, block)?;
+            Ok(buffer)
+        })
+        .collect();
+    for block in blocks {
+        w.write_all(&block?)?;
+    }
+    Ok(())
+}
+
 /// Writes `table`'s input rows `order` as CSV records (no header), cell by cell through
 /// the CSV writer: [`ReleasedTable::write_rows`]'s general path.
 fn write_cells(
@@ -420,7 +436,7 @@ fn write_cells(
 }
 
 /// Tables of at least this many rows are written in blocks on every worker thread.
-const PARALLEL_WRITE_ROWS: usize = 200_000;
+pub(crate) const PARALLEL_WRITE_ROWS: usize = 200_000;
 
 /// Rows whose data the writer asks the CPU to load ahead (about 9 cache lines a row).
 const PREFETCH_ROWS: usize = 512;
@@ -487,6 +503,22 @@ impl ReleasedTable for Released<'_> {
         match escaped::Escaped::new(self, format)? {
             Some(escaped) => escaped.write_rows(self, w, order),
             None => write_cells(self, w, format, order),
+        }
+    }
+    fn write_to(
+        &self,
+        w: &mut dyn Write,
+        format: &CsvFormat,
+        order: &[usize],
+    ) -> std::io::Result<()> {
+        // the cells escaped once for every block of a large table
+        match escaped::Escaped::new(self, format)? {
+            Some(escaped) => write_table(self, w, format, order, &|w, block| {
+                escaped.write_rows(self, w, block)
+            }),
+            None => write_table(self, w, format, order, &|w, block| {
+                write_cells(self, w, format, block)
+            }),
         }
     }
     fn column_each<'s>(
