@@ -37,6 +37,16 @@ def job():
     return long_job()
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt during each test, whatever the process inherited: a
+    process a non-interactive shell starts in the background ignores SIGINT (so can a CI
+    runner's), and a test of an ignored signal tests nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_stops_a_long_search_with_keyboard_interrupt(job):
     table, keys = job
     seen = []
