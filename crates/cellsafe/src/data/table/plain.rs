@@ -265,11 +265,8 @@ const TRIAL: usize = 4096;
 
 impl Repeats {
     fn new() -> Self {
-        use std::hash::{BuildHasher, Hasher};
         Repeats {
-            seed: std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish(),
+            seed: fresh_seed(),
             slots: vec![0; 64],
             lines: Vec::new(),
             seen: 0,
@@ -341,6 +338,15 @@ impl Repeats {
     }
 }
 
+/// A seed drawn from the process's hash keys (random per process), so that a file cannot
+/// be made of lines or fields that collide.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
+
 /// A hash of every byte of `bytes` under `seed`: eight at a time (the last eight
 /// overlapping the word before), multiplied, then avalanched.
 #[inline]
@@ -394,11 +400,8 @@ struct Key {
 
 impl Interner {
     fn new() -> Self {
-        use std::hash::{BuildHasher, Hasher};
         Interner {
-            seed: std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish(),
+            seed: fresh_seed(),
             slots: vec![0; 16],
             keys: Vec::new(),
             dictionary: Dictionary::default(),
