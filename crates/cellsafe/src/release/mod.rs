@@ -493,25 +493,14 @@ impl ReleasedTable for Released<'_> {
     fn cells_into<'s>(&'s self, row: usize, out: &mut Vec<Cow<'s, str>>) {
         self.row_each(row, |cell| out.push(Cow::Borrowed(cell)));
     }
-    fn write_rows(
-        &self,
-        w: &mut dyn Write,
-        format: &CsvFormat,
-        order: &[usize],
-    ) -> std::io::Result<()> {
-        // each distinct cell escaped once, then rows copied (the same bytes)
-        match escaped::Escaped::new(self, format)? {
-            Some(escaped) => escaped.write_rows(self, w, order),
-            None => write_cells(self, w, format, order),
-        }
-    }
     fn write_to(
         &self,
         w: &mut dyn Write,
         format: &CsvFormat,
         order: &[usize],
     ) -> std::io::Result<()> {
-        // the cells escaped once for every block of a large table
+        // each distinct cell escaped once (for every block of a large table), then rows
+        // copied: the bytes the cell-by-cell writer writes
         match escaped::Escaped::new(self, format)? {
             Some(escaped) => write_table(self, w, format, order, &|w, block| {
                 escaped.write_rows(self, w, block)
