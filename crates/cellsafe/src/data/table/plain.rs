@@ -256,6 +256,9 @@ struct Repeats {
     seen: usize,
     found: usize,
     on: bool,
+    /// The hash of the line last looked up and not found, and the empty slot where the
+    /// search ended: where [`insert`](Self::insert) puts it, without hashing it again.
+    missed: Option<(u32, usize)>,
 }
 
 /// Lines read before [`Repeats`] first decides whether looking them up pays, and before
@@ -272,12 +275,14 @@ impl Repeats {
             seen: 0,
             found: 0,
             on: true,
+            missed: None,
         }
     }
 
     /// The row `record` (a line of `text`) was first read as, if it was.
     #[inline]
     fn find(&mut self, record: &[u8], text: &[u8]) -> Option<usize> {
+        self.missed = None;
         if !self.on {
             return None;
         }
@@ -296,7 +301,10 @@ impl Repeats {
         let mut i = hash as usize & mask;
         loop {
             match self.slots[i] {
-                0 => return None,
+                0 => {
+                    self.missed = Some((hash, i));
+                    return None;
+                }
                 slot => {
                     let (start, len, known, row) = self.lines[slot as usize - 1];
                     if known == hash && text.get(start..start + len) == Some(record) {
@@ -309,13 +317,12 @@ impl Repeats {
         }
     }
 
-    /// Records `record`, which starts at `start` of the text and was not found, as row
-    /// `row`.
+    /// Records `record`, which starts at `start` of the text and was just looked up and
+    /// not found, as row `row`.
     fn insert(&mut self, start: usize, record: &[u8], row: usize) {
-        if !self.on {
+        let Some((hash, slot)) = self.missed.take() else {
             return;
-        }
-        let hash = hash_all(record, self.seed) as u32;
+        };
         self.lines.push((start, record.len(), hash, row));
         if self.lines.len() * 2 > self.slots.len() {
             self.slots = vec![0u32; self.slots.len() * 2];
@@ -329,12 +336,8 @@ impl Repeats {
             }
             return;
         }
-        let mask = self.slots.len() - 1;
-        let mut i = hash as usize & mask;
-        while self.slots[i] != 0 {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = self.lines.len() as u32;
+        // nothing was placed since the search that ended there
+        self.slots[slot] = self.lines.len() as u32;
     }
 }
 
