@@ -29,7 +29,7 @@ const CACHE_BYTES: usize = 64 << 20;
 /// node just below (see the module docs). Measured on Adult and UCI Adult with 9, 11 and 13
 /// quasi-identifiers: 8 read 10-27 % fewer source classes than none. With the cache
 /// keeping unacceptable nodes only, 5 against 8 (core time, paired runs): DM 4-6 % faster
-/// at 8 and 9, within 3 % either way at 11 to 13 quasi-identifiers and for Loss.
+/// at 8 and 9, within 4 % either way at 11 to 13 quasi-identifiers and for Loss.
 const FAR_STEPS: usize = 5;
 
 /// The cache (see the module docs).
