@@ -32,12 +32,36 @@ const CACHE_BYTES: usize = 64 << 20;
 /// at 8 and 9, within 4 % either way at 11 to 13 quasi-identifiers and for Loss.
 const FAR_STEPS: usize = 5;
 
+/// Whether every node up to `max` packs into a `u128` ([`pack`]): at most 16 levels, each
+/// below 128.
+fn packs(max: &[u8]) -> bool {
+    max.len() <= 16 && max.iter().all(|&l| l < 0x80)
+}
+
+/// `levels` a byte each (the caller has checked [`packs`]).
+fn pack(levels: &[u8]) -> u128 {
+    let mut bytes = [0u8; 16];
+    bytes[..levels.len()].copy_from_slice(levels);
+    u128::from_le_bytes(bytes)
+}
+
+/// Whether packed node `node` is at or above packed node `entry` on every level: each byte
+/// of `node` with its top bit set, less `entry`'s byte (below 128), keeps that bit exactly
+/// when it is at least `entry`'s, and never borrows from the next byte.
+fn covers(node: u128, entry: u128) -> bool {
+    const HIGH: u128 = u128::from_le_bytes([0x80; 16]);
+    ((node | HIGH) - entry) & HIGH == HIGH
+}
+
 /// The cache (see the module docs).
 pub(crate) struct ClassCache<'a> {
     problem: &'a Problem,
     hierarchies: Vec<&'a Hierarchy>,
     /// Cached nodes with their classes and when each was last used (a tick).
     entries: Vec<(Vec<u8>, Classes, u64)>,
+    /// Each entry's levels a byte each (see [`pack`]), when every node of the lattice fits
+    /// in 16 bytes below 128: [`source`](Self::source) then compares all levels at once.
+    packed: Option<Vec<u128>>,
     tick: u64,
     /// Classes held, against `budget`.
     held: usize,
@@ -61,6 +85,7 @@ impl<'a> ClassCache<'a> {
             problem,
             hierarchies: problem.hierarchies(),
             entries: Vec::new(),
+            packed: packs(problem.lattice.max_levels()).then(Vec::new),
             tick: 0,
             held: 0,
             budget: (4 * base.len() + 1_000_000).max(CACHE_BYTES / base.bytes_per_class()),
@@ -170,6 +195,15 @@ impl<'a> ClassCache<'a> {
 
     /// The smallest cached node below `levels`, by its place in `entries`.
     fn source(&self, levels: &[u8]) -> Option<usize> {
+        if let Some(packed) = &self.packed {
+            let node = pack(levels);
+            return packed
+                .iter()
+                .enumerate()
+                .filter(|&(_, &entry)| covers(node, entry))
+                .min_by_key(|&(i, _)| self.entries[i].1.len())
+                .map(|(i, _)| i);
+        }
         self.entries
             .iter()
             .enumerate()
@@ -193,10 +227,16 @@ impl<'a> ClassCache<'a> {
                 drop += 1;
             }
             self.entries.drain(..drop);
+            if let Some(packed) = &mut self.packed {
+                *packed = self.entries.iter().map(|(l, _, _)| pack(l)).collect();
+            }
         }
         self.tick += 1;
         self.held += classes.len();
         self.entries.push((levels.to_vec(), classes, self.tick));
+        if let Some(packed) = &mut self.packed {
+            packed.push(pack(levels));
+        }
     }
 }
 
@@ -306,6 +346,38 @@ mod tests {
             kept > 50 && passed_over > 50,
             "{kept} kept, {passed_over} passed over"
         );
+    }
+
+    /// The packed comparison the source search uses is `is_generalization`, on random
+    /// nodes of 1 to 16 levels up to 127, equal and unequal levels included.
+    #[test]
+    fn packed_levels_compare_as_generalizations() {
+        use super::{covers, pack, packs};
+        use crate::framework::lattice::is_generalization;
+        let mut rng = ChaCha8Rng::seed_from_u64(19);
+        let (mut above, mut not) = (0, 0);
+        for _ in 0..20_000 {
+            let dims = rng.gen_range(1..=16);
+            let top = [1u8, 3, 127][rng.gen_range(0..3)];
+            let a: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..=top)).collect();
+            let b: Vec<u8> = if rng.gen_bool(0.5) {
+                a.iter()
+                    .map(|&x| x.saturating_sub(rng.gen_range(0..2)))
+                    .collect()
+            } else {
+                (0..dims).map(|_| rng.gen_range(0..=top)).collect()
+            };
+            assert!(packs(&a) && packs(&b));
+            let want = is_generalization(&a, &b);
+            assert_eq!(covers(pack(&a), pack(&b)), want, "{a:?} {b:?}");
+            if want {
+                above += 1;
+            } else {
+                not += 1;
+            }
+        }
+        assert!(above > 5_000 && not > 5_000, "{above} {not}");
+        assert!(!packs(&[0; 17]) && !packs(&[128]) && packs(&[127; 16]));
     }
 
     /// A node far above its source is rolled up through a kept step node: the classes and
