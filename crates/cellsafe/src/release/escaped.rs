@@ -256,6 +256,18 @@ mod tests {
         Hierarchy::from_rows(&rows, Path::new("h"), None).expect("a hierarchy")
     }
 
+    /// k-anonymity with no suppression on `table`, whose one quasi-identifier has `h`.
+    fn one_hierarchy_problem(table: Table, roles: Vec<Role>, h: Hierarchy, k: u32) -> Problem {
+        let data = Dataset::new(table, roles, vec![(h, "h".into())], vec![]).expect("a dataset");
+        Problem::new(
+            data,
+            &[ModelSpec::KAnonymity { k }],
+            0.0,
+            &MetricSpec::default(),
+        )
+        .expect("a problem")
+    }
+
     fn distinct(values: Vec<String>, tag: &str) -> Vec<String> {
         // made distinct by their position, so that any piece can occur in them
         values
@@ -354,20 +366,7 @@ mod tests {
         let rows = vec![vec![String::new()], vec!["x".to_owned()]];
         let table = Table::from_rows(vec!["q".to_owned()], &rows).expect("a table");
         let h = hierarchy(&[String::new(), "x".to_owned()], &["g".to_owned()], "*");
-        let data = Dataset::new(
-            table,
-            vec![Role::QuasiIdentifying],
-            vec![(h, "h".into())],
-            vec![],
-        )
-        .expect("a dataset");
-        let problem = Problem::new(
-            data,
-            &[ModelSpec::KAnonymity { k: 1 }],
-            0.0,
-            &MetricSpec::default(),
-        )
-        .expect("a problem");
+        let problem = one_hierarchy_problem(table, vec![Role::QuasiIdentifying], h, 1);
         let released = Released::new(&problem, &[0]).expect("released");
         let format = CsvFormat::default();
         assert!(Escaped::new(&released, &format).expect("escaped").is_none());
@@ -399,20 +398,12 @@ mod tests {
         let table = Table::from_rows(header, &rows).expect("a table");
         let ages: Vec<String> = (0..90).map(|a| a.to_string()).collect();
         let h = hierarchy(&ages, &["young".to_owned(), "old".to_owned()], "*");
-        let data = Dataset::new(
+        let problem = one_hierarchy_problem(
             table,
             vec![Role::QuasiIdentifying, Role::Insensitive, Role::Identifying],
-            vec![(h, "h".into())],
-            vec![],
-        )
-        .expect("a dataset");
-        let problem = Problem::new(
-            data,
-            &[ModelSpec::KAnonymity { k: 2 }],
-            0.0,
-            &MetricSpec::default(),
-        )
-        .expect("a problem");
+            h,
+            2,
+        );
         let released = Released::new(&problem, &[1]).expect("released");
         let format = CsvFormat::default();
         let order = crate::release::row_order(0..n, crate::release::RowOrder::Shuffled(5));
