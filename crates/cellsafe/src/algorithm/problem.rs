@@ -431,7 +431,7 @@ impl Problem {
             let base = self.snapshot.base();
             let (c1, c2) = (self.snapshot.column(j1), self.snapshot.column(j2));
             for t in 0..base.len() {
-                let rep = base.reps[t] as usize;
+                let rep = base.reps()[t] as usize;
                 grid[c1[rep] as usize * width + c2[rep] as usize] += base.counts[t] as u64;
             }
             grid.iter()

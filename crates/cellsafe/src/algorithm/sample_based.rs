@@ -72,7 +72,7 @@ impl Problem {
         let codes = |c: usize| -> Vec<u32> {
             (0..levels.len())
                 .map(|j| {
-                    let leaf = self.snapshot.leaf(j, classes.reps[c]);
+                    let leaf = self.snapshot.leaf(j, classes.reps()[c]);
                     hierarchies[j].code(levels[j] as usize, leaf)
                 })
                 .collect()

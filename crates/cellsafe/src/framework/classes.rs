@@ -225,6 +225,113 @@ struct Request<'a> {
     cap: usize,
 }
 
+/// Where a rollup puts its classes: the output's vectors.
+struct Sink<'a, K> {
+    keys: &'a mut Vec<K>,
+    reps: &'a mut Vec<u32>,
+    counts: &'a mut Vec<u32>,
+    hist: &'a mut Vec<u32>,
+}
+
+/// Groups the classes of `from` by `new_key` into `sink`, in order of first occurrence;
+/// `false` as soon as there are more than `cap` classes. New keys are computed a batch ahead
+/// and their slots prefetched, so the table's cache misses overlap.
+#[inline(always)]
+fn group_into<K: GroupKey>(
+    index: &mut Grouper<K>,
+    from: &Classes,
+    cap: usize,
+    new_key: impl Fn(usize) -> K,
+    sink: &mut Sink<'_, K>,
+) -> bool {
+    let Sink {
+        keys,
+        reps,
+        counts,
+        hist,
+    } = sink;
+    let (n, width) = (from.len(), from.width);
+    // never more than `cap` classes: a table sized for them stays in cache when a large
+    // input rolls up to few classes
+    index.start(n.min(cap));
+    const AHEAD: usize = 8;
+    let mut ahead = [K::default(); AHEAD];
+    for (c, slot) in ahead.iter_mut().enumerate().take(n) {
+        *slot = new_key(c);
+        index.prefetch(*slot);
+    }
+    for c in 0..n {
+        let key = ahead[c % AHEAD];
+        if c + AHEAD < n {
+            let k = new_key(c + AHEAD);
+            index.prefetch(k);
+            ahead[c % AHEAD] = k;
+        }
+        let next = counts.len() as u32;
+        if let Some(slot) = index.find_or_insert(key, next) {
+            let t = slot as usize;
+            counts[t] += from.counts[c];
+            if width > 0 {
+                let dst = t * width;
+                for (d, s) in hist[dst..dst + width].iter_mut().zip(from.histogram(c)) {
+                    *d += s;
+                }
+            }
+        } else {
+            if counts.len() == cap {
+                return false;
+            }
+            keys.push(key);
+            reps.push(from.reps[c]);
+            counts.push(from.counts[c]);
+            hist.extend_from_slice(from.histogram(c));
+        }
+    }
+    true
+}
+
+/// The new keys of a rollup that changes `N` attributes, each read without bounds checks:
+/// the loop over the attributes unrolls, and the two dependent reads per attribute (the
+/// representative's leaf, then its key change) carry no checks.
+struct Unrolled<'a, K, const N: usize> {
+    columns: [&'a [u32]; N],
+    deltas: [&'a [K]; N],
+    reps: &'a [u32],
+    keys: &'a [K],
+}
+
+impl<'a, K: GroupKey, const N: usize> Unrolled<'a, K, N> {
+    /// # Safety
+    ///
+    /// `deltas` has `N` entries; every representative of `from` is below the length of
+    /// every column in `deltas`, and every leaf code in a column is below the length of
+    /// the key-change table beside it.
+    unsafe fn new(deltas: &'a [(&'a [u32], Vec<K>)], from: &'a Classes, keys: &'a [K]) -> Self {
+        Unrolled {
+            columns: std::array::from_fn(|i| deltas[i].0),
+            deltas: std::array::from_fn(|i| deltas[i].1.as_slice()),
+            reps: &from.reps,
+            keys,
+        }
+    }
+
+    /// The new key of class `c`.
+    #[inline(always)]
+    fn key(&self, c: usize) -> K {
+        let rep = self.reps[c] as usize;
+        let mut key = self.keys[c];
+        for i in 0..N {
+            // SAFETY: as promised to `new`, `rep` is below the column's length and the
+            // leaf it reads below the table's
+            key = key.wrapping_add(unsafe {
+                let leaf = *self.columns[i].get_unchecked(rep);
+                *self.deltas[i].get_unchecked(leaf as usize)
+            });
+        }
+        key
+    }
+}
+
 /// Groups rows by key: per row its group, per group its first row and its key (widened).
 fn group_rows<K: GroupKey>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Keys) {
     let mut row_tuple = Vec::with_capacity(keys.len());
@@ -256,6 +363,9 @@ pub struct Snapshot {
     /// The base tuple of each row.
     row_tuple: Vec<u32>,
     strides: Vec<u128>,
+    /// Per attribute, one more than its largest leaf code (0 without tuples): a rollup
+    /// reads its key changes unchecked only from tables at least this long.
+    leaf_bounds: Vec<usize>,
     base: Classes,
 }
 
@@ -264,8 +374,11 @@ pub struct Snapshot {
 pub struct Classes {
     /// Per class, the key identifying its tuple of generalized codes (unique within a node).
     keys: Keys,
-    /// A base tuple (index into the snapshot) inside each class.
-    pub(crate) reps: Vec<u32>,
+    /// A base tuple (index into the snapshot) inside each class. Set only in this module,
+    /// so that every representative is below `tuples`.
+    reps: Vec<u32>,
+    /// The number of base tuples of the snapshot these classes come from.
+    tuples: usize,
     /// Per class, its number of rows.
     pub counts: Vec<u32>,
     /// `hist[c * width + offset_s + v]`: rows of class `c` with value `v` of sensitive attribute `s`.
@@ -276,6 +389,10 @@ pub struct Classes {
 }
 
 impl Classes {
+    /// Per class, a base tuple (an index into the snapshot) inside it.
+    pub(crate) fn reps(&self) -> &[u32] {
+        &self.reps
+    }
     /// Number of classes.
     pub fn len(&self) -> usize {
         self.counts.len()
@@ -354,6 +471,10 @@ impl Snapshot {
             .iter()
             .map(|leaves| first_rows.iter().map(|&r| leaves[r as usize]).collect())
             .collect();
+        let leaf_bounds = columns
+            .iter()
+            .map(|column| column.iter().max().map_or(0, |&m| m as usize + 1))
+            .collect();
         let mut counts = vec![0u32; tuples];
         let mut hist = vec![0u32; tuples * width];
         // the weighted loops are separate, so that unweighted rows count as before
@@ -390,6 +511,7 @@ impl Snapshot {
         let base = Classes {
             keys: base_keys,
             reps: (0..tuples as u32).collect(),
+            tuples,
             counts,
             hist,
             width,
@@ -399,6 +521,7 @@ impl Snapshot {
             columns,
             row_tuple,
             strides,
+            leaf_bounds,
             base,
         })
     }
@@ -516,6 +639,7 @@ impl Snapshot {
         counts.clear();
         hist.clear();
         // For each changed attribute, the key change of every leaf (two's complement).
+        let mut checked = false;
         let deltas: Vec<(&[u32], Vec<K>)> = (0..self.dims)
             .filter(|&j| from_levels[j] != to_levels[j])
             .map(|j| {
@@ -525,74 +649,72 @@ impl Snapshot {
                     h.level_map(to_levels[j] as usize),
                 );
                 let stride = self.strides[j];
-                let delta = old
+                let delta: Vec<K> = old
                     .iter()
                     .zip(new)
                     .map(|(&o, &n)| {
                         K::truncate((n as u128 * stride).wrapping_sub(o as u128 * stride))
                     })
                     .collect();
+                checked |= delta.len() < self.leaf_bounds[j];
                 (self.column(j), delta)
             })
             .collect();
-        let width = from.width;
-        let n = from.len();
-        let new_key = |c: usize| {
-            let rep = from.reps[c] as usize;
-            let mut key = from_keys[c];
-            for (column, delta) in &deltas {
-                key = key.wrapping_add(delta[column[rep] as usize]);
-            }
-            key
+        // every representative a base tuple of this snapshot: it is one of the snapshot
+        // `from` comes from, which has no more tuples than this one (so, with a table from
+        // the same hierarchies, it is this one)
+        checked |= from.tuples > self.base.len();
+        let mut sink = Sink {
+            keys: &mut keys,
+            reps: &mut reps,
+            counts: &mut counts,
+            hist: &mut hist,
         };
         // Grouped with a per-thread table reused across rollups: fresh tables cost more in
-        // first-touch cache misses than the hashing itself. New keys are computed a batch
-        // ahead and their slots prefetched, so the table's cache misses overlap.
-        let complete = K::with_scratch(|index| {
-            // never more than `cap` classes: a table sized for them stays in cache when a
-            // large input rolls up to few classes
-            index.start(n.min(cap));
-            const AHEAD: usize = 8;
-            let mut ahead = [K::default(); AHEAD];
-            for (c, slot) in ahead.iter_mut().enumerate().take(n) {
-                *slot = new_key(c);
-                index.prefetch(*slot);
-            }
-            for c in 0..n {
-                let key = ahead[c % AHEAD];
-                if c + AHEAD < n {
-                    let k = new_key(c + AHEAD);
-                    index.prefetch(k);
-                    ahead[c % AHEAD] = k;
-                }
-                let next = counts.len() as u32;
-                if let Some(slot) = index.find_or_insert(key, next) {
-                    let t = slot as usize;
-                    counts[t] += from.counts[c];
-                    if width > 0 {
-                        let dst = t * width;
-                        for (d, s) in hist[dst..dst + width].iter_mut().zip(from.histogram(c)) {
-                            *d += s;
-                        }
+        // first-touch cache misses than the hashing itself. One loop per number of changed
+        // attributes up to twelve, unrolled, its reads unchecked (docs/performance.md
+        // measures it).
+        macro_rules! unrolled {
+            ($n:literal) => {{
+                // SAFETY: `checked` is false, so every representative of `from` is a base
+                // tuple (below the length of every column) and every column's leaf codes
+                // are below its key-change table's length
+                let new_key = unsafe { Unrolled::<K, $n>::new(&deltas, from, from_keys) };
+                K::with_scratch(|index| group_into(index, from, cap, |c| new_key.key(c), &mut sink))
+            }};
+        }
+        let complete = match (checked, deltas.len()) {
+            (false, 1) => unrolled!(1),
+            (false, 2) => unrolled!(2),
+            (false, 3) => unrolled!(3),
+            (false, 4) => unrolled!(4),
+            (false, 5) => unrolled!(5),
+            (false, 6) => unrolled!(6),
+            (false, 7) => unrolled!(7),
+            (false, 8) => unrolled!(8),
+            (false, 9) => unrolled!(9),
+            (false, 10) => unrolled!(10),
+            (false, 11) => unrolled!(11),
+            (false, 12) => unrolled!(12),
+            _ => {
+                let new_key = |c: usize| {
+                    let rep = from.reps[c] as usize;
+                    let mut key = from_keys[c];
+                    for (column, delta) in &deltas {
+                        key = key.wrapping_add(delta[column[rep] as usize]);
                     }
-                } else {
-                    if counts.len() == cap {
-                        return false;
-                    }
-                    keys.push(key);
-                    reps.push(from.reps[c]);
-                    counts.push(from.counts[c]);
-                    hist.extend_from_slice(from.histogram(c));
-                }
+                    key
+                };
+                K::with_scratch(|index| group_into(index, from, cap, new_key, &mut sink))
             }
-            true
-        });
+        };
         *out = Classes {
             keys: K::wrap(keys),
             reps,
+            tuples: from.tuples,
             counts,
             hist,
-            width,
+            width: from.width,
         };
         complete
     }
@@ -648,5 +770,135 @@ impl Snapshot {
             .iter()
             .map(|&t| tuple_class[t as usize])
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::Snapshot;
+    use crate::hierarchy::Hierarchy;
+
+    /// A hierarchy of `leaves` leaves and `height` levels above them: level `h` groups the
+    /// leaves by `v >> h`, the top is `*`.
+    fn hierarchy(j: usize, leaves: usize, height: usize) -> Hierarchy {
+        let rows: Vec<Vec<String>> = (0..leaves)
+            .map(|v| {
+                let mut row = vec![format!("q{j}v{v}")];
+                row.extend((1..height).map(|h| format!("g{h}-{}", v >> h)));
+                row.push("*".into());
+                row
+            })
+            .collect();
+        Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap()
+    }
+
+    /// Rolling up from a random node to a random generalization of it gives, for 1 to 14
+    /// quasi-identifiers (so every unrolled loop, 1 to 12 changed attributes, and the
+    /// general one), narrow and wide keys, the classes a brute force over the rows gives:
+    /// one per distinct generalized tuple, with its row count, its first base tuple as the
+    /// representative, in order of that base tuple.
+    #[test]
+    fn rollups_group_the_rows_as_a_brute_force_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3301);
+        let mut changed_seen = [0usize; 15];
+        let mut wide_seen = 0;
+        for round in 0..3000 {
+            let dims = rng.gen_range(1..15);
+            // every tenth round with large domains, so that the keys need 128 bits
+            let big = round % 10 == 0;
+            let leaf_counts: Vec<usize> = (0..dims)
+                .map(|_| {
+                    if big {
+                        rng.gen_range(100..300)
+                    } else {
+                        rng.gen_range(1..7)
+                    }
+                })
+                .collect();
+            let hierarchies: Vec<Hierarchy> = leaf_counts
+                .iter()
+                .enumerate()
+                .map(|(j, &n)| hierarchy(j, n, rng.gen_range(1..4)))
+                .collect();
+            let hs: Vec<&Hierarchy> = hierarchies.iter().collect();
+            let rows = rng.gen_range(1..200);
+            let leaves: Vec<Vec<u32>> = leaf_counts
+                .iter()
+                .map(|&n| (0..rows).map(|_| rng.gen_range(0..n as u32)).collect())
+                .collect();
+            let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
+            let snapshot = Snapshot::build(&hs, &columns, &[], rows, None).unwrap();
+            let max: Vec<u8> = hs.iter().map(|h| h.height() as u8).collect();
+            // a random number of attributes moves up from a node below the top
+            let from: Vec<u8> = max
+                .iter()
+                .map(|&m| {
+                    if m == 0 || rng.gen_bool(0.5) {
+                        0
+                    } else {
+                        rng.gen_range(0..m)
+                    }
+                })
+                .collect();
+            let mut movable: Vec<usize> = (0..dims).filter(|&j| from[j] < max[j]).collect();
+            movable.sort_by_key(|_| rng.gen::<u32>());
+            movable.truncate(rng.gen_range(0..=movable.len()));
+            let mut to = from.clone();
+            for &j in &movable {
+                to[j] = rng.gen_range(from[j] + 1..=max[j]);
+            }
+            changed_seen[from.iter().zip(&to).filter(|(a, b)| a != b).count()] += 1;
+            let source = snapshot.classes(&hs, &from);
+            let got = snapshot.rollup(&hs, &source, &from, &to);
+            wide_seen += matches!(got.keys, super::Keys::Wide(_)) as usize;
+
+            // the brute force: base tuples numbered by first occurrence, then rows grouped
+            // by their generalized tuple
+            let mut base: HashMap<Vec<u32>, u32> = HashMap::new();
+            let mut groups: HashMap<Vec<u32>, (u32, u32)> = HashMap::new();
+            let tuples = (0..rows).map(|r| leaves.iter().map(|l| l[r]).collect::<Vec<u32>>());
+            for tuple in tuples {
+                let general: Vec<u32> = (0..dims)
+                    .map(|j| hs[j].code(to[j] as usize, tuple[j]))
+                    .collect();
+                let next = base.len() as u32;
+                let t = *base.entry(tuple).or_insert(next);
+                let group = groups.entry(general).or_insert((t, 0));
+                group.0 = group.0.min(t);
+                group.1 += 1;
+            }
+            let mut want: Vec<(u32, u32)> = groups.into_values().collect();
+            want.sort_unstable();
+            let have: Vec<(u32, u32)> = got.reps.iter().copied().zip(got.counts.clone()).collect();
+            assert_eq!(have, want, "dims {dims}, from {from:?} to {to:?}");
+        }
+        for (changed, &seen) in changed_seen.iter().enumerate().take(13) {
+            assert!(seen > 0, "no rollup changed {changed} attributes");
+        }
+        assert!(changed_seen[13..].iter().sum::<usize>() > 0);
+        assert!(wide_seen > 0, "no rollup had 128-bit keys");
+    }
+
+    /// Classes of another snapshot, whose representatives are not base tuples of this
+    /// one, are refused by a bounds check (a panic), never read past a column.
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn a_rollup_of_another_snapshots_classes_panics() {
+        let hs = [hierarchy(0, 4, 2), hierarchy(1, 4, 2)];
+        let hs: Vec<&Hierarchy> = hs.iter().collect();
+        let wide: [Vec<u32>; 2] = [
+            (0..16).map(|r| r % 4).collect(),
+            (0..16).map(|r| r / 4).collect(),
+        ];
+        let narrow: [Vec<u32>; 2] = [vec![0, 1], vec![0, 0]];
+        let big = Snapshot::build(&hs, &[&wide[0], &wide[1]], &[], 16, None).unwrap();
+        let small = Snapshot::build(&hs, &[&narrow[0], &narrow[1]], &[], 2, None).unwrap();
+        let _ = small.rollup(&hs, big.base(), &[0, 0], &[1, 0]);
     }
 }

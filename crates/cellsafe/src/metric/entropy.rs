@@ -86,7 +86,7 @@ impl Measure for EntropyNm {
             if node.suppressed_rows > 0 {
                 let mut s: FxHashMap<u32, u64> = Default::default();
                 for c in (0..classes.len()).filter(|&c| node.suppressed[c]) {
-                    let leaf = node.snapshot.leaf(j, classes.reps[c]);
+                    let leaf = node.snapshot.leaf(j, classes.reps()[c]);
                     *s.entry(node.hierarchies[j].code(level as usize, leaf))
                         .or_default() += classes.counts[c] as u64;
                 }

@@ -62,7 +62,7 @@ impl Measure for Glm {
             for ((&count, &rep), &s) in classes
                 .counts
                 .iter()
-                .zip(&classes.reps)
+                .zip(classes.reps())
                 .zip(node.suppressed)
             {
                 let size = count as f64;

@@ -104,7 +104,7 @@ impl Measure for Loss {
             let mut correction = 0.0;
             for &c in &suppressed {
                 let size = classes.counts[c] as f64;
-                let share = share[map[column[classes.reps[c] as usize] as usize] as usize];
+                let share = share[map[column[classes.reps()[c] as usize] as usize] as usize];
                 let cost = if sf == 1.0 {
                     size
                 } else {

@@ -398,7 +398,7 @@ impl<'p> Evaluator<'p> {
             let h = &self.problem.data.quasi[j].hierarchy;
             let mut rows = self.code_rows[j][level as usize].clone();
             for &c in &suppressed {
-                let leaf = self.problem.snapshot.leaf(j, classes.reps[c]);
+                let leaf = self.problem.snapshot.leaf(j, classes.reps()[c]);
                 rows[h.code(level as usize, leaf) as usize] -= classes.counts[c] as u64;
             }
             let sum: f64 = numerators[level as usize]
@@ -413,7 +413,7 @@ impl<'p> Evaluator<'p> {
 
     /// The general loss of one tuple of class `c`.
     fn class_glm(&self, levels: &[u8], classes: &Classes, c: usize) -> f64 {
-        let rep = classes.reps[c];
+        let rep = classes.reps()[c];
         levels
             .iter()
             .enumerate()
@@ -447,7 +447,7 @@ fn code_rows(problem: &Problem) -> Vec<Vec<Vec<u64>>> {
                 .map(|level| {
                     let mut rows = vec![0u64; h.cardinality(level)];
                     for (c, &n) in base.counts.iter().enumerate() {
-                        let leaf = problem.snapshot.leaf(j, base.reps[c]);
+                        let leaf = problem.snapshot.leaf(j, base.reps()[c]);
                         rows[h.code(level, leaf) as usize] += n as u64;
                     }
                     rows
