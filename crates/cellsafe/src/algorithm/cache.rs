@@ -15,7 +15,7 @@
 //! more than one node: on UCI Adult with 13, 1,726 distinct hubs for 1,856 nodes.)
 
 use crate::algorithm::problem::{Evaluation, Problem};
-use crate::framework::classes::Classes;
+use crate::framework::classes::{Classes, Pooled};
 use crate::framework::lattice::is_generalization;
 use crate::hierarchy::Hierarchy;
 use crate::metric::Score;
@@ -99,16 +99,17 @@ impl<'a> ClassCache<'a> {
     /// The classes of `levels` (a node of a product of chains), rolled up from the smallest
     /// cached node below it, or from the base.
     pub(crate) fn classes(&mut self, levels: &[u8]) -> Classes {
-        self.classes_capped(levels, usize::MAX).expect("no cap")
+        Classes::clone(&self.classes_capped(levels, usize::MAX).expect("no cap"))
     }
 
-    /// [`classes`](Self::classes), or `None` as soon as there are more than `cap`.
-    fn classes_capped(&mut self, levels: &[u8], cap: usize) -> Option<Classes> {
+    /// [`classes`](Self::classes), or `None` as soon as there are more than `cap`, in
+    /// classes from the thread's pool: the caller copies them out only to keep them.
+    fn classes_capped(&mut self, levels: &[u8], cap: usize) -> Option<Pooled> {
         let snapshot = &self.problem.snapshot;
         if !self.problem.lattice.is_chain() {
             // levels that are partitions need not nest (a higher level number is not
             // always coarser): every node from the base
-            return snapshot.classes_capped(&self.hierarchies, levels, cap);
+            return snapshot.classes_capped_pooled(&self.hierarchies, levels, cap);
         }
         let bottom = vec![0u8; levels.len()];
         // from the base, through the step node whenever it is not the base itself
@@ -135,9 +136,9 @@ impl<'a> ClassCache<'a> {
         // (when every changed attribute moves one level, the step node is the source)
         if steps < far || steps == changed {
             return if source.is_none() {
-                snapshot.classes_capped(&self.hierarchies, levels, cap)
+                snapshot.classes_capped_pooled(&self.hierarchies, levels, cap)
             } else {
-                snapshot.rollup_capped(&self.hierarchies, from, from_levels, levels, cap)
+                snapshot.rollup_capped_pooled(&self.hierarchies, from, from_levels, levels, cap)
             };
         }
         // far below: through the node one level below `levels` on every attribute that
@@ -148,7 +149,8 @@ impl<'a> ClassCache<'a> {
             .map(|(&a, &b)| if b > a { b - 1 } else { b })
             .collect();
         let through = snapshot.rollup(&self.hierarchies, from, from_levels, &step);
-        let classes = snapshot.rollup_capped(&self.hierarchies, &through, &step, levels, cap);
+        let classes =
+            snapshot.rollup_capped_pooled(&self.hierarchies, &through, &step, levels, cap);
         self.keep(&step, through);
         classes
     }
@@ -182,7 +184,8 @@ impl<'a> ClassCache<'a> {
         // the DM searches at 9 and 11 quasi-identifiers and the 1 % Loss search at 9
         // were ever rolled up from), so its classes are not copied into the cache.
         if !evaluation.acceptable {
-            self.keep(levels, classes);
+            // copied out at their exact size: the pooled vectors are sized for the source
+            self.keep(levels, Classes::clone(&classes));
         }
         Some((evaluation, bound))
     }

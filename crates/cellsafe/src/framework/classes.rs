@@ -572,8 +572,22 @@ impl Snapshot {
     ) -> Option<Classes> {
         // The output is gathered in pooled vectors and copied out at its exact size:
         // vectors sized for the input would hold (and touch) memory the cache keeps.
+        self.rollup_capped_pooled(hierarchies, from, from_levels, to_levels, cap)
+            .map(|out| Classes::clone(&out))
+    }
+
+    /// [`rollup_capped`](Self::rollup_capped) into classes from this thread's pool (see
+    /// [`Pooled`]).
+    pub(crate) fn rollup_capped_pooled(
+        &self,
+        hierarchies: &[&Hierarchy],
+        from: &Classes,
+        from_levels: &[u8],
+        to_levels: &[u8],
+        cap: usize,
+    ) -> Option<Pooled> {
         let (complete, out) = self.rollup_into_pool(hierarchies, from, from_levels, to_levels, cap);
-        complete.then(|| Classes::clone(&out))
+        complete.then_some(out)
     }
 
     /// [`rollup`](Self::rollup) into classes taken from this thread's pool, which go back
@@ -737,6 +751,21 @@ impl Snapshot {
             return (self.base.len() <= cap).then(|| self.base.clone());
         }
         self.rollup_capped(hierarchies, &self.base, &bottom, levels, cap)
+    }
+
+    /// [`classes_capped`](Self::classes_capped) into classes from this thread's pool (see
+    /// [`Pooled`]).
+    pub(crate) fn classes_capped_pooled(
+        &self,
+        hierarchies: &[&Hierarchy],
+        levels: &[u8],
+        cap: usize,
+    ) -> Option<Pooled> {
+        let bottom = vec![0u8; self.dims];
+        if levels == bottom.as_slice() {
+            return (self.base.len() <= cap).then(|| Pooled(self.base.clone()));
+        }
+        self.rollup_capped_pooled(hierarchies, &self.base, &bottom, levels, cap)
     }
 
     /// The class index of each row, for classes computed at `levels`.
