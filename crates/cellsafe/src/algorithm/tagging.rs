@@ -29,11 +29,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
     let stage = search_stage(problem, observer);
     let lattice = &problem.lattice;
     let size = lattice.size();
-    let mut order: Vec<usize> = (0..size).collect();
-    let sums: Vec<u32> = (0..size)
-        .map(|i| lattice.levels(i).iter().map(|&l| l as u32).sum())
-        .collect();
-    order.sort_by_key(|&i| (sums[i], i));
+    let order = lattice.by_level_sum();
     let mut status = vec![Status::Unknown; size];
     let ruled_out: Vec<AtomicBool> = (0..size).map(|_| AtomicBool::new(false)).collect();
     let mut done = vec![false; size];
