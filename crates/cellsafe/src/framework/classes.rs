@@ -752,11 +752,8 @@ impl Snapshot {
         levels: &[u8],
         cap: usize,
     ) -> Option<Classes> {
-        let bottom = vec![0u8; self.dims];
-        if levels == bottom.as_slice() {
-            return (self.base.len() <= cap).then(|| self.base.clone());
-        }
-        self.rollup_capped(hierarchies, &self.base, &bottom, levels, cap)
+        self.classes_capped_pooled(hierarchies, levels, cap)
+            .map(|out| Classes::clone(&out))
     }
 
     /// [`classes_capped`](Self::classes_capped) into classes from this thread's pool (see
@@ -811,27 +808,13 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
-    use std::path::Path;
 
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     use super::Snapshot;
+    use crate::framework::test_support::hierarchy;
     use crate::hierarchy::Hierarchy;
-
-    /// A hierarchy of `leaves` leaves and `height` levels above them: level `h` groups the
-    /// leaves by `v >> h`, the top is `*`.
-    fn hierarchy(j: usize, leaves: usize, height: usize) -> Hierarchy {
-        let rows: Vec<Vec<String>> = (0..leaves)
-            .map(|v| {
-                let mut row = vec![format!("q{j}v{v}")];
-                row.extend((1..height).map(|h| format!("g{h}-{}", v >> h)));
-                row.push("*".into());
-                row
-            })
-            .collect();
-        Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap()
-    }
 
     /// Rolling up from a random node to a random generalization of it gives, for 1 to 14
     /// quasi-identifiers (so every unrolled loop, 1 to 12 changed attributes, and the

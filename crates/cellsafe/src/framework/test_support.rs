@@ -51,23 +51,23 @@ pub(crate) fn dataset_with(rng: &mut ChaCha8Rng, sensitive: usize) -> Dataset {
     let hierarchies = leaves
         .iter()
         .enumerate()
-        .map(|(j, &n)| {
-            let height = rng.gen_range(1..4u32);
-            let rows: Vec<Vec<String>> = (0..n)
-                .map(|v| {
-                    let mut row = vec![format!("q{j}v{v}")];
-                    row.extend((1..height).map(|h| format!("g{h}-{}", v >> h)));
-                    row.push("*".into());
-                    row
-                })
-                .collect();
-            (
-                Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap(),
-                "h".into(),
-            )
-        })
+        .map(|(j, &n)| (hierarchy(j, n, rng.gen_range(1..4u32)), "h".into()))
         .collect();
     let mut roles = vec![Role::QuasiIdentifying; dims];
     roles.extend(vec![Role::Sensitive; sensitive]);
     Dataset::new(table, roles, hierarchies, vec![]).unwrap()
+}
+
+/// A hierarchy of attribute `j` with `leaves` leaves `q{j}v0`, `q{j}v1`, ... and `height`
+/// levels above them: level `h` below the top groups leaf `v` by `v >> h`, the top is `*`.
+pub(crate) fn hierarchy(j: usize, leaves: usize, height: u32) -> Hierarchy {
+    let rows: Vec<Vec<String>> = (0..leaves)
+        .map(|v| {
+            let mut row = vec![format!("q{j}v{v}")];
+            row.extend((1..height).map(|h| format!("g{h}-{}", v >> h)));
+            row.push("*".into());
+            row
+        })
+        .collect();
+    Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap()
 }
