@@ -116,8 +116,7 @@ mod tests {
                 .map(|_| lattice.levels(rng.gen_range(0..lattice.size())))
                 .collect();
             let acceptable = |l: &[u8]| minimal.iter().any(|m| lattice.generalizes(l, m));
-            let mut nodes: Vec<usize> = (0..lattice.size()).collect();
-            nodes.sort_by_key(|&i| (lattice.levels(i).iter().map(|&l| l as u32).sum::<u32>(), i));
+            let nodes = lattice.by_level_sum();
             let mut flash = Flash::new(nodes.iter().copied());
             let mut status = vec![Status::Unknown; lattice.size()];
             let mut evaluated = vec![0u32; lattice.size()];
@@ -185,8 +184,7 @@ mod tests {
                 let l = lattice.levels(i);
                 ruled.borrow()[i] || closing.iter().any(|c| lattice.generalizes(&l, c))
             };
-            let mut nodes: Vec<usize> = (0..lattice.size()).collect();
-            nodes.sort_by_key(|&i| (lattice.levels(i).iter().map(|&l| l as u32).sum::<u32>(), i));
+            let nodes = lattice.by_level_sum();
             let mut flash = Flash::new(nodes.iter().copied());
             let mut status = vec![Status::Unknown; lattice.size()];
             let mut evaluated = vec![false; lattice.size()];

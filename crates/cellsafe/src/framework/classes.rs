@@ -605,8 +605,8 @@ impl Snapshot {
         from_levels: &[u8],
         to_levels: &[u8],
     ) -> Pooled {
-        self.rollup_into_pool(hierarchies, from, from_levels, to_levels, usize::MAX)
-            .1
+        self.rollup_capped_pooled(hierarchies, from, from_levels, to_levels, usize::MAX)
+            .expect("no cap")
     }
 
     /// The rollup into classes from this thread's pool, and whether it is complete (no more
