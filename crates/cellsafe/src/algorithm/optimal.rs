@@ -317,7 +317,7 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     let mut status = vec![Status::Unknown; lattice.size()];
     let mut scored: FxHashMap<usize, Evaluation> = FxHashMap::default();
     let mut evaluated = 0usize;
-    let mut cache = ClassCache::new(problem);
+    let mut cache = ClassCache::new(problem).without_pair_tables();
     let mut evaluate = |levels: &[u8], status: &mut [Status]| -> Result<Evaluation> {
         stage.check()?;
         let evaluation = match cache.check(levels) {
