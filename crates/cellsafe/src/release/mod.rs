@@ -111,7 +111,9 @@ pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> V
         RowOrder::Input => rows.collect(),
         RowOrder::Shuffled(seed) => {
             let mut keys = OrderKeys::new(seed);
-            let keyed: Vec<(u64, usize)> = rows.map(|r| (keys.key(r as u64), r)).collect();
+            // sized once: growing a vector of megabytes copies it and touches fresh pages
+            let mut keyed = Vec::with_capacity(rows.size_hint().1.unwrap_or(0));
+            keyed.extend(rows.map(|r| (keys.key(r as u64), r)));
             sort_keyed(keyed)
         }
     }
@@ -119,8 +121,11 @@ pub(crate) fn row_order(rows: impl Iterator<Item = usize>, order: RowOrder) -> V
 
 /// The rows of `keyed` in increasing (key, row): the keys are uniform, so their top bits
 /// spread the rows over about one bucket each; a counting pass places them by bucket, and
-/// each bucket is then sorted on its own (a comparison sort of the whole costs more than
-/// the rest of the release).
+/// one pass of insertion sort then moves each row past the few of its bucket placed before
+/// it (a comparison sort of the whole costs more than the rest of the release, and so
+/// does sorting each bucket on its own: which buckets hold more than one row is random,
+/// and so is every branch on it). Past a budget of moves (keys that are not uniform), a
+/// general sort finishes.
 fn sort_keyed(keyed: Vec<(u64, usize)>) -> Vec<usize> {
     let n = keyed.len();
     if n < 2 || u32::try_from(n).is_err() {
@@ -131,29 +136,52 @@ fn sort_keyed(keyed: Vec<(u64, usize)>) -> Vec<usize> {
     // at most 2^20 buckets (4 MiB of counts); larger tables have several rows a bucket
     let bits = n.next_power_of_two().trailing_zeros().clamp(1, 20);
     let bucket = |key: u64| (key >> (64 - bits)) as usize;
-    // (positions fit in 32 bits: half the memory of the counts)
-    let mut starts = vec![0u32; (1 << bits) + 1];
+    // (positions fit in 32 bits: half the memory of the counts); each bucket's end, then,
+    // as the rows are placed back to front, its start
+    let mut bounds = vec![0u32; 1 << bits];
     for &(key, _) in &keyed {
-        starts[bucket(key) + 1] += 1;
+        bounds[bucket(key)] += 1;
     }
-    for b in 1..starts.len() {
-        starts[b] += starts[b - 1];
+    let mut end = 0;
+    for b in bounds.iter_mut() {
+        end += *b;
+        *b = end;
     }
-    let mut next = starts.clone();
     let mut placed = vec![(0u64, 0usize); n];
-    for &(key, row) in &keyed {
+    for &(key, row) in keyed.iter().rev() {
         let b = bucket(key);
-        placed[next[b] as usize] = (key, row);
-        next[b] += 1;
+        bounds[b] -= 1;
+        placed[bounds[b] as usize] = (key, row);
     }
     drop(keyed);
-    for b in 0..1 << bits {
-        let (from, to) = (starts[b] as usize, starts[b + 1] as usize);
-        if to - from > 1 {
-            placed[from..to].sort_unstable();
-        }
+    drop(bounds);
+    if !insertion_sort(&mut placed, 8 * n) {
+        placed.sort_unstable();
     }
     placed.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Sorts `items` by insertion, or returns false once it has moved items more than `budget`
+/// places in all (`items` is then a permutation of what it was).
+fn insertion_sort<T: Ord + Copy>(items: &mut [T], budget: usize) -> bool {
+    let mut moves = 0;
+    for i in 1..items.len() {
+        let item = items[i];
+        if items[i - 1] <= item {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && items[j - 1] > item {
+            items[j] = items[j - 1];
+            j -= 1;
+        }
+        items[j] = item;
+        moves += i - j;
+        if moves > budget {
+            return false;
+        }
+    }
+    true
 }
 
 /// Writes the mapping from released rows to input lines as CSV: `released_row,input_line`,
