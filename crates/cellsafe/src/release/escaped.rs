@@ -15,6 +15,7 @@ use std::io::Write;
 use super::{Released, PREFETCH_ROWS};
 use crate::data::table::CsvFormat;
 use crate::data::{Role, SUPPRESSED};
+use crate::framework::classes::prefetch;
 
 /// Where a cell's bytes are: (start, length) in [`Escaped::bytes`], the delimiter or the
 /// line end that follows it included.
@@ -173,7 +174,14 @@ impl<'r> Escaped<'r> {
     ) -> std::io::Result<()> {
         let mut buffer = Vec::with_capacity(BUFFER + 4096);
         for block in order.chunks(PREFETCH_ROWS) {
-            super::ReleasedTable::prefetch_rows(released, block);
+            // what the rows below read: whether each is suppressed, and each column's
+            // leaf or code (the general path's prefetch also loads every code)
+            for &row in block {
+                prefetch(&released.row_class[row]);
+                for column in &self.columns {
+                    prefetch(&column.rows[row]);
+                }
+            }
             for &row in block {
                 let suppressed = released.is_suppressed(row);
                 for column in &self.columns {
