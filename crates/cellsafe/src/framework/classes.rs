@@ -851,6 +851,34 @@ mod tests {
     use crate::framework::test_support::hierarchy;
     use crate::hierarchy::Hierarchy;
 
+    /// A random table of 1 to 14 quasi-identifiers and 1 to 199 rows: each attribute's
+    /// hierarchy and each row's leaves. Every tenth round has large domains, so that the
+    /// keys need 128 bits.
+    fn random_table(rng: &mut ChaCha8Rng, round: usize) -> (Vec<Hierarchy>, Vec<Vec<u32>>) {
+        let dims = rng.gen_range(1..15);
+        let big = round.is_multiple_of(10);
+        let leaf_counts: Vec<usize> = (0..dims)
+            .map(|_| {
+                if big {
+                    rng.gen_range(100..300)
+                } else {
+                    rng.gen_range(1..7)
+                }
+            })
+            .collect();
+        let hierarchies: Vec<Hierarchy> = leaf_counts
+            .iter()
+            .enumerate()
+            .map(|(j, &n)| hierarchy(j, n, rng.gen_range(1..4)))
+            .collect();
+        let rows = rng.gen_range(1..200);
+        let leaves = leaf_counts
+            .iter()
+            .map(|&n| (0..rows).map(|_| rng.gen_range(0..n as u32)).collect())
+            .collect();
+        (hierarchies, leaves)
+    }
+
     /// Rolling up from a random node to a random generalization of it gives, for 1 to 14
     /// quasi-identifiers (so every unrolled loop, 1 to 12 changed attributes, and the
     /// general one), narrow and wide keys, the classes a brute force over the rows gives:
@@ -862,29 +890,9 @@ mod tests {
         let mut changed_seen = [0usize; 15];
         let mut wide_seen = 0;
         for round in 0..3000 {
-            let dims = rng.gen_range(1..15);
-            // every tenth round with large domains, so that the keys need 128 bits
-            let big = round % 10 == 0;
-            let leaf_counts: Vec<usize> = (0..dims)
-                .map(|_| {
-                    if big {
-                        rng.gen_range(100..300)
-                    } else {
-                        rng.gen_range(1..7)
-                    }
-                })
-                .collect();
-            let hierarchies: Vec<Hierarchy> = leaf_counts
-                .iter()
-                .enumerate()
-                .map(|(j, &n)| hierarchy(j, n, rng.gen_range(1..4)))
-                .collect();
+            let (hierarchies, leaves) = random_table(&mut rng, round);
+            let (dims, rows) = (hierarchies.len(), leaves[0].len());
             let hs: Vec<&Hierarchy> = hierarchies.iter().collect();
-            let rows = rng.gen_range(1..200);
-            let leaves: Vec<Vec<u32>> = leaf_counts
-                .iter()
-                .map(|&n| (0..rows).map(|_| rng.gen_range(0..n as u32)).collect())
-                .collect();
             let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
             let snapshot = Snapshot::build(&hs, &columns, &[], rows, None).unwrap();
             let max: Vec<u8> = hs.iter().map(|h| h.height() as u8).collect();
@@ -964,28 +972,9 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3302);
         let mut wide_seen = 0;
         for round in 0..1000 {
-            let dims = rng.gen_range(1..15);
-            let big = round % 10 == 0;
-            let leaf_counts: Vec<usize> = (0..dims)
-                .map(|_| {
-                    if big {
-                        rng.gen_range(100..300)
-                    } else {
-                        rng.gen_range(1..7)
-                    }
-                })
-                .collect();
-            let hierarchies: Vec<Hierarchy> = leaf_counts
-                .iter()
-                .enumerate()
-                .map(|(j, &n)| hierarchy(j, n, rng.gen_range(1..4)))
-                .collect();
+            let (hierarchies, leaves) = random_table(&mut rng, round);
+            let (dims, rows) = (hierarchies.len(), leaves[0].len());
             let hs: Vec<&Hierarchy> = hierarchies.iter().collect();
-            let rows = rng.gen_range(1..200);
-            let leaves: Vec<Vec<u32>> = leaf_counts
-                .iter()
-                .map(|&n| (0..rows).map(|_| rng.gen_range(0..n as u32)).collect())
-                .collect();
             let columns: Vec<&[u32]> = leaves.iter().map(Vec::as_slice).collect();
             let snapshot = Snapshot::build(&hs, &columns, &[], rows, None).unwrap();
             let to: Vec<u8> = hs
