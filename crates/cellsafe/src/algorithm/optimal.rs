@@ -408,52 +408,23 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
 fn by_bound(problem: &Problem, stage: &Stage<'_>) -> Result<Vec<(Score, u32)>> {
     let lattice = &problem.lattice;
     let max = lattice.max_levels();
-    // tie_order as one number: the level sum, then the levels read with the first
-    // attribute most significant (lattice sizes stay below 2^32)
-    let tie = |mut index: usize| -> u64 {
-        let (mut sum, mut lexicographic) = (0u64, 0u64);
-        for &m in max {
-            let base = m as usize + 1;
-            let l = (index % base) as u64;
-            index /= base;
-            sum += l;
-            lexicographic = lexicographic * base as u64 + l;
-        }
-        (sum << 32) | lexicographic
-    };
+    // tie_order as one number per node (see `Lattice::tie_keys`)
+    let ties = lattice.tie_keys();
     if let Some(values) = problem.metric.level_bounds(max) {
         stage.check()?;
-        // one 128-bit key per node: the bound's bits in total order, then the tie (as
-        // `tie` computes it), stepped through the lattice indices as an odometer (the
-        // first attribute fastest) instead of decoded from each index by divisions; and
-        // the lattice index of each tie's reading of the levels, to map the keys back
-        let weights: Vec<u64> = (0..max.len())
-            .map(|j| max[j + 1..].iter().map(|&m| m as u64 + 1).product())
-            .collect();
-        let mut levels = vec![0u8; max.len()];
-        let (mut sum, mut lexicographic) = (0u64, 0u64);
+        // one 128-bit key per node: the bound's bits in total order, then the tie; and the
+        // lattice index of each tie's reading of the levels, to map the keys back
         let mut index_of = vec![0u32; values.len()];
         let mut keys: Vec<u128> = Vec::with_capacity(values.len());
-        for (i, v) in values.iter().enumerate() {
+        for (i, (v, &tie)) in values.iter().zip(&ties).enumerate() {
             let bits = v.to_bits();
             let ordered = if bits >> 63 == 1 {
                 !bits
             } else {
                 bits | 1 << 63
             };
-            keys.push((ordered as u128) << 64 | ((sum << 32) | lexicographic) as u128);
-            index_of[lexicographic as usize] = i as u32;
-            for ((l, &m), &w) in levels.iter_mut().zip(max).zip(&weights) {
-                if *l < m {
-                    *l += 1;
-                    sum += 1;
-                    lexicographic += w;
-                    break;
-                }
-                sum -= u64::from(*l);
-                lexicographic -= u64::from(*l) * w;
-                *l = 0;
-            }
+            keys.push((ordered as u128) << 64 | tie as u128);
+            index_of[tie as u32 as usize] = i as u32;
         }
         stage.check()?;
         keys.sort_unstable();
@@ -475,7 +446,7 @@ fn by_bound(problem: &Problem, stage: &Stage<'_>) -> Result<Vec<(Score, u32)>> {
                 .metric
                 .level_bound(&lattice.levels(i))
                 .expect("class-free bound");
-            Ok((bound, tie(i), i as u32))
+            Ok((bound, ties[i], i as u32))
         })
         .collect::<Result<_>>()?;
     stage.check()?;

@@ -225,26 +225,46 @@ impl Lattice {
         }
     }
 
-    /// Every node index in order of (level sum, index): a counting sort over the sums, each
-    /// found by stepping through the indices as an odometer (no division per node).
-    pub(crate) fn by_level_sum(&self) -> Vec<usize> {
-        let top: usize = self.max.iter().map(|&m| m as usize).sum();
-        let mut sums = Vec::with_capacity(self.size);
+    /// Every node's tie key, by index: its level sum in the high 32 bits and its levels
+    /// read with the first attribute most significant in the low 32, so that keys compare
+    /// as [`tie_order`] does. Stepped through the indices as an odometer (the first
+    /// attribute fastest), with no division per node. Lattices stay below 2^32 nodes (a
+    /// problem's at most `MAX_LATTICE`).
+    pub(crate) fn tie_keys(&self) -> Vec<u64> {
+        // the weight of each attribute's level in the reading: the sizes of those after it
+        let weights: Vec<u64> = (0..self.max.len())
+            .map(|j| self.max[j + 1..].iter().map(|&m| m as u64 + 1).product())
+            .collect();
+        let mut keys = Vec::with_capacity(self.size);
         let mut cur = vec![0u8; self.max.len()];
-        let mut sum = 0usize;
+        let (mut sum, mut reading) = (0u64, 0u64);
         for _ in 0..self.size {
-            sums.push(sum);
+            keys.push(sum << 32 | reading);
             // the next index: the first attribute not at its top goes up, those before reset
-            for (level, &max) in cur.iter_mut().zip(&self.max) {
+            for ((level, &max), &w) in cur.iter_mut().zip(&self.max).zip(&weights) {
                 if *level < max {
                     *level += 1;
                     sum += 1;
+                    reading += w;
                     break;
                 }
-                sum -= *level as usize;
+                sum -= u64::from(*level);
+                reading -= u64::from(*level) * w;
                 *level = 0;
             }
         }
+        keys
+    }
+
+    /// Every node index in order of (level sum, index): a counting sort over the sums of
+    /// [`tie_keys`](Self::tie_keys).
+    pub(crate) fn by_level_sum(&self) -> Vec<usize> {
+        let top: usize = self.max.iter().map(|&m| m as usize).sum();
+        let sums: Vec<usize> = self
+            .tie_keys()
+            .into_iter()
+            .map(|key| (key >> 32) as usize)
+            .collect();
         let mut starts = vec![0usize; top + 2];
         for &s in &sums {
             starts[s + 1] += 1;
