@@ -21,7 +21,10 @@ mod studio;
 
 /// mimalloc: the searches allocate and free a class table per node; on Adult k=5 1%
 /// (9 QIs) the whole command takes 0.80x the time with the system allocator, for a
-/// larger peak (142 against 50 MiB; 354 against 253 MiB at 1,000,000 rows).
+/// larger peak (142 against 50 MiB; 354 against 253 MiB at 1,000,000 rows). Its version 2
+/// (the `v2` feature) rather than 3: on the kit's configurations with one thread, the whole
+/// command took 0.96-0.98x the time (1.02x at 13 QIs, Loss) and peaked lower (30 against
+/// 36 MiB at k = 5, 0 %; 141 against 165 MiB at 12 QIs, DM).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
