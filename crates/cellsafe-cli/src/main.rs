@@ -683,7 +683,9 @@ pub(crate) fn anonymize(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let report = job::anonymize(&config, &outputs, observer)
+    // this thread does the work: the job starts no pool of its own
+    let report = job::on_this_thread(&config, || job::anonymize(&config, &outputs, observer))
+        .and_then(|report| report)
         .with_context(|| format!("anonymizing with {}", config_path.display()))?;
     if report_path.is_none() {
         outln!("{}", serde_json::to_string_pretty(&report)?);

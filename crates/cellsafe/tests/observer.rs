@@ -490,3 +490,83 @@ fn the_dispatch_runs_the_configured_genetic_search() {
         assert_eq!(direct.outcome.levels, report.outcome.levels);
     }
 }
+
+/// The threads a job's stages start on.
+#[derive(Default)]
+struct StartedOn(std::sync::Mutex<Vec<std::thread::ThreadId>>);
+
+impl Observer for StartedOn {
+    fn start(&self, _: &str, _: Option<u64>) {
+        self.0.lock().unwrap().push(std::thread::current().id());
+    }
+}
+
+/// `job::on_this_thread` runs the job on the calling thread (its stages start there, where
+/// a job called plainly runs in a pool of its own) and releases the same bytes, with one
+/// thread and with two.
+#[test]
+fn a_job_on_this_thread_runs_there_and_releases_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("in.csv");
+    let mut text = String::from("age,zip,disease\n");
+    for i in 0..300u32 {
+        let mix = i.wrapping_mul(2_654_435_761);
+        text += &format!("{},{},d{}\n", 20 + mix % 47, 13_000 + mix % 23, mix % 5);
+    }
+    std::fs::write(&csv, text).unwrap();
+    for threads in [1, 2] {
+        let toml = format!(
+            "[input]\npath = {:?}\n[attributes]\n\
+             age = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"intervals\", widths = [5, 10, 20] }} }}\n\
+             zip = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"mask\" }} }}\n\
+             disease = {{ role = \"sensitive\" }}\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 4\n\
+             [output]\nseed = 7\n[search]\nthreads = {threads}\n",
+            csv.to_str().unwrap()
+        );
+        let config = Config::parse(&toml, &dir.path().join("job.toml")).unwrap();
+        let run = |name: &str, observer: &StartedOn, here: bool| {
+            let outputs = cellsafe::job::Outputs {
+                table: Some(dir.path().join(format!("{name}.csv"))),
+                report: None,
+                mapping: None,
+            };
+            let report = if here {
+                cellsafe::job::on_this_thread(&config, || {
+                    cellsafe::job::anonymize(&config, &outputs, observer)
+                })
+                .unwrap()
+            } else {
+                cellsafe::job::anonymize(&config, &outputs, observer)
+            };
+            assert!(report.unwrap().found, "{name}");
+            std::fs::read(dir.path().join(format!("{name}.csv"))).unwrap()
+        };
+        // each on a fresh thread: a thread stays in the pool it was made part of
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let me = std::thread::current().id();
+                let (plain, here) = (StartedOn::default(), StartedOn::default());
+                let released = run(&format!("plain{threads}"), &plain, false);
+                let released_here = run(&format!("here{threads}"), &here, true);
+                // twice: the thread's pool is kept and used again
+                let again = StartedOn::default();
+                let released_again = run(&format!("again{threads}"), &again, true);
+                let [plain, here, again] = [plain, here, again].map(|s| s.0.into_inner().unwrap());
+                assert!(
+                    !plain.is_empty() && plain.iter().all(|t| *t != me),
+                    "{threads}"
+                );
+                assert!(
+                    !here.is_empty() && here.iter().all(|t| *t == me),
+                    "{threads}"
+                );
+                assert!(
+                    !again.is_empty() && again.iter().all(|t| *t == me),
+                    "{threads}"
+                );
+                assert_eq!(released, released_here, "{threads} threads");
+                assert_eq!(released, released_again, "{threads} threads");
+            });
+        });
+    }
+}

@@ -94,13 +94,48 @@ pub struct Layout {
 pub fn anonymize(config: &Config, outputs: &Outputs, observer: &dyn Observer) -> Result<Report> {
     refuse_lgb(config)?;
     config.check_release()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.search.threads)
-        .build()
-        .map_err(Error::Threads)?;
-    pool.install(|| {
+    in_pool(config.search.threads, || {
         anonymize_here(config, outputs, observer, None, ReleaseForm::Csv).map(|(report, _)| report)
     })
+}
+
+/// Runs `work` on the calling thread, made the first of a pool of `config`'s threads, so
+/// that [`anonymize`] and its kin called inside it start no pool of their own (one thread
+/// fewer to start, none with one thread, and no allocation handed across threads). For a
+/// front end that runs one job per thread, such as the CLI: the thread stays in that pool
+/// for its life (rayon cannot take it out again), so on a thread already in a pool, or with
+/// `threads = 0`, the work runs as it is, and the job makes its own pool if the sizes differ.
+pub fn on_this_thread<T: Send>(config: &Config, work: impl FnOnce() -> T + Send) -> Result<T> {
+    thread_local! {
+        static POOL: std::cell::OnceCell<rayon::ThreadPool> = const { std::cell::OnceCell::new() };
+    }
+    if config.search.threads == 0 || rayon::current_thread_index().is_some() {
+        return Ok(work());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.search.threads)
+        .use_current_thread()
+        .build()
+        .map_err(Error::Threads)?;
+    // kept with the thread, whose pool it now is
+    Ok(POOL.with(|kept| kept.get_or_init(|| pool).install(work)))
+}
+
+/// Runs `work` in a pool of `threads` threads: the calling thread's own pool when it is
+/// already a worker of one that size (a front end that made its thread one, and so saves
+/// starting a thread and handing every allocation across to it), else a new pool.
+fn in_pool<T: Send>(threads: usize, work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if threads != 0
+        && rayon::current_thread_index().is_some()
+        && rayon::current_num_threads() == threads
+    {
+        return work();
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(Error::Threads)?
+        .install(work)
 }
 
 /// [`anonymize`], keeping the audited release in memory too, for a caller that shows it
@@ -113,12 +148,9 @@ pub fn anonymize_kept(
 ) -> Result<Anonymized> {
     refuse_lgb(config)?;
     config.check_release()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.search.threads)
-        .build()
-        .map_err(Error::Threads)?;
-    let (report, release) =
-        pool.install(|| anonymize_here(config, outputs, observer, None, ReleaseForm::Csv))?;
+    let (report, release) = in_pool(config.search.threads, || {
+        anonymize_here(config, outputs, observer, None, ReleaseForm::Csv)
+    })?;
     Ok(Anonymized {
         report,
         release: release.filter(|r| r.found()),
@@ -272,12 +304,9 @@ fn run_as(
         ));
     }
     config.check_release()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.search.threads)
-        .build()
-        .map_err(Error::Threads)?;
-    let (mut report, release) =
-        pool.install(|| anonymize_here(config, &Outputs::default(), observer, table, form))?;
+    let (mut report, release) = in_pool(config.search.threads, || {
+        anonymize_here(config, &Outputs::default(), observer, table, form)
+    })?;
     if let Some(release) = &release {
         report.audit = release.audit().cloned();
     }
