@@ -235,3 +235,76 @@ fn missing_values_get_their_own_group_below_the_top() {
     assert_eq!(h.group_size(1, h.code(1, m)), 1);
     assert_eq!(h.cardinality(2), 1);
 }
+
+/// A hierarchy file's rows and lines: read plainly when it is plain, always as the csv
+/// crate reads them. The pieces include quotes, lone carriage returns, a byte-order mark,
+/// blank lines and multi-byte UTF-8, so that both readers are asked.
+#[test]
+fn plain_hierarchy_files_read_as_the_csv_crate_reads_them() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let pieces: [&[u8]; 12] = [
+        b"a",
+        b"bc",
+        b";",
+        b",",
+        b"\n",
+        b"\r\n",
+        b"\r",
+        b"\"",
+        b" ",
+        "é".as_bytes(),
+        "\u{feff}".as_bytes(),
+        b"\n\n",
+    ];
+    let plain = std::cell::Cell::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: 2000,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &(
+                prop::collection::vec(0..pieces.len(), 0..40),
+                prop::bool::ANY,
+            ),
+            |(picked, comma)| {
+                let bytes: Vec<u8> = picked.iter().flat_map(|&i| pieces[i].to_vec()).collect();
+                let delimiter = if comma { b',' } else { b';' };
+                let general = general_rows(&bytes, Path::new("h.csv"), delimiter);
+                if let Some(read) = plain_rows(&bytes, delimiter) {
+                    plain.set(plain.get() + 1);
+                    prop_assert_eq!(
+                        Some(read),
+                        general.ok(),
+                        "{:?}",
+                        String::from_utf8_lossy(&bytes)
+                    );
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    assert!(
+        plain.get() > 200,
+        "only {} of 2000 files were plain",
+        plain.get()
+    );
+    // the bundled hierarchies are plain
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/adult-uci");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("adult_hierarchy_")
+        {
+            let bytes = std::fs::read(&path).unwrap();
+            let read = plain_rows(&bytes, b';').expect("plain");
+            assert_eq!(read, general_rows(&bytes, &path, b';').unwrap(), "{path:?}");
+            assert!(!read.0.is_empty());
+        }
+    }
+}
