@@ -55,16 +55,24 @@ impl QuasiIdentifier {
             })?;
             leaf_of_code.push(leaf);
         }
+        let codes = table.codes(column);
+        let leaves = codes.iter().map(|&c| leaf_of_code[c as usize]).collect();
+        // rows per code, then per leaf: four counters per code, so that a run of rows of
+        // one value does not wait on each increment of a single one
+        let mut counts = vec![[0u64; 4]; dict.len()];
+        let mut quads = codes.chunks_exact(4);
+        for quad in &mut quads {
+            for (lane, &c) in quad.iter().enumerate() {
+                counts[c as usize][lane] += 1;
+            }
+        }
+        for &c in quads.remainder() {
+            counts[c as usize][0] += 1;
+        }
         let mut leaf_rows = vec![0u64; hierarchy.leaf_count()];
-        let leaves = table
-            .codes(column)
-            .iter()
-            .map(|&c| {
-                let leaf = leaf_of_code[c as usize];
-                leaf_rows[leaf as usize] += 1;
-                leaf
-            })
-            .collect();
+        for (code, lanes) in counts.iter().enumerate() {
+            leaf_rows[leaf_of_code[code] as usize] += lanes.iter().sum::<u64>();
+        }
         Ok(QuasiIdentifier {
             name: table.header()[column].clone(),
             column,
