@@ -570,3 +570,22 @@ fn a_job_on_this_thread_runs_there_and_releases_the_same() {
         });
     }
 }
+
+/// `job::on_this_thread` refuses too many threads before making a pool of them (the
+/// job's own check came too late: 100,000 threads exhausted memory first).
+#[test]
+fn on_this_thread_refuses_too_many_threads_before_making_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = "[input]\npath = \"in.csv\"\n[attributes]\nage = { role = \"quasi-identifying\", hierarchy = { kind = \"mask\" } }\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 2\n[search]\nthreads = 100000\n";
+    let config = Config::parse(toml, &dir.path().join("job.toml")).unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let ran = std::sync::atomic::AtomicBool::new(false);
+            let result =
+                cellsafe::job::on_this_thread(&config, || ran.store(true, Ordering::SeqCst));
+            let message = result.unwrap_err().to_string();
+            assert!(message.contains("search.threads"), "{message}");
+            assert!(!ran.load(Ordering::SeqCst));
+        });
+    });
+}

@@ -112,6 +112,8 @@ pub fn on_this_thread<T: Send>(config: &Config, work: impl FnOnce() -> T + Send)
     if config.search.threads == 0 || rayon::current_thread_index().is_some() {
         return Ok(work());
     }
+    // never a pool larger than a job may have (the job's own checks come after this)
+    config.check_threads()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.search.threads)
         .use_current_thread()

@@ -128,6 +128,23 @@ impl Config {
         self.dataset(table).map(|_| ())
     }
 
+    /// `[search] threads` within [`MAX_THREADS_PER_CORE`] per core: checked before any
+    /// pool of them is made.
+    pub(crate) fn check_threads(&self) -> Result<()> {
+        let max_threads = MAX_THREADS_PER_CORE * cores();
+        if self.search.threads > max_threads {
+            return Err(Error::config(
+                self.file_name(),
+                "search.threads",
+                format!(
+                    "must be at most {max_threads} ({MAX_THREADS_PER_CORE} per core), got {}",
+                    self.search.threads
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn check_parameters(&self) -> Result<()> {
         let file = self.file_name();
         for (i, m) in self.privacy.iter().enumerate() {
@@ -263,17 +280,7 @@ impl Config {
                  [safety] section",
             ));
         }
-        let max_threads = MAX_THREADS_PER_CORE * cores();
-        if self.search.threads > max_threads {
-            return Err(Error::config(
-                &file,
-                "search.threads",
-                format!(
-                    "must be at most {max_threads} ({MAX_THREADS_PER_CORE} per core), got {}",
-                    self.search.threads
-                ),
-            ));
-        }
+        self.check_threads()?;
         self.search.genetic.validate().map_err(|(name, message)| {
             Error::config(&file, format!("search.genetic.{name}"), message)
         })?;
