@@ -1,6 +1,7 @@
 //! Input files: which kinds of file are read, and how much of each. Every file the
-//! library reads from a path goes through `open` (the config through [`read_config`]),
-//! so the rules and the limits are here, in one place.
+//! library reads from a path goes through `open` (the config through [`read_config`], a
+//! hierarchy file through `read_auxiliary`), so the rules and the limits are here, in one
+//! place.
 //!
 //! - **Kinds.** A regular file (or a symlink to one) is read. A FIFO — a named pipe, or a
 //!   shell's `<(zcat data.csv.gz)` — is read only as a CSV table or an Arrow IPC stream
@@ -78,6 +79,20 @@ pub fn read_config(path: &Path) -> Result<String> {
         return Err(too_large(path, MAX_CONFIG, "a config file"));
     }
     Ok(text)
+}
+
+/// The bytes of the hierarchy (or CON) file at `path` (a regular file of at most
+/// [`MAX_AUXILIARY`] bytes, refused if it grew past that since it was checked).
+pub(crate) fn read_auxiliary(path: &Path) -> Result<Vec<u8>> {
+    let file = open(path, Kind::Auxiliary)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_AUXILIARY + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > MAX_AUXILIARY {
+        return Err(too_large(path, MAX_AUXILIARY, "a hierarchy or CON file"));
+    }
+    Ok(bytes)
 }
 
 fn check(path: &Path, metadata: &fs::Metadata, kind: Kind) -> Result<()> {

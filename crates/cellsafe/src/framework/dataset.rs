@@ -57,21 +57,9 @@ impl QuasiIdentifier {
         }
         let codes = table.codes(column);
         let leaves = codes.iter().map(|&c| leaf_of_code[c as usize]).collect();
-        // rows per code, then per leaf: four counters per code, so that a run of rows of
-        // one value does not wait on each increment of a single one
-        let mut counts = vec![[0u64; 4]; dict.len()];
-        let mut quads = codes.chunks_exact(4);
-        for quad in &mut quads {
-            for (lane, &c) in quad.iter().enumerate() {
-                counts[c as usize][lane] += 1;
-            }
-        }
-        for &c in quads.remainder() {
-            counts[c as usize][0] += 1;
-        }
         let mut leaf_rows = vec![0u64; hierarchy.leaf_count()];
-        for (code, lanes) in counts.iter().enumerate() {
-            leaf_rows[leaf_of_code[code] as usize] += lanes.iter().sum::<u64>();
+        for (code, n) in rows_per_code(codes, dict.len()).into_iter().enumerate() {
+            leaf_rows[leaf_of_code[code] as usize] += n;
         }
         Ok(QuasiIdentifier {
             name: table.header()[column].clone(),
@@ -81,6 +69,35 @@ impl QuasiIdentifier {
             leaf_rows,
         })
     }
+}
+
+/// Columns of at most this many distinct values are counted in four interleaved counters
+/// per value ([`rows_per_code`]); 32 bytes a value, a few kilobytes here.
+const INTERLEAVED_CODES: usize = 4096;
+
+/// How many of `codes` (each below `distinct`) hold each code. A column of few values has
+/// runs of rows of one value, whose increments of a single counter would each wait on the
+/// one before: four counters per code, taken in turn, break the chain. A column of many
+/// values has few such runs and is counted plainly.
+fn rows_per_code(codes: &[u32], distinct: usize) -> Vec<u64> {
+    if distinct > INTERLEAVED_CODES {
+        let mut counts = vec![0u64; distinct];
+        for &c in codes {
+            counts[c as usize] += 1;
+        }
+        return counts;
+    }
+    let mut lanes = vec![[0u64; 4]; distinct];
+    let mut quads = codes.chunks_exact(4);
+    for quad in &mut quads {
+        for (lane, &c) in quad.iter().enumerate() {
+            lanes[c as usize][lane] += 1;
+        }
+    }
+    for &c in quads.remainder() {
+        lanes[c as usize][0] += 1;
+    }
+    lanes.iter().map(|l| l.iter().sum()).collect()
 }
 
 /// A sensitive attribute, encoded with its distribution over the whole input.
@@ -454,4 +471,44 @@ pub(crate) fn natural_order(values: &[String]) -> Vec<u32> {
         None => order.sort_by(|&a, &b| values[a as usize].cmp(&values[b as usize])),
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    /// Rows per code against a plain count, for columns of few values (four interleaved
+    /// counters) and of many, and row counts that are and are not multiples of four.
+    #[test]
+    fn rows_per_code_counts_each_code() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for distinct in [
+            1,
+            2,
+            7,
+            super::INTERLEAVED_CODES,
+            super::INTERLEAVED_CODES + 1,
+            20_000,
+        ] {
+            for rows in [0, 1, 3, 4, 5, 1_001, 50_003] {
+                let codes: Vec<u32> = (0..rows)
+                    .map(|i| {
+                        // runs of one value, and scattered values
+                        if i % 7 < 3 {
+                            (i / 7) as u32 % distinct as u32
+                        } else {
+                            rng.gen_range(0..distinct as u32)
+                        }
+                    })
+                    .collect();
+                let mut want = vec![0u64; distinct];
+                codes.iter().for_each(|&c| want[c as usize] += 1);
+                assert_eq!(
+                    super::rows_per_code(&codes, distinct),
+                    want,
+                    "{distinct} {rows}"
+                );
+            }
+        }
+    }
 }

@@ -392,13 +392,7 @@ impl Hierarchy {
 
     /// Reads ARX's hierarchy CSV format: no header, one leaf per row, `delimiter`-separated.
     pub fn read_arx(path: &Path, delimiter: u8) -> Result<Hierarchy> {
-        use std::io::Read;
-        let file = crate::input::open(path, crate::input::Kind::Auxiliary)?;
-        // a regular file of bounded size (`input::open` checked both): read whole
-        let mut bytes = Vec::new();
-        file.take(crate::input::MAX_AUXILIARY + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io(path, e))?;
+        let bytes = crate::input::read_auxiliary(path)?;
         let (rows, lines) = match plain_rows(&bytes, delimiter) {
             Some(read) => read,
             None => general_rows(&bytes, path, delimiter)?,
