@@ -153,6 +153,39 @@ fn same_seed_same_bytes_other_seed_other_order() {
     assert_eq!(run(5).seed(), Some(5));
 }
 
+/// `before_audit` is handed exactly the bytes released, once; an error it returns ends the
+/// attempt with that error.
+#[test]
+fn before_audit_sees_the_bytes_released_and_can_stop_the_release() {
+    let rows: Vec<(u32, u32, u32)> = (0..50).map(|i| (i % 37, i % 9, i % 3)).collect();
+    let t = table(&rows);
+    let anonymizer = || {
+        Anonymizer::new(&t)
+            .quasi_identifier("age", Builder::intervals(&[10.0, 20.0]))
+            .quasi_identifier("zip", Builder::mask())
+            .sensitive("disease")
+            .model(ModelSpec::KAnonymity { k: 3 })
+            .seed(9)
+    };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let keep = |bytes: &[u8]| -> cellsafe::Result<()> {
+        seen.lock().unwrap().push(bytes.to_vec());
+        Ok(())
+    };
+    let release = anonymizer().before_audit(&keep).run().unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0], release.csv());
+    assert_eq!(release.csv(), anonymizer().run().unwrap().csv());
+    let refuse = |_: &[u8]| -> cellsafe::Result<()> { Err(Error::Cancelled) };
+    let result = anonymizer().before_audit(&refuse).run();
+    assert!(
+        matches!(result, Err(Error::Cancelled)),
+        "{:?}",
+        result.err()
+    );
+}
+
 #[test]
 fn errors_name_what_is_wrong() {
     let t = table(&[(1, 1, 1), (2, 2, 2)]);

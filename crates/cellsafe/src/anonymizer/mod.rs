@@ -145,7 +145,11 @@ pub struct Anonymizer<'a> {
     format: CsvFormat,
     form: ReleaseForm,
     subset: Option<Vec<u32>>,
+    before_audit: Option<&'a BeforeAudit<'a>>,
 }
+
+/// What [`Anonymizer::before_audit`] calls with the release's CSV bytes.
+pub type BeforeAudit<'a> = dyn Fn(&[u8]) -> Result<()> + Sync + 'a;
 
 impl<'a> Anonymizer<'a> {
     /// An anonymization of `table` with no attributes named yet, no model, no
@@ -181,6 +185,7 @@ impl<'a> Anonymizer<'a> {
             format: CsvFormat::default(),
             form: ReleaseForm::Csv,
             subset: None,
+            before_audit: None,
         }
     }
 
@@ -367,6 +372,18 @@ impl<'a> Anonymizer<'a> {
     /// The form the release is made in, audited and kept (default: CSV bytes).
     pub fn form(mut self, form: ReleaseForm) -> Self {
         self.form = form;
+        self
+    }
+
+    /// Calls `stage` with the release's CSV bytes (in the CSV form) as soon as they are
+    /// made, before the audit reads them back, so that a caller can start writing them to a
+    /// file while the audit runs; an error it returns ends the attempt. The bytes are not
+    /// audited yet: nobody may see them unless the attempt succeeds (a
+    /// [`Transaction`](crate::release::output::Transaction) keeps a staged file
+    /// owner-only until its commit, and removes it if dropped without one). The bytes
+    /// are those [`Release::csv`] returns afterwards.
+    pub fn before_audit(mut self, stage: &'a BeforeAudit<'a>) -> Self {
+        self.before_audit = Some(stage);
         self
     }
 
@@ -724,6 +741,9 @@ impl Anonymizer<'_> {
         match self.form {
             ReleaseForm::Csv => {
                 let csv = write(released, &self.format, rows)?;
+                if let Some(stage) = self.before_audit {
+                    stage(&csv)?;
+                }
                 timings.write = clock.elapsed().as_secs_f64();
                 let clock = Instant::now();
                 // the release names its columns in a header row, whether the input had

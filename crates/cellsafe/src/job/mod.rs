@@ -355,7 +355,7 @@ fn anonymize_here(
     // the output database is locked as a target that is never staged: one cellsafe run
     // writes into it at a time
     let targets: Vec<PathBuf> = named.into_iter().map(|(_, p)| p).collect();
-    let mut tx = Transaction::begin(&targets)?;
+    let tx = Transaction::begin(&targets)?;
     if config.engine_kind()? == config::EngineKind::Streaming {
         if config.writes_database() {
             return Err(Error::config(
@@ -405,6 +405,24 @@ fn anonymize_here(
         None => config.privacy.clone(),
     };
     let prepared = clock.elapsed().as_secs_f64();
+    // a CSV table is staged as soon as it is made, so that the disk writes it while the
+    // audit runs; the transaction keeps it owner-only, and drops it unless the job ends
+    // in a commit
+    let early = match &outputs.table {
+        Some(path) if out_format == crate::data::table::Format::Csv && form == ReleaseForm::Csv => {
+            Some(path)
+        }
+        _ => None,
+    };
+    let tx = std::sync::Mutex::new(tx);
+    let staged_early = std::sync::atomic::AtomicBool::new(false);
+    let stage_early = |bytes: &[u8]| -> Result<()> {
+        let Some(path) = early else { return Ok(()) };
+        let mut tx = tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        tx.stage(path, |w| w.write_all(bytes))?;
+        staged_early.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    };
     let algorithm = config.search.algorithm;
     let mut anonymizer = Anonymizer::from_dataset(data)
         .models(models)
@@ -415,6 +433,9 @@ fn anonymize_here(
         .suppressed_rows(config.output.suppression)
         .csv_format(config.csv_format()?)
         .form(form);
+    if early.is_some() {
+        anonymizer = anonymizer.before_audit(&stage_early);
+    }
     // without a seed the anonymizer draws a fresh one
     if config.output.keep_order {
         anonymizer = anonymizer.keep_order();
@@ -442,6 +463,10 @@ fn anonymize_here(
     let release = anonymizer
         .attempt()
         .map_err(|e| locate(e, &file, outputs.table.as_deref()))?;
+    let mut tx = tx
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let staged_early = staged_early.into_inner();
     let mut report = report(config, &release, release.problem().data.table.header());
     if let Some(node) = pareto {
         // the release suppresses what the front's evaluator does, or it is not that node
@@ -489,8 +514,10 @@ fn anonymize_here(
     }
     if let (Some(path), true) = (&outputs.table, release.found()) {
         let clock = Instant::now();
-        report.output_schema =
-            output::stage(&mut tx, path, out_format, &release, &config.csv_format()?)?;
+        if !staged_early {
+            report.output_schema =
+                output::stage(&mut tx, path, out_format, &release, &config.csv_format()?)?;
+        }
         if let Some(mapping) = &outputs.mapping {
             let table = &release.problem().data.table;
             tx.stage(mapping, |w| write_mapping(w, release.mapping(), table))?;

@@ -14,10 +14,15 @@
 //!   directory, or a symlink to one — with [`Error::NotRegularOutput`]: the commit's
 //!   rename would replace it (as root, `/dev/null` itself), not write to it.
 //! - **All or nothing.** A [`Transaction`] stages each file in full into a temporary file
-//!   in its target's directory (buffered, flushed, fsynced) where the caller can audit it;
-//!   [`Transaction::commit`] then renames every staged file onto its target and fsyncs the
-//!   directories. A run that fails, panics or is dropped before the commit leaves the
-//!   targets untouched and no temporary files.
+//!   in its target's directory (buffered and flushed, its writeback to disk started) where
+//!   the caller can audit it; [`Transaction::commit`] then fsyncs every staged file, renames
+//!   each onto its target and fsyncs the directories. A run that fails, panics or is
+//!   dropped before the commit leaves the targets untouched and no temporary files.
+//! - **Nothing is readable by others before the commit.** A temporary file is readable
+//!   and writable by its owner only (mode `0o600`) until the commit gives it the mode of
+//!   any new file (`0o666` less the umask), so a file staged before its audit (as the
+//!   table is, to overlap its writing to disk with the audit) is never seen by another
+//!   user unless the release goes out.
 //! - **One writer per output.** [`Transaction::begin`] takes an exclusive lock per target
 //!   through a lock file next to it, so a second cellsafe run on the same output fails at
 //!   once (without waiting) with [`Error::Busy`], naming the lock file, instead of
@@ -123,6 +128,9 @@ struct Staged {
     temp: PathBuf,
     /// Kept open and locked so a cleaner in another process knows the file is live.
     file: File,
+    /// The permissions the commit gives the file (owner-only until then), when it was
+    /// created owner-only.
+    finished: Option<fs::Permissions>,
 }
 
 impl Transaction {
@@ -168,11 +176,12 @@ impl Transaction {
         Ok(tx)
     }
 
-    /// Writes a target's content into a new temporary file in its directory (buffered,
-    /// flushed and fsynced) and returns that file's path, so the caller can audit what will
-    /// be released. `target` must be one given to [`begin`](Transaction::begin) and not
-    /// staged yet. The final file gets mode `0o666` less the umask, like any new file. On
-    /// error the temporary file is removed and the error names `target`.
+    /// Writes a target's content into a new temporary file in its directory (buffered and
+    /// flushed, its writeback started; the commit fsyncs it) and returns that file's path,
+    /// so the caller can audit what will be released. `target` must be one given to
+    /// [`begin`](Transaction::begin) and not staged yet. The temporary file is readable by
+    /// its owner only; the final file gets mode `0o666` less the umask, like any new file.
+    /// On error the temporary file is removed and the error names `target`.
     pub fn stage(
         &mut self,
         target: &Path,
@@ -193,21 +202,28 @@ impl Transaction {
         let staged = {
             let mut state = self.registry.lock();
             state.check()?;
-            let (file, temp) = create_temp(&t.dir).map_err(|e| Error::io(&t.user, e))?;
+            let finished = ordinary_permissions();
+            let (file, temp) =
+                create_temp(&t.dir, finished.is_some()).map_err(|e| Error::io(&t.user, e))?;
             state.add(temp.clone());
             if let Err(e) = try_lock(&file) {
                 state.remove(&temp);
                 return Err(Error::io(&t.user, e));
             }
             // Recorded at once, so a panic in `write` still removes it (on drop).
-            t.staged.insert(Staged { temp, file })
+            t.staged.insert(Staged {
+                temp,
+                file,
+                finished,
+            })
         };
         let written = (|| {
             let mut buffered = BufWriter::new(&staged.file);
             write(&mut buffered)?;
             buffered.flush()?;
             drop(buffered);
-            staged.file.sync_all()
+            start_writeback(&staged.file);
+            Ok(())
         })();
         match written {
             Ok(()) => Ok(staged.temp.clone()),
@@ -220,11 +236,25 @@ impl Transaction {
         }
     }
 
-    /// Renames every staged file onto its target, in the order the targets were given to
-    /// [`begin`](Transaction::begin), then fsyncs their directories. Targets never staged
-    /// are left alone. If a rename fails, the remaining staged files are removed and
-    /// [`Error::Commit`] names the target (and any renamed before it).
+    /// Gives every staged file its final mode and fsyncs it, then renames each onto its
+    /// target, in the order the targets were given to [`begin`](Transaction::begin), then
+    /// fsyncs their directories. Targets never staged are left alone. If a staged file
+    /// cannot be finished, no target is touched and the error names that target; if a
+    /// rename fails, the remaining staged files are removed and [`Error::Commit`] names the
+    /// target (and any renamed before it).
     pub fn commit(mut self) -> Result<()> {
+        // before any rename, so that a failure here leaves every target as it was
+        for t in &self.targets {
+            if let Some(staged) = &t.staged {
+                let finished = match &staged.finished {
+                    Some(p) => staged.file.set_permissions(p.clone()),
+                    None => Ok(()),
+                };
+                finished
+                    .and_then(|()| staged.file.sync_all())
+                    .map_err(|e| Error::io(&t.user, e))?;
+            }
+        }
         let mut state = self.registry.lock();
         if let Err(e) = state.check() {
             drop(state);
@@ -363,9 +393,10 @@ fn try_lock(file: &File) -> io::Result<()> {
     }
 }
 
-/// A new, empty temporary file in `dir` with ordinary permissions (0o666 less the umask;
-/// tempfile's default is 0o600), kept on disk: this module removes it itself.
-fn create_temp(dir: &Path) -> io::Result<(File, PathBuf)> {
+/// A new, empty temporary file in `dir`, kept on disk (this module removes it itself):
+/// owner-only (tempfile's default, 0o600) when `private`, else with ordinary permissions
+/// (0o666 less the umask).
+fn create_temp(dir: &Path, private: bool) -> io::Result<(File, PathBuf)> {
     let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
     let mut builder = tempfile::Builder::new();
     builder
@@ -373,12 +404,54 @@ fn create_temp(dir: &Path) -> io::Result<(File, PathBuf)> {
         .suffix(TEMP_SUFFIX)
         .rand_bytes(TEMP_RANDOM_LEN);
     #[cfg(unix)]
-    {
+    if !private {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
+    #[cfg(not(unix))]
+    let _ = private;
     let temp = builder.tempfile_in(dir).map_err(without_temp_path)?;
     temp.keep().map_err(|e| without_temp_path(e.error))
+}
+
+/// The permissions of a new file (0o666 less the process's umask), which a file staged
+/// owner-only gets at the commit; None where the umask cannot be read without changing it
+/// (it is read once, from `/proc/self/status`, on Linux 4.7 and later), and then files
+/// are staged with these permissions from the start. Created owner-only, a staged file is
+/// never open to others before the commit: one opened by another user while it was still
+/// empty could be read through that descriptor after it was filled.
+fn ordinary_permissions() -> Option<fs::Permissions> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        static UMASK: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+        let umask = *UMASK.get_or_init(|| {
+            let status = fs::read_to_string("/proc/self/status").ok()?;
+            let value = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+            u32::from_str_radix(value.trim(), 8).ok()
+        });
+        umask.map(|u| fs::Permissions::from_mode(0o666 & !u))
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Starts writing `file`'s dirty pages to disk without waiting, so that the fsync in
+/// [`Transaction::commit`] finds them written or on their way (on the kit's 1.3 MB
+/// release, an fsync 1.2 ms after the start took 0.11 ms against 0.66 ms without it). Only
+/// a hint: the commit's fsync is what makes the file durable, so a failure is ignored.
+fn start_writeback(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: sync_file_range reads no memory of ours; the descriptor is open (it is
+        // borrowed from `file` for the call), and a failure only returns an error code.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
 }
 
 /// tempfile's errors end in "at path <temporary file>"; the user never sees that name.

@@ -367,8 +367,8 @@ fn stale_cleanup_removes_only_its_own_files() {
 #[test]
 fn temp_files_have_the_shape_the_cleaner_removes() {
     let dir = tempfile::tempdir().unwrap();
-    for _ in 0..20 {
-        let (_, path) = create_temp(dir.path()).unwrap();
+    for i in 0..20 {
+        let (_, path) = create_temp(dir.path(), i % 2 == 0).unwrap();
         let name = path.file_name().unwrap().to_str().unwrap();
         assert_eq!(Leftover::of(name), Some(Leftover::Temp), "{name}");
     }
@@ -478,10 +478,14 @@ fn final_file_respects_the_umask() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.csv");
     let mut tx = Transaction::begin_in(registry(), std::slice::from_ref(&a)).unwrap();
-    tx.stage(&a, |w| w.write_all(b"x")).unwrap();
+    let staged = tx.stage(&a, |w| w.write_all(b"x")).unwrap();
+    // owner-only until the commit: a table is staged before its audit
+    let staged_mode = fs::metadata(&staged).unwrap().permissions().mode() & 0o777;
+    assert_eq!(staged_mode, 0o600);
     tx.commit().unwrap();
     let mode = fs::metadata(&a).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o666 & !umask);
+    assert_eq!(fs::read(&a).unwrap(), b"x");
 }
 
 /// Regression: an output that was a device or a FIFO was replaced by a regular file (as
