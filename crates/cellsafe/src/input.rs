@@ -71,7 +71,8 @@ pub(crate) fn open(path: &Path, kind: Kind) -> Result<File> {
 /// in UTF-8).
 pub fn read_config(path: &Path) -> Result<String> {
     let file = open(path, Kind::Config)?;
-    let mut text = String::new();
+    let size = file.metadata().map_or(0, |m| m.len().min(MAX_CONFIG));
+    let mut text = String::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(MAX_CONFIG + 1)
         .read_to_string(&mut text)
         .map_err(|e| Error::io(path, e))?;
@@ -85,7 +86,9 @@ pub fn read_config(path: &Path) -> Result<String> {
 /// [`MAX_AUXILIARY`] bytes, refused if it grew past that since it was checked).
 pub(crate) fn read_auxiliary(path: &Path) -> Result<Vec<u8>> {
     let file = open(path, Kind::Auxiliary)?;
-    let mut bytes = Vec::new();
+    // sized from the file (read in one call rather than in calls doubling from 32 bytes)
+    let size = file.metadata().map_or(0, |m| m.len().min(MAX_AUXILIARY));
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(MAX_AUXILIARY + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;

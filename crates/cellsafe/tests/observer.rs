@@ -221,6 +221,17 @@ impl Observer for StopAfter {
 /// at its first question, halfway, and at its last one (on one thread, where the
 /// questions come in the same order every run), and from a flag set beforehand and a
 /// stop at the first question on every thread.
+/// Reading the input asks whether to stop before it reads, and a read stopped so ends in
+/// [`Error::Cancelled`], not in an I/O error.
+#[test]
+fn loading_stops_when_cancelled() {
+    let config = example("linking8.toml");
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let result = config.problem_observed(&cancel).map(drop);
+    assert!(matches!(result, Err(Error::Cancelled)), "{result:?}");
+}
+
 fn stops_wherever_cancelled(name: &str, work: impl Fn(&dyn Observer) -> Result<()> + Sync) {
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)

@@ -365,23 +365,40 @@ impl Table {
             .filter(|m| m.is_file())
             .map(|m| m.len());
         let stage = Stage::start(observer, LOADING, size);
-        let mut reader = Reader::new(file, &stage);
         // a file of moderate size is read whole and split directly when plain; a larger
         // one is streamed, so that memory holds the encoded table only
         let table = match size {
-            Some(n) if n <= IN_ONE_READ => {
-                let mut bytes = Vec::with_capacity(n as usize);
-                match std::io::Read::read_to_end(&mut reader, &mut bytes) {
-                    Ok(_) => Self::from_bytes(&bytes, path, format),
-                    Err(e) => Err(Error::io(path, e)),
-                }
-            }
-            _ => Self::from_reader(reader, path, format),
+            Some(n) if n <= IN_ONE_READ => match read_whole(&file, n, &stage) {
+                Ok(bytes) => Self::from_bytes(&bytes, path, format),
+                Err(e) => Err(Error::io(path, e)),
+            },
+            _ => Self::from_reader(Reader::new(file, &stage), path, format),
         };
         // a cancelled read surfaces as some error of the parser: report the cancellation
         stage.check_stopped()?;
         table
     }
+}
+
+/// The bytes of `file` (`size` bytes when it was checked, read to its end), reported to
+/// `stage`, which may cancel before the read. One `read_to_end` of the file itself reads
+/// straight into the buffer's spare capacity, sized from the file, in a single call for a
+/// file that did not change: a reader wrapping the file is read in calls that double from
+/// 8 KiB, and zeroes the buffer first (at most [`IN_ONE_READ`] bytes come this way, read
+/// at page-cache speed, so the stage is not told of them piecewise).
+fn read_whole(
+    mut file: &std::fs::File,
+    size: u64,
+    stage: &crate::observer::Stage<'_>,
+) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    if stage.cancelled() {
+        return Err(std::io::Error::other("cancelled"));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    let n = file.read_to_end(&mut bytes)?;
+    stage.add(n as u64);
+    Ok(bytes)
 }
 
 /// The index of the first name in `names` that an earlier one repeats (in linear time).

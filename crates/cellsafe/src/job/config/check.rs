@@ -131,6 +131,11 @@ impl Config {
     /// `[search] threads` within [`MAX_THREADS_PER_CORE`] per core: checked before any
     /// pool of them is made.
     pub(crate) fn check_threads(&self) -> Result<()> {
+        // within the limit on any machine: the cores are not asked for (reading the
+        // cgroup's quota takes six file reads, twice a job)
+        if self.search.threads <= MAX_THREADS_PER_CORE {
+            return Ok(());
+        }
         let max_threads = MAX_THREADS_PER_CORE * cores();
         if self.search.threads > max_threads {
             return Err(Error::config(

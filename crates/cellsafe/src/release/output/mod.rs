@@ -426,7 +426,14 @@ fn ordinary_permissions() -> Option<fs::Permissions> {
         use std::os::unix::fs::PermissionsExt;
         static UMASK: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
         let umask = *UMASK.get_or_init(|| {
-            let status = fs::read_to_string("/proc/self/status").ok()?;
+            use std::io::Read;
+            // the line is near the top (the second since Linux 4.7)
+            let mut status = String::with_capacity(1024);
+            File::open("/proc/self/status")
+                .ok()?
+                .take(1024)
+                .read_to_string(&mut status)
+                .ok()?;
             let value = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
             u32::from_str_radix(value.trim(), 8).ok()
         });
