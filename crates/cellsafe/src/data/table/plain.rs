@@ -468,7 +468,7 @@ impl Interner {
 
     /// The code of `field`, added (first met on `line`) if new; None if it is new and
     /// not UTF-8 (which a field split from UTF-8 text at ASCII bytes never is).
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, field: &[u8], line: u64) -> Option<u32> {
         let key = key(field, self.seed);
         let mask = self.slots.len() - 1;
@@ -487,6 +487,14 @@ impl Interner {
             }
             i = (i + 1) & mask;
         }
+        self.insert(field, line, key, i)
+    }
+
+    /// Adds `field`, new, with `key` in the empty slot `i` (out of line: most fields are
+    /// met before).
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, field: &[u8], line: u64, key: Key, i: usize) -> Option<u32> {
         let code = self
             .dictionary
             .intern(std::str::from_utf8(field).ok()?, line);
@@ -519,7 +527,7 @@ impl Interner {
 /// field's middle eight at a time, its last such word overlapping the one before), then
 /// avalanches, so that every byte can move a field to any slot; finding a longer field
 /// compares its bytes.
-#[inline]
+#[inline(always)]
 fn key(bytes: &[u8], seed: u64) -> Key {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
     let n = bytes.len();
