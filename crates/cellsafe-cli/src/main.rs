@@ -285,6 +285,7 @@ fn main() -> ExitCode {
     let _ = ctrlc::set_handler(move || interrupt(&handler));
     signals::release();
     match run(cli, &*front) {
+        Ok(code) if code == ExitCode::SUCCESS => exit_now(&front),
         Ok(code) => code,
         Err(e) if stopped(&e) => {
             eprintln!("interrupted: no output was written");
@@ -305,6 +306,28 @@ fn main() -> ExitCode {
             ExitCode::from(if usage { USAGE } else { 1 })
         }
     }
+}
+
+/// Ends a successful run at once, without the C runtime's exit handlers: among them the
+/// allocator's, which hands every free page back to the kernel just before the kernel
+/// takes the whole process (the whole command took 0.97-0.98x the time at k = 5, 0 %).
+/// Everything the run wrote is committed by then (its transaction ended inside `run`);
+/// the progress bar is cleared and the standard streams flushed first.
+#[cfg(unix)]
+fn exit_now(front: &Front) -> ExitCode {
+    use std::io::Write;
+    if let Some(bar) = front.bar().take() {
+        bar.finish_and_clear();
+    }
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process; no code of ours runs after it
+    unsafe { libc::_exit(0) }
+}
+
+#[cfg(not(unix))]
+fn exit_now(_: &Front) -> ExitCode {
+    ExitCode::SUCCESS
 }
 
 /// The signals the handler answers (those of `ctrlc` with its `termination` feature),
