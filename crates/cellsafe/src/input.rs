@@ -70,30 +70,42 @@ pub(crate) fn open(path: &Path, kind: Kind) -> Result<File> {
 /// The text of the config file at `path` (a regular file of at most [`MAX_CONFIG`] bytes,
 /// in UTF-8).
 pub fn read_config(path: &Path) -> Result<String> {
-    let file = open(path, Kind::Config)?;
-    let size = file.metadata().map_or(0, |m| m.len().min(MAX_CONFIG));
-    let mut text = String::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(MAX_CONFIG + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| Error::io(path, e))?;
-    if text.len() as u64 > MAX_CONFIG {
-        return Err(too_large(path, MAX_CONFIG, "a config file"));
-    }
-    Ok(text)
+    let bytes = read_bounded(path, Kind::Config, MAX_CONFIG, "a config file")?;
+    // the error `read_to_string` gives
+    String::from_utf8(bytes).map_err(|_| {
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ),
+        )
+    })
 }
 
 /// The bytes of the hierarchy (or CON) file at `path` (a regular file of at most
 /// [`MAX_AUXILIARY`] bytes, refused if it grew past that since it was checked).
 pub(crate) fn read_auxiliary(path: &Path) -> Result<Vec<u8>> {
-    let file = open(path, Kind::Auxiliary)?;
-    // sized from the file (read in one call rather than in calls doubling from 32 bytes)
-    let size = file.metadata().map_or(0, |m| m.len().min(MAX_AUXILIARY));
+    read_bounded(
+        path,
+        Kind::Auxiliary,
+        MAX_AUXILIARY,
+        "a hierarchy or CON file",
+    )
+}
+
+/// The bytes of the file at `path`, opened as a `kind`, refused (as `what`) past `max`
+/// bytes, also when it grew past them since it was checked. Read in one call into a
+/// buffer sized from the file, rather than in calls doubling from 32 bytes.
+fn read_bounded(path: &Path, kind: Kind, max: u64, what: &str) -> Result<Vec<u8>> {
+    let file = open(path, kind)?;
+    let size = file.metadata().map_or(0, |m| m.len().min(max));
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(MAX_AUXILIARY + 1)
+    file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    if bytes.len() as u64 > MAX_AUXILIARY {
-        return Err(too_large(path, MAX_AUXILIARY, "a hierarchy or CON file"));
+    if bytes.len() as u64 > max {
+        return Err(too_large(path, max, what));
     }
     Ok(bytes)
 }

@@ -843,3 +843,26 @@ fn an_oversized_config_is_refused() {
     assert!(err.contains(&f.path("job.toml")), "{err:.300}");
     assert!(err.contains("larger than"), "{err:.300}");
 }
+
+/// A config file that is not UTF-8 is an I/O error naming the file, and one past the size
+/// limit is refused as too large, naming it too.
+#[test]
+fn a_config_not_in_utf8_or_too_large_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("job.toml");
+    std::fs::write(&path, b"suppression_limit = 0.0\n# caf\xe9\n").unwrap();
+    let err = Config::from_file(&path).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("job.toml") && text.contains("UTF-8"),
+        "{text}"
+    );
+    let big = vec![b'#'; (cellsafe::input::MAX_CONFIG + 1) as usize];
+    std::fs::write(&path, big).unwrap();
+    let text = Config::from_file(&path).unwrap_err().to_string();
+    assert!(
+        text.contains("job.toml") && text.contains("config file"),
+        "{text}"
+    );
+}
