@@ -927,7 +927,7 @@ fn signal(child: &std::process::Child, name: &str) {
     assert!(status.success());
 }
 
-/// Ctrl-C (and SIGTERM) end a run with exit 130, no output under the final names and no
+/// Ctrl-C (and SIGTERM, SIGHUP) end a run with exit 130, no output under the final names and no
 /// temporary or lock file; a second run on the same output while one is running fails at
 /// once, naming the output.
 #[cfg(unix)]
@@ -936,7 +936,7 @@ fn interrupted_or_concurrent_runs_leave_nothing_behind() {
     use std::os::unix::process::ExitStatusExt;
     let (dir, job) = long_job();
     let d = dir.path();
-    for sig in ["INT", "TERM"] {
+    for sig in ["INT", "TERM", "HUP"] {
         let mut first = start_long(d, &job);
         cellsafe()
             .arg("anonymize")
