@@ -14,40 +14,104 @@ use super::{CsvFormat, Dictionary, Table};
 use crate::input::{MAX_FIELD, MAX_LINE};
 
 /// The table of `bytes`, or `None` when the input is not plain or has an error.
+///
+/// Line ends are taken as the first line's are. After LF, the records are split with a
+/// lookout for quotes and carriage returns (no search of the whole text for each first):
+/// a quote declines, and a carriage return (a text that mixes its line ends) starts over
+/// as for CRLF, where every carriage return is checked to end a line and no quote to be
+/// anywhere before the split. The text is not checked for UTF-8 as a whole either: it is
+/// split at ASCII bytes, so it is UTF-8 exactly when its header and each distinct field
+/// are, which the header's reading and the interner check.
 pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<Table> {
     let delimiter = format.delimiter;
-    if bytes.is_empty() || !delimiter.is_ascii() || delimiter == b'\n' || delimiter == b'\r' {
+    if bytes.is_empty()
+        || !delimiter.is_ascii()
+        || delimiter == b'\n'
+        || delimiter == b'\r'
+        || delimiter == format.quote
+    {
         return None;
     }
-    // a carriage return is allowed only as part of a CRLF line end
-    let crlf = memchr::memchr(b'\r', bytes).is_some();
-    if crlf && memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n')) {
+    let first_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+    if bytes[..first_end].ends_with(b"\r") {
+        return split(bytes, source, format, true);
+    }
+    match split_checked(bytes, source, format) {
+        Ok(table) => Some(table),
+        Err(Declined::CarriageReturn) => split(bytes, source, format, true),
+        Err(Declined::NotPlain) => None,
+    }
+}
+
+/// Why [`split_checked`] gave up.
+enum Declined {
+    /// A quote, an error, or anything else the general reader must see.
+    NotPlain,
+    /// A carriage return after a first line that ended without one.
+    CarriageReturn,
+}
+
+/// [`split`] with LF line ends, looking out for quotes and carriage returns as it goes.
+fn split_checked(bytes: &[u8], source: &Path, format: &CsvFormat) -> Result<Table, Declined> {
+    let mut met = None;
+    let table = read(bytes, source, format, false, Some(&mut met));
+    match (table, met) {
+        (_, Some(b'\r')) => Err(Declined::CarriageReturn),
+        (Some(table), None) => Ok(table),
+        _ => Err(Declined::NotPlain),
+    }
+}
+
+/// [`read`] after a search of the whole text: a carriage return only as part of a CRLF
+/// line end (`crlf`: line ends may be CRLF) and no quote anywhere.
+fn split(bytes: &[u8], source: &Path, format: &CsvFormat, crlf: bool) -> Option<Table> {
+    if memchr::memchr_iter(b'\r', bytes).any(|i| !crlf || bytes.get(i + 1) != Some(&b'\n')) {
         return None;
     }
-    if memchr::memchr(format.quote, bytes).is_some()
-        || bytes[0] == b'\n'
+    if memchr::memchr(format.quote, bytes).is_some() {
+        return None;
+    }
+    read(bytes, source, format, crlf, None)
+}
+
+/// The table of `bytes`, split at each delimiter and line end (a carriage return before
+/// a line end dropped when `crlf`). With `met`, the split stops at a quote or carriage
+/// return, recorded there, and the table is None.
+fn read(
+    bytes: &[u8],
+    source: &Path,
+    format: &CsvFormat,
+    crlf: bool,
+    met: Option<&mut Option<u8>>,
+) -> Option<Table> {
+    let delimiter = format.delimiter;
+    if bytes[0] == b'\n'
         || bytes.starts_with(b"\r\n")
         // the csv crate drops a byte-order mark that opens the input
         || bytes.starts_with("\u{feff}".as_bytes())
     {
         return None;
     }
-    let text = std::str::from_utf8(bytes).ok()?;
-    let body = text.strip_suffix('\n').unwrap_or(text);
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let body = if crlf {
-        body.strip_suffix('\r').unwrap_or(body)
+        body.strip_suffix(b"\r").unwrap_or(body)
     } else {
         body
     };
-    let (first, rest) = match memchr::memchr(b'\n', body.as_bytes()) {
+    let (first, rest) = match memchr::memchr(b'\n', body) {
         Some(at) => (&body[..at], Some(&body[at + 1..])),
         None => (body, None),
     };
     let first = if crlf {
-        first.strip_suffix('\r').unwrap_or(first)
+        first.strip_suffix(b"\r").unwrap_or(first)
     } else {
         first
     };
+    let watched = met.is_some();
+    if watched && first.iter().any(|&b| b == format.quote || b == b'\r') {
+        return None;
+    }
+    let first = std::str::from_utf8(first).ok()?;
     let width = first.split(delimiter as char).count();
     let header: Vec<String> = if format.header {
         first
@@ -64,30 +128,46 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     if super::duplicate_name(&header).is_some() {
         return None;
     }
-    let mut columns: Vec<Vec<u32>> = vec![Vec::new(); width];
-    let mut interners: Vec<Interner> = (0..width).map(|_| Interner::new()).collect();
-    let mut lines = Vec::new();
     // the records after the first (and the first too without a header), field by field:
     // one pass finds every delimiter and line end
     let (data, line) = match (format.header, rest) {
         (true, Some(rest)) => (rest, 2),
-        (true, None) => ("", 2),
+        (true, None) => (&b""[..], 2),
         (false, _) => (body, 1),
     };
+    // room for the rows foreseen, so that the columns are not grown by doubling (each
+    // time copied, and into memory the kernel zeroes afresh)
+    let rows = foreseen_rows(data, width);
+    let mut columns: Vec<Vec<u32>> = (0..width).map(|_| Vec::with_capacity(rows)).collect();
+    let mut interners: Vec<Interner> = (0..width).map(|_| Interner::new()).collect();
+    let mut lines = Vec::with_capacity(rows);
     if !data.is_empty() {
         let mut fields = Fields {
             width,
             crlf,
             delimiter,
+            watch: watched.then_some((format.quote, b'\r')),
+            met: None,
             columns: &mut columns,
             interners: &mut interners,
             lines: &mut lines,
             line,
         };
         // line by line while lines repeat, then field by field over the rest
-        let at = fields.lines_repeated(data.as_bytes())?;
-        if let Some(rest) = data.as_bytes().get(at..).filter(|r| !r.is_empty()) {
-            fields.fields(rest)?;
+        let at = fields.lines_repeated(data);
+        let done = match at {
+            Some(at) => match data.get(at..).filter(|r| !r.is_empty()) {
+                Some(rest) => fields.fields(rest).is_some(),
+                None => true,
+            },
+            None => false,
+        };
+        if let (Some(met), Some(byte)) = (met, fields.met) {
+            *met = Some(byte);
+            return None;
+        }
+        if !done {
+            return None;
         }
     }
     let dictionaries = interners.into_iter().map(|i| i.dictionary).collect();
@@ -102,21 +182,54 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     })
 }
 
+/// How many records `data` holds, foreseen from its first lines' mean length (an eighth
+/// more, for lines longer further on); at most one per `width` bytes, the fewest a record
+/// of that many fields takes.
+fn foreseen_rows(data: &[u8], width: usize) -> usize {
+    const SAMPLE: usize = 64;
+    let most = data.len() / width.max(1) + 1;
+    let ends = memchr::memchr_iter(b'\n', data).take(SAMPLE);
+    let (n, last) = ends.fold((0usize, 0usize), |(n, _), at| (n + 1, at + 1));
+    if n < SAMPLE {
+        return n + 1;
+    }
+    let foreseen = data.len() / last.div_ceil(n).max(1);
+    (foreseen + foreseen / 8 + 1).min(most)
+}
+
+/// How a search ([`each_match`]) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    /// Every match was passed on.
+    All,
+    /// The caller said to stop.
+    Stopped,
+    /// A watched byte, this one, is in the text.
+    Met(u8),
+}
+
 /// Calls `found` with each position of byte `a` or `b` in `text`, in order, then with the
-/// text's length (where its last field ends), until it says false; returns whether it
-/// never did. Where the processor has AVX2 (asked once, then cached by the standard
-/// library), 32 bytes are compared at a time ([`each_match_avx2`]), else eight
+/// text's length (where its last field ends), until it says false. With `WATCH`, the
+/// search ends, before any match of its block is passed on, where one of the two bytes of
+/// `watch` is in the text. Where the processor has AVX2 (asked once, then cached by the
+/// standard library), 32 bytes are compared at a time ([`each_match_avx2`]), else eight
 /// ([`each_match_words`]): either way each block's matches are read off a mask, where a
 /// search per match (`memchr2`) pays a call and a vector set-up for fields a few bytes
 /// long.
 #[inline(always)]
-fn each_match(text: &[u8], a: u8, b: u8, found: impl FnMut(usize) -> bool) -> bool {
+fn each_match<const WATCH: bool>(
+    text: &[u8],
+    a: u8,
+    b: u8,
+    watch: (u8, u8),
+    found: impl FnMut(usize) -> bool,
+) -> Split {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor has AVX2, checked just above
-        return unsafe { each_match_avx2(text, a, b, found) };
+        return unsafe { each_match_avx2::<WATCH>(text, a, b, watch, found) };
     }
-    each_match_words(text, a, b, found)
+    each_match_words::<WATCH>(text, a, b, watch, found)
 }
 
 /// [`each_match`] 32 bytes at a time, the last block (fewer than 32 bytes) through
@@ -126,44 +239,78 @@ fn each_match(text: &[u8], a: u8, b: u8, found: impl FnMut(usize) -> bool) -> bo
 /// The processor must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn each_match_avx2(text: &[u8], a: u8, b: u8, mut found: impl FnMut(usize) -> bool) -> bool {
+unsafe fn each_match_avx2<const WATCH: bool>(
+    text: &[u8],
+    a: u8,
+    b: u8,
+    watch: (u8, u8),
+    mut found: impl FnMut(usize) -> bool,
+) -> Split {
     use std::arch::x86_64::{
         __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
         _mm256_set1_epi8,
     };
     let (va, vb) = (_mm256_set1_epi8(a as i8), _mm256_set1_epi8(b as i8));
+    let (vc, vd) = (
+        _mm256_set1_epi8(watch.0 as i8),
+        _mm256_set1_epi8(watch.1 as i8),
+    );
     let mut blocks = text.chunks_exact(32);
     let mut base = 0;
     for block in &mut blocks {
         // SAFETY: `block` holds 32 bytes; the load needs no alignment
         let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
+        if WATCH {
+            let met = _mm256_or_si256(_mm256_cmpeq_epi8(v, vc), _mm256_cmpeq_epi8(v, vd));
+            let met = _mm256_movemask_epi8(met) as u32;
+            if met != 0 {
+                return Split::Met(block[met.trailing_zeros() as usize]);
+            }
+        }
         let hits = _mm256_or_si256(_mm256_cmpeq_epi8(v, va), _mm256_cmpeq_epi8(v, vb));
         let mut mask = _mm256_movemask_epi8(hits) as u32;
         while mask != 0 {
             if !found(base + mask.trailing_zeros() as usize) {
-                return false;
+                return Split::Stopped;
             }
             mask &= mask - 1;
         }
         base += 32;
     }
-    each_match_words(blocks.remainder(), a, b, |at| found(base + at))
+    each_match_words::<WATCH>(blocks.remainder(), a, b, watch, |at| found(base + at))
 }
 
 /// [`each_match`] eight bytes at a time: each word's matches are marked by bit
 /// arithmetic.
 #[inline(always)]
-fn each_match_words(text: &[u8], a: u8, b: u8, mut found: impl FnMut(usize) -> bool) -> bool {
+fn each_match_words<const WATCH: bool>(
+    text: &[u8],
+    a: u8,
+    b: u8,
+    watch: (u8, u8),
+    mut found: impl FnMut(usize) -> bool,
+) -> Split {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let (a, b) = (ONES * u64::from(a), ONES * u64::from(b));
+    let (c, d) = (ONES * u64::from(watch.0), ONES * u64::from(watch.1));
+    // the first watched byte of `word` (of its bytes marked in `valid`), if any
+    let met = |word: u64, valid: u64| {
+        let mask = (zero_bytes(word ^ c) | zero_bytes(word ^ d)) & valid;
+        (mask != 0).then(|| (word >> (mask.trailing_zeros() / 8 * 8)) as u8)
+    };
     let mut words = text.chunks_exact(8);
     let mut base = 0;
     for word in &mut words {
         let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        if WATCH {
+            if let Some(byte) = met(word, u64::MAX) {
+                return Split::Met(byte);
+            }
+        }
         let mut mask = zero_bytes(word ^ a) | zero_bytes(word ^ b);
         while mask != 0 {
             if !found(base + mask.trailing_zeros() as usize / 8) {
-                return false;
+                return Split::Stopped;
             }
             mask &= mask - 1;
         }
@@ -175,14 +322,24 @@ fn each_match_words(text: &[u8], a: u8, b: u8, mut found: impl FnMut(usize) -> b
     let word = u64::from_le_bytes(last);
     // the padding is not text
     let valid = (1u64 << (8 * rest.len())) - 1;
+    if WATCH {
+        // the high bit of each valid byte: what `zero_bytes` marks
+        if let Some(byte) = met(word, valid & (ONES << 7)) {
+            return Split::Met(byte);
+        }
+    }
     let mut mask = (zero_bytes(word ^ a) | zero_bytes(word ^ b)) & valid;
     while mask != 0 {
         if !found(base + mask.trailing_zeros() as usize / 8) {
-            return false;
+            return Split::Stopped;
         }
         mask &= mask - 1;
     }
-    found(text.len())
+    if found(text.len()) {
+        Split::All
+    } else {
+        Split::Stopped
+    }
 }
 
 /// The high bit of each byte of `x` that is zero (exactly: no borrow runs between bytes).
@@ -197,6 +354,10 @@ struct Fields<'t> {
     width: usize,
     crlf: bool,
     delimiter: u8,
+    /// Two bytes whose presence ends the split (a quote and a carriage return), recorded
+    /// in `met`.
+    watch: Option<(u8, u8)>,
+    met: Option<u8>,
     columns: &'t mut Vec<Vec<u32>>,
     interners: &'t mut Vec<Interner>,
     lines: &'t mut Vec<u64>,
@@ -213,10 +374,11 @@ impl Fields<'_> {
         let (mut at, mut row, mut plain) = (0usize, self.lines.len(), true);
         // the line ends found 32 bytes at a time (a search per line paid a call and a set-up
         // for lines of some 50 bytes)
-        let all = each_match(
+        let all = each_match::<false>(
             bytes,
             b'\n',
             b'\n',
+            (0, 0),
             #[inline(always)]
             |end| {
                 if end - at > MAX_LINE {
@@ -252,20 +414,38 @@ impl Fields<'_> {
         );
         match (plain, all) {
             (false, _) => None,
-            (true, true) => Some(bytes.len()),
-            (true, false) => Some(at),
+            (true, Split::All) => Some(bytes.len()),
+            (true, _) => Some(at),
         }
     }
 
     /// Reads the records of `bytes` field by field, in one pass over its delimiters and
-    /// line ends; None when the text is not plain.
+    /// line ends; None when the text is not plain, or has a byte watched for (recorded).
     fn fields(&mut self, bytes: &[u8]) -> Option<()> {
+        let split = match self.watch {
+            Some(watch) => self.split::<true>(bytes, watch),
+            None => self.split::<false>(bytes, (0, 0)),
+        };
+        match split {
+            Split::All => Some(()),
+            Split::Stopped => None,
+            Split::Met(byte) => {
+                self.met = Some(byte);
+                None
+            }
+        }
+    }
+
+    /// [`fields`](Self::fields), watching for `watch` with `WATCH`.
+    #[inline(always)]
+    fn split<const WATCH: bool>(&mut self, bytes: &[u8], watch: (u8, u8)) -> Split {
         let (mut start, mut column, mut record_start) = (0usize, 0usize, 0usize);
         // fields are split at ASCII bytes of valid UTF-8, so each is valid UTF-8 too
-        let split = each_match(
+        each_match::<WATCH>(
             bytes,
             self.delimiter,
             b'\n',
+            watch,
             #[inline(always)]
             |end| {
                 if end - start > MAX_FIELD || end - record_start > MAX_LINE {
@@ -276,8 +456,9 @@ impl Fields<'_> {
                 if record_ends && self.crlf {
                     field = field.strip_suffix(b"\r").unwrap_or(field);
                 }
-                // a blank line, which the csv crate skips (found here rather than by a search
-                // of the text for two line ends in a row, which costs a stop at every line end)
+                // a blank line, which the csv crate skips (found here rather than by a
+                // search of the text for two line ends in a row, which costs a stop at
+                // every line end)
                 if record_ends && column == 0 && field.is_empty() {
                     return false;
                 }
@@ -301,8 +482,7 @@ impl Fields<'_> {
                 }
                 true
             },
-        );
-        split.then_some(())
+        )
     }
 }
 
@@ -688,6 +868,75 @@ mod tests {
         }
     }
 
+    /// What the split watches for, met only far into a text of LF line ends (in a line
+    /// repeated from the start, in one of distinct lines, in the last line): a carriage
+    /// return ending a line (line ends mixed), one inside a field, a quote, a byte that is
+    /// not UTF-8. Each text reads as the general reader reads it; the table of mixed line
+    /// ends is read by the fast path too (as CRLF), not left to the general reader.
+    #[test]
+    fn a_quote_or_carriage_return_far_into_the_text_reads_alike() {
+        let format = CsvFormat {
+            delimiter: b';',
+            ..CsvFormat::default()
+        };
+        let mut repeated = String::from("a;b;c\n");
+        for i in 0..3_000 {
+            repeated += &format!("{};x{};{}\n", i % 40, i % 7, i % 3);
+        }
+        let mut distinct = String::from("a;b;c\n");
+        for i in 0..(super::TRIAL + 3_000) {
+            distinct += &format!("{i};y{};{}\n", i % 11, i * 7);
+        }
+        for body in [&repeated, &distinct] {
+            let n = body.len();
+            let late = |piece: &str| format!("{}{piece}\n{}", &body[..n / 2], &body[n / 2..]);
+            let texts = [
+                late("1;2;3\r"),
+                late("1;2\r;3"),
+                late("1;\"2\";3"),
+                format!("{body}1;2;3\r\n"),
+                format!("{body}1;2;\"3\"\n"),
+            ];
+            for text in &texts {
+                agree(text.as_bytes(), &format).unwrap();
+            }
+            let mut invalid = late("1;2;3").into_bytes();
+            let at = invalid.len() - 3;
+            invalid[at] = 0xff;
+            agree(&invalid, &format).unwrap();
+            assert!(super::parse(&invalid, Path::new("t.csv"), &format).is_none());
+            // line ends mixed: read by the fast path, as CRLF
+            let mixed = super::parse(texts[3].as_bytes(), Path::new("t.csv"), &format).unwrap();
+            assert_eq!(mixed.rows(), body.lines().count());
+            for text in &texts[2..] {
+                let quoted = text.contains('"');
+                assert_eq!(
+                    super::parse(text.as_bytes(), Path::new("t.csv"), &format).is_none(),
+                    quoted
+                );
+            }
+            assert!(super::parse(texts[1].as_bytes(), Path::new("t.csv"), &format).is_none());
+        }
+    }
+
+    /// The rows foreseen for the columns' room: exact for a text of few lines, within an
+    /// eighth over for lines alike, never more than one row per `width` bytes.
+    #[test]
+    fn rows_foreseen_from_the_first_lines() {
+        assert_eq!(super::foreseen_rows(b"", 3), 1);
+        assert_eq!(super::foreseen_rows(b"a;b;c\nd;e;f", 3), 2);
+        let alike = "aa;bb;cc\n".repeat(1_000);
+        let rows = super::foreseen_rows(alike.as_bytes(), 3);
+        assert!((1_000..=1_126).contains(&rows), "{rows}");
+        let short = "a\n".repeat(100) + &"a".repeat(100_000);
+        let rows = super::foreseen_rows(short.as_bytes(), 1);
+        assert!((50_100..=56_363).contains(&rows), "{rows}");
+        assert_eq!(
+            super::foreseen_rows(short.as_bytes(), 50),
+            short.len() / 50 + 1
+        );
+    }
+
     /// Every byte of a field moves its hash: fields that differ in one byte, at any place
     /// and length, hash apart (a byte left out of the hash makes a whole column collide,
     /// and interning it quadratic).
@@ -792,13 +1041,13 @@ mod tests {
                 (found, all)
             };
             let mut searches: Vec<(&str, Box<Search<'_>>)> = vec![
-                ("dispatched", Box::new(|f| super::each_match(&text, a, b, f))),
-                ("words", Box::new(|f| super::each_match_words(&text, a, b, f))),
+                ("dispatched", Box::new(|f| super::each_match::<false>(&text, a, b, (0, 0), f) == super::Split::All)),
+                ("words", Box::new(|f| super::each_match_words::<false>(&text, a, b, (0, 0), f) == super::Split::All)),
             ];
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the processor has AVX2
-                searches.push(("avx2", Box::new(|f| unsafe { super::each_match_avx2(&text, a, b, f) })));
+                searches.push(("avx2", Box::new(|f| unsafe { super::each_match_avx2::<false>(&text, a, b, (0, 0), f) } == super::Split::All)));
             } else {
                 eprintln!("matches_are_every_position_of_the_two_bytes: no AVX2 here, its search is not tested");
             }
