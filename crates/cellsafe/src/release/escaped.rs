@@ -6,7 +6,10 @@
 //! same CSV writer the general path uses (it decides the quoting), with the delimiter or
 //! line end that follows it, and a row is written by copying its cells' bytes: a cell is
 //! found from the row's leaf or code in one step, and a short one is copied as a block
-//! of fixed size (no call per cell). The bytes are those of
+//! of fixed size (no call per cell). Where the classes are few for the rows, each class's
+//! quasi-identifier cells are copied once more, into runs between the other columns, and
+//! a row of a class not suppressed is written as those runs around its own cells. The
+//! bytes are those of
 //! [`ReleasedTable::write_rows`](super::ReleasedTable::write_rows)'s general path; a test
 //! compares the two on random tables whose values need quoting.
 
@@ -32,6 +35,8 @@ struct Column<'r> {
     star: Span,
     /// Whether a suppressed row shows the cell (a public column) instead of `*`.
     public: bool,
+    /// Whether it is a quasi-identifier's (its cell is the same for every row of a class).
+    quasi: bool,
 }
 
 /// The escaped cells of a release, ready to be copied row by row.
@@ -41,6 +46,86 @@ pub(super) struct Escaped<'r> {
     /// then [`COPY`] bytes of padding, so that [`COPY`] bytes can be read from any cell's
     /// start.
     bytes: Vec<u8>,
+    /// The bytes each class not suppressed shows in its quasi-identifiers' columns, when
+    /// there are few classes for the rows.
+    templates: Option<Templates>,
+}
+
+/// Each class's cells in the quasi-identifiers' columns, copied once: a row of a class
+/// not suppressed is then written as its class's bytes between its own cells (those of
+/// the other columns), in as many copies as there are other columns plus one, where it
+/// was a copy per column, each from a row's leaf read in every quasi-identifier's column
+/// (Adult with 8 of its 9 columns quasi-identifiers: 3 copies a row for 9).
+struct Templates {
+    /// The columns not quasi-identifiers', in order.
+    own: Vec<usize>,
+    /// Per class, `own.len() + 1` spans into `bytes`: its bytes before the first own cell,
+    /// between each two, after the last.
+    spans: Vec<Span>,
+    /// The classes' bytes, then [`SEGMENT`] bytes of padding.
+    bytes: Vec<u8>,
+}
+
+impl Templates {
+    /// The templates of `released`'s classes, or None when the classes are more than half
+    /// as many as the rows (each template then costs about what it saves).
+    fn new(released: &Released, columns: &[Column<'_>], cells: &[u8]) -> Option<Templates> {
+        let classes = released.suppressed.len();
+        let rows = released.row_class.len();
+        if classes == 0 || classes * 2 > rows || u32::try_from(rows).is_err() {
+            return None;
+        }
+        // a row of each class: the class's cells are that row's
+        let mut first = vec![u32::MAX; classes];
+        let mut unseen = classes;
+        for (row, &class) in released.row_class.iter().enumerate() {
+            let slot = &mut first[class as usize];
+            if *slot == u32::MAX {
+                *slot = row as u32;
+                unseen -= 1;
+                if unseen == 0 {
+                    break;
+                }
+            }
+        }
+        let own: Vec<usize> = (0..columns.len()).filter(|&c| !columns[c].quasi).collect();
+        let mut spans = Vec::with_capacity(classes * (own.len() + 1));
+        let mut bytes = Vec::new();
+        for (class, &row) in first.iter().enumerate() {
+            if row == u32::MAX || released.suppressed[class] {
+                // never read: no row shows it
+                spans.extend(std::iter::repeat_n((0, 0), own.len() + 1));
+                continue;
+            }
+            let mut start = bytes.len();
+            for column in columns {
+                if column.quasi {
+                    let (at, len) = column.spans[column.rows[row as usize] as usize];
+                    bytes.extend_from_slice(&cells[at..at + len]);
+                } else {
+                    spans.push((start, bytes.len() - start));
+                    start = bytes.len();
+                }
+            }
+            spans.push((start, bytes.len() - start));
+        }
+        bytes.extend_from_slice(&[0; SEGMENT]);
+        Some(Templates { own, spans, bytes })
+    }
+
+    /// Appends the bytes at `span`: a short run as [`SEGMENT`] bytes (a copy of fixed
+    /// size, without a call), then cut back to its length.
+    #[inline]
+    fn push(&self, out: &mut Vec<u8>, (start, len): Span) {
+        if len <= SEGMENT {
+            if let Ok(chunk) = <&[u8; SEGMENT]>::try_from(&self.bytes[start..start + SEGMENT]) {
+                out.extend_from_slice(chunk);
+                out.truncate(out.len() - (SEGMENT - len));
+                return;
+            }
+        }
+        out.extend_from_slice(&self.bytes[start..start + len]);
+    }
 }
 
 /// Escapes strings as `format`'s CSV writer writes them in a record of several fields,
@@ -157,11 +242,15 @@ impl<'r> Escaped<'r> {
                 spans,
                 star,
                 public: data.public[column],
+                quasi: data.roles[column] == Role::QuasiIdentifying,
             });
         }
+        let bytes = escaper.into_bytes()?;
+        let templates = Templates::new(released, &columns, &bytes);
         Ok(Some(Escaped {
             columns,
-            bytes: escaper.into_bytes()?,
+            bytes,
+            templates,
         }))
     }
 
@@ -173,24 +262,43 @@ impl<'r> Escaped<'r> {
         order: &[usize],
     ) -> std::io::Result<()> {
         let mut buffer = Vec::with_capacity(BUFFER + 4096);
+        // what the rows below read: whether each is suppressed, and each column's leaf or
+        // code that a row of a class not suppressed copies (all of them without templates)
+        let read: Vec<&[u32]> = match &self.templates {
+            Some(t) => t.own.iter().map(|&c| self.columns[c].rows).collect(),
+            None => self.columns.iter().map(|c| c.rows).collect(),
+        };
         for block in order.chunks(PREFETCH_ROWS) {
-            // what the rows below read: whether each is suppressed, and each column's
-            // leaf or code (the general path's prefetch also loads every code)
             for &row in block {
                 prefetch(&released.row_class[row]);
-                for column in &self.columns {
-                    prefetch(&column.rows[row]);
+                for rows in &read {
+                    prefetch(&rows[row]);
                 }
             }
             for &row in block {
-                let suppressed = released.is_suppressed(row);
-                for column in &self.columns {
-                    let (start, len) = if suppressed && !column.public {
-                        column.star
-                    } else {
-                        column.spans[column.rows[row] as usize]
-                    };
-                    self.push_cell(&mut buffer, start, len);
+                let class = released.row_class[row] as usize;
+                let suppressed = released.suppressed[class];
+                match &self.templates {
+                    Some(t) if !suppressed => {
+                        let spans = &t.spans[class * (t.own.len() + 1)..][..t.own.len() + 1];
+                        for (&c, &span) in t.own.iter().zip(spans) {
+                            t.push(&mut buffer, span);
+                            let column = &self.columns[c];
+                            let (start, len) = column.spans[column.rows[row] as usize];
+                            self.push_cell(&mut buffer, start, len);
+                        }
+                        t.push(&mut buffer, spans[t.own.len()]);
+                    }
+                    _ => {
+                        for column in &self.columns {
+                            let (start, len) = if suppressed && !column.public {
+                                column.star
+                            } else {
+                                column.spans[column.rows[row] as usize]
+                            };
+                            self.push_cell(&mut buffer, start, len);
+                        }
+                    }
                 }
                 if buffer.len() >= BUFFER {
                     w.write_all(&buffer)?;
@@ -221,6 +329,9 @@ const BUFFER: usize = 64 << 10;
 
 /// Cells of at most this many bytes are copied as this many.
 const COPY: usize = 32;
+
+/// A class's runs of bytes of at most this many are copied as this many.
+const SEGMENT: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -364,6 +475,92 @@ mod tests {
             let mut fast = Vec::new();
             escaped.write_rows(&released, &mut fast, &order).expect("written");
             prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&general));
+        }
+    }
+
+    /// Rows written from their class's bytes (few classes for the rows): quasi-identifiers
+    /// on either side of the other columns, suppressed rows (a public column shown in
+    /// them or not), microaggregated cells, cells that need quoting, rows in an order of
+    /// their own: the bytes the CSV writer writes cell by cell.
+    #[test]
+    fn rows_from_their_class_are_the_csv_writers_rows() {
+        let a: Vec<String> = ["x", "y,z", "\"q\"", "é"].map(String::from).to_vec();
+        let b: Vec<String> = ["1", "2", "3"].map(String::from).to_vec();
+        let groups = ["g 1".to_owned(), "g;2".to_owned()];
+        let (ha, hb) = (hierarchy(&a, &groups, "*"), hierarchy(&b, &groups, "*"));
+        let header = ["qa", "ins", "qb", "sens", "id"].map(String::from).to_vec();
+        let rows: Vec<Vec<String>> = (0..300usize)
+            .map(|i| {
+                // leaf 3 of `a` with leaf 2 of `b` in 2 rows only: a class k = 3 suppresses
+                let (x, y) = if i < 2 { (3, 2) } else { (i % 3, i % 2) };
+                vec![
+                    a[x].clone(),
+                    format!("n{}", i % 5),
+                    b[y].clone(),
+                    format!("s \"{}\"", i % 4),
+                    format!("p{i}"),
+                ]
+            })
+            .collect();
+        let roles = vec![
+            Role::QuasiIdentifying,
+            Role::Insensitive,
+            Role::QuasiIdentifying,
+            Role::Sensitive,
+            Role::Identifying,
+        ];
+        let order: Vec<usize> = (0..rows.len()).map(|i| (i * 7) % rows.len()).collect();
+        for public in [false, true] {
+            for aggregate in [false, true] {
+                let table = Table::from_rows(header.clone(), &rows).expect("a table");
+                let data = Dataset::new(
+                    table,
+                    roles.clone(),
+                    vec![(ha.clone(), "ha".into()), (hb.clone(), "hb".into())],
+                    vec![],
+                )
+                .expect("a dataset")
+                .with_public(vec![false, public, false, false, false])
+                .expect("public flags");
+                let problem = Problem::new(
+                    data,
+                    &[ModelSpec::KAnonymity { k: 3 }],
+                    1.0,
+                    &MetricSpec::default(),
+                )
+                .expect("a problem");
+                let mut released = Released::new(&problem, &[0, 0]).expect("released");
+                assert!((0..rows.len()).any(|r| released.is_suppressed(r)));
+                if aggregate {
+                    let aggregators = [
+                        Aggregator::new(Scale::Nominal, &ha, None),
+                        Aggregator::new(Scale::Ordinal, &hb, None),
+                    ];
+                    released = released.microaggregated(&aggregators).expect("aggregated");
+                }
+                for (delimiter, quote) in [(b',', b'"'), (b';', b'\'')] {
+                    let format = CsvFormat {
+                        delimiter,
+                        quote,
+                        ..CsvFormat::default()
+                    };
+                    let mut general = Vec::new();
+                    write_cells(&released, &mut general, &format, &order).expect("written");
+                    let escaped = Escaped::new(&released, &format)
+                        .expect("escaped")
+                        .expect("two columns or more");
+                    assert!(escaped.templates.is_some());
+                    let mut fast = Vec::new();
+                    escaped
+                        .write_rows(&released, &mut fast, &order)
+                        .expect("written");
+                    assert_eq!(
+                        String::from_utf8_lossy(&fast),
+                        String::from_utf8_lossy(&general),
+                        "public {public}, aggregate {aggregate}"
+                    );
+                }
+            }
         }
     }
 
