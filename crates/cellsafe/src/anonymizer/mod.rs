@@ -606,7 +606,8 @@ impl<'a> Anonymizer<'a> {
         }
         let rows = released.order(self.suppressed, release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (body, written, clock) = self.make_and_read(&released, &rows, &mut release.timings)?;
+        let (body, written, of_row, clock) =
+            self.make_and_read(&released, &rows, true, &mut release.timings)?;
         let data = &problem.data;
         let quasi: Vec<String> = data.quasi.iter().map(|q| q.name.clone()).collect();
         let public: Vec<String> = (0..data.roles.len())
@@ -618,7 +619,7 @@ impl<'a> Anonymizer<'a> {
             _ => None,
         };
         let mut audit = audit::audit_table(
-            &written,
+            audit::ReadBack::lines(&written, of_row.as_deref()),
             &Expected {
                 quasi: &quasi,
                 models: &self.models,
@@ -663,7 +664,8 @@ impl<'a> Anonymizer<'a> {
         let clock = Instant::now();
         let rows = crate::release::row_order(0..table.rows(), release.order);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (body, written, clock) = self.make_and_read(&table, &rows, &mut release.timings)?;
+        let (body, written, _, clock) =
+            self.make_and_read(&table, &rows, false, &mut release.timings)?;
         let schema = SetTable::new(problem, &self.set_based.families())?;
         let audit = audit::audit_set_based_table(&written, &schema)?;
         keep_audited(release, clock, audit, rows, body)
@@ -685,7 +687,8 @@ impl Anonymizer<'_> {
         let rows = crate::release::row_order(0..problem.data.rows(), release.order);
         let table = LocalTable::new(problem, &recoded, &rows);
         release.timings.release = clock.elapsed().as_secs_f64();
-        let (body, written, clock) = self.make_and_read(&table, &rows, &mut release.timings)?;
+        let (body, written, _, clock) =
+            self.make_and_read(&table, &rows, false, &mut release.timings)?;
         let data = &problem.data;
         let quasi: Vec<(String, &Hierarchy)> = data
             .quasi
@@ -730,13 +733,16 @@ fn write(released: &dyn ReleasedTable, format: &CsvFormat, rows: &[usize]) -> Re
 impl Anonymizer<'_> {
     /// Makes `released`'s rows `rows` in the release's form (timed as `timings.write`)
     /// and reads them back as a recipient would, for the audit. Returns what was made,
-    /// the table read back and the audit's clock, started before the reading.
+    /// the table read back, with `lines` perhaps of its distinct lines only and each row's
+    /// line among them ([`Table::from_bytes_lines`]), and the audit's clock, started
+    /// before the reading.
     fn make_and_read(
         &self,
         released: &dyn ReleasedTable,
         rows: &[usize],
+        lines: bool,
         timings: &mut Timings,
-    ) -> Result<(Body, Table, Instant)> {
+    ) -> Result<(Body, Table, Option<Vec<u32>>, Instant)> {
         let clock = Instant::now();
         match self.form {
             ReleaseForm::Csv => {
@@ -752,8 +758,13 @@ impl Anonymizer<'_> {
                     header: true,
                     ..self.format.clone()
                 };
-                let written = Table::from_bytes(&csv, Path::new(RELEASED), &read_back)?;
-                Ok((Body::Csv(csv), written, clock))
+                let name = Path::new(RELEASED);
+                let (written, of_row) = if lines {
+                    Table::from_bytes_lines(&csv, name, &read_back)?
+                } else {
+                    (Table::from_bytes(&csv, name, &read_back)?, None)
+                };
+                Ok((Body::Csv(csv), written, of_row, clock))
             }
             #[cfg(feature = "arrow")]
             ReleaseForm::Arrow => {
@@ -771,7 +782,7 @@ impl Anonymizer<'_> {
                 let clock = Instant::now();
                 // the audit reads the strings, as a recipient prints the columns
                 let written = Table::from_arrow(schema, &strings, name, &Silent)?;
-                Ok((Body::Arrow(typed_schema, typed), written, clock))
+                Ok((Body::Arrow(typed_schema, typed), written, None, clock))
             }
         }
     }

@@ -23,6 +23,23 @@ use crate::input::{MAX_FIELD, MAX_LINE};
 /// split at ASCII bytes, so it is UTF-8 exactly when its header and each distinct field
 /// are, which the header's reading and the interner check.
 pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<Table> {
+    parse_lines(bytes, source, format, false).map(|(table, _)| table)
+}
+
+/// A table read by [`parse`], with `distinct` its rows the text's distinct lines, in order
+/// of first occurrence, and each line's row beside it (the table's rows otherwise, and
+/// None).
+pub(super) type Lines = (Table, Option<Vec<u32>>);
+
+/// [`parse`]; with `distinct`, a line met before is not read again but given the row of
+/// its first reading (a release shows few distinct lines), so that the table holds each
+/// distinct line once, as its rows, and the second part names each line's row.
+pub(super) fn parse_lines(
+    bytes: &[u8],
+    source: &Path,
+    format: &CsvFormat,
+    distinct: bool,
+) -> Option<Lines> {
     let delimiter = format.delimiter;
     if bytes.is_empty()
         || !delimiter.is_ascii()
@@ -34,11 +51,11 @@ pub(super) fn parse(bytes: &[u8], source: &Path, format: &CsvFormat) -> Option<T
     }
     let first_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
     if bytes[..first_end].ends_with(b"\r") {
-        return split(bytes, source, format, true);
+        return split(bytes, source, format, true, distinct);
     }
-    match split_checked(bytes, source, format) {
-        Ok(table) => Some(table),
-        Err(Declined::CarriageReturn) => split(bytes, source, format, true),
+    match split_checked(bytes, source, format, distinct) {
+        Ok(lines) => Some(lines),
+        Err(Declined::CarriageReturn) => split(bytes, source, format, true, distinct),
         Err(Declined::NotPlain) => None,
     }
 }
@@ -52,38 +69,50 @@ enum Declined {
 }
 
 /// [`split`] with LF line ends, looking out for quotes and carriage returns as it goes.
-fn split_checked(bytes: &[u8], source: &Path, format: &CsvFormat) -> Result<Table, Declined> {
+fn split_checked(
+    bytes: &[u8],
+    source: &Path,
+    format: &CsvFormat,
+    distinct: bool,
+) -> Result<Lines, Declined> {
     let mut met = None;
-    let table = read(bytes, source, format, false, Some(&mut met));
-    match (table, met) {
+    let lines = read(bytes, source, format, false, Some(&mut met), distinct);
+    match (lines, met) {
         (_, Some(b'\r')) => Err(Declined::CarriageReturn),
-        (Some(table), None) => Ok(table),
+        (Some(lines), None) => Ok(lines),
         _ => Err(Declined::NotPlain),
     }
 }
 
 /// [`read`] after a search of the whole text: a carriage return only as part of a CRLF
 /// line end (`crlf`: line ends may be CRLF) and no quote anywhere.
-fn split(bytes: &[u8], source: &Path, format: &CsvFormat, crlf: bool) -> Option<Table> {
+fn split(
+    bytes: &[u8],
+    source: &Path,
+    format: &CsvFormat,
+    crlf: bool,
+    distinct: bool,
+) -> Option<Lines> {
     if memchr::memchr_iter(b'\r', bytes).any(|i| !crlf || bytes.get(i + 1) != Some(&b'\n')) {
         return None;
     }
     if memchr::memchr(format.quote, bytes).is_some() {
         return None;
     }
-    read(bytes, source, format, crlf, None)
+    read(bytes, source, format, crlf, None, distinct)
 }
 
 /// The table of `bytes`, split at each delimiter and line end (a carriage return before
-/// a line end dropped when `crlf`). With `met`, the split stops at a quote or carriage
-/// return, recorded there, and the table is None.
+/// a line end dropped when `crlf`), as [`parse_lines`] reads it. With `met`, the split
+/// stops at a quote or carriage return, recorded there, and the table is None.
 fn read(
     bytes: &[u8],
     source: &Path,
     format: &CsvFormat,
     crlf: bool,
     met: Option<&mut Option<u8>>,
-) -> Option<Table> {
+    distinct: bool,
+) -> Option<Lines> {
     let delimiter = format.delimiter;
     if bytes[0] == b'\n'
         || bytes.starts_with(b"\r\n")
@@ -141,6 +170,7 @@ fn read(
     let mut columns: Vec<Vec<u32>> = (0..width).map(|_| Vec::with_capacity(rows)).collect();
     let mut interners: Vec<Interner> = (0..width).map(|_| Interner::new()).collect();
     let mut lines = Vec::with_capacity(rows);
+    let mut of_line = distinct.then(|| Vec::with_capacity(rows));
     if !data.is_empty() {
         let mut fields = Fields {
             width,
@@ -151,6 +181,7 @@ fn read(
             columns: &mut columns,
             interners: &mut interners,
             lines: &mut lines,
+            of_line: of_line.as_mut(),
             line,
         };
         // line by line while lines repeat, then field by field over the rest
@@ -171,7 +202,7 @@ fn read(
         }
     }
     let dictionaries = interners.into_iter().map(|i| i.dictionary).collect();
-    Some(Table {
+    let table = Table {
         source: source.to_owned(),
         header,
         columns,
@@ -179,7 +210,8 @@ fn read(
         lines,
         schema: None,
         sql_types: None,
-    })
+    };
+    Some((table, of_line))
 }
 
 /// How many records `data` holds, foreseen from its first lines' mean length (an eighth
@@ -361,6 +393,9 @@ struct Fields<'t> {
     columns: &'t mut Vec<Vec<u32>>,
     interners: &'t mut Vec<Interner>,
     lines: &'t mut Vec<u64>,
+    /// With distinct lines read (see [`parse_lines`]), each line's row in `columns`: a
+    /// line met again is not added there.
+    of_line: Option<&'t mut Vec<u32>>,
     /// The line the next record starts on.
     line: u64,
 }
@@ -371,7 +406,7 @@ impl Fields<'_> {
     /// (the text's length when it read every line), or None when the text is not plain.
     fn lines_repeated(&mut self, bytes: &[u8]) -> Option<usize> {
         let mut repeats = Repeats::new();
-        let (mut at, mut row, mut plain) = (0usize, self.lines.len(), true);
+        let (mut at, mut plain) = (0usize, true);
         // the line ends found 32 bytes at a time (a search per line paid a call and a set-up
         // for lines of some 50 bytes)
         let all = each_match::<false>(
@@ -389,9 +424,14 @@ impl Fields<'_> {
                 if self.crlf {
                     record = record.strip_suffix(b"\r").unwrap_or(record);
                 }
-                match repeats.find(record, bytes) {
-                    // a line met before has the codes it had then
-                    Some(first) => {
+                match (repeats.find(record, bytes), self.of_line.as_mut()) {
+                    // a line met before has the row it had then
+                    (Some(first), Some(of_line)) => {
+                        of_line.push(first as u32);
+                        self.line += 1;
+                    }
+                    // or the codes
+                    (Some(first), None) => {
                         for column in self.columns.iter_mut() {
                             let code = column[first];
                             column.push(code);
@@ -399,7 +439,9 @@ impl Fields<'_> {
                         self.lines.push(self.line);
                         self.line += 1;
                     }
-                    None => {
+                    (None, _) => {
+                        // the row it is read as (a line number per row)
+                        let row = self.lines.len();
                         if self.fields(record).is_none() {
                             plain = false;
                             return false;
@@ -407,7 +449,6 @@ impl Fields<'_> {
                         repeats.insert(at, record, row);
                     }
                 }
-                row += 1;
                 at = (end + 1).min(bytes.len());
                 repeats.on
             },
@@ -422,12 +463,19 @@ impl Fields<'_> {
     /// Reads the records of `bytes` field by field, in one pass over its delimiters and
     /// line ends; None when the text is not plain, or has a byte watched for (recorded).
     fn fields(&mut self, bytes: &[u8]) -> Option<()> {
+        let before = self.lines.len();
         let split = match self.watch {
             Some(watch) => self.split::<true>(bytes, watch),
             None => self.split::<false>(bytes, (0, 0)),
         };
         match split {
-            Split::All => Some(()),
+            Split::All => {
+                // each line read is a row of its own
+                if let Some(of_line) = self.of_line.as_mut() {
+                    of_line.extend(before as u32..self.lines.len() as u32);
+                }
+                Some(())
+            }
             Split::Stopped => None,
             Split::Met(byte) => {
                 self.met = Some(byte);
@@ -916,6 +964,60 @@ mod tests {
                 );
             }
             assert!(super::parse(texts[1].as_bytes(), Path::new("t.csv"), &format).is_none());
+        }
+    }
+
+    /// Read as distinct lines, a text expands back, row by row, to the table read line by
+    /// line: the same cell in every row and column, with LF or CRLF line ends, lines
+    /// repeating from the start, after a trial of distinct ones (the lookup is off by
+    /// then), or not at all; each distinct line is read once while the lookup is on.
+    #[test]
+    fn distinct_lines_expand_to_every_line() {
+        let format = CsvFormat {
+            delimiter: b';',
+            ..CsvFormat::default()
+        };
+        for end in ["\n", "\r\n"] {
+            let mut often = format!("a;b;c{end}");
+            for i in 0..5_000 {
+                often += &format!("{};x{};{}{end}", i % 50, i % 7, i % 3);
+            }
+            let mut late = format!("a;b;c{end}");
+            for i in 0..(super::TRIAL + 2_000) {
+                let i = if i < super::TRIAL { i } else { i % 100 };
+                late += &format!("{i};y;{}{end}", i % 9);
+            }
+            // 105 distinct lines, repeating from the 106th: each read once
+            let mut few = format!("a;b;c{end}");
+            for i in 0..5_000 {
+                few += &format!("{};x{};{}{end}", i % 5, i % 7, i % 3);
+            }
+            for text in [&often, &late, &few] {
+                let every =
+                    Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format).unwrap();
+                let (distinct, of_row) =
+                    super::parse_lines(text.as_bytes(), Path::new("t.csv"), &format, true).unwrap();
+                let of_row = of_row.unwrap();
+                assert_eq!(of_row.len(), every.rows());
+                for (r, &d) in of_row.iter().enumerate() {
+                    for c in 0..3 {
+                        assert_eq!(distinct.value(d as usize, c), every.value(r, c));
+                    }
+                }
+                assert!(
+                    super::parse_lines(text.as_bytes(), Path::new("t.csv"), &format, false)
+                        .unwrap()
+                        .1
+                        .is_none()
+                );
+            }
+            let (distinct, _) =
+                super::parse_lines(few.as_bytes(), Path::new("t.csv"), &format, true).unwrap();
+            let mut lines: Vec<&str> = few.lines().skip(1).collect();
+            lines.sort_unstable();
+            lines.dedup();
+            assert_eq!(lines.len(), 105);
+            assert_eq!(distinct.rows(), lines.len());
         }
     }
 

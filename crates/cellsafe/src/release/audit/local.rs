@@ -63,8 +63,8 @@ pub(crate) fn audit_local_table(released: &Table, expected: &LocalExpected) -> R
     let ((shown, by_group), cells) = rayon::join(
         || {
             rayon::join(
-                || audit_table(released, &base),
-                || audit_table(released, &by_gid),
+                || audit_table(super::ReadBack::whole(released), &base),
+                || audit_table(super::ReadBack::whole(released), &by_gid),
             )
         },
         || cells(released, expected),

@@ -81,13 +81,54 @@ const COMPLETIONS: usize = 100_000;
 
 /// Audits the released file at `path` (written as `format`) against `expected`.
 pub fn audit(path: &Path, format: &CsvFormat, expected: &Expected) -> Result<Audit> {
-    audit_table(&Table::read_csv(path, format)?, expected)
+    audit_table(ReadBack::whole(&Table::read_csv(path, format)?), expected)
+}
+
+/// A released table as read back for its audit: a table of its rows, or of its distinct
+/// lines with each row's line among them ([`Table::from_bytes_lines`]). Rows alike in
+/// every cell are grouped alike, so the audit groups the table's rows once, then puts
+/// each released row where its line went.
+#[derive(Clone, Copy)]
+pub(crate) struct ReadBack<'t> {
+    table: &'t Table,
+    of_row: Option<&'t [u32]>,
+}
+
+impl<'t> ReadBack<'t> {
+    /// `table`'s rows, the released rows one by one.
+    pub(crate) fn whole(table: &'t Table) -> Self {
+        ReadBack {
+            table,
+            of_row: None,
+        }
+    }
+
+    /// `table`'s rows read for the released rows `of_row` names (None: one by one).
+    pub(crate) fn lines(table: &'t Table, of_row: Option<&'t [u32]>) -> Self {
+        ReadBack { table, of_row }
+    }
+
+    /// Released rows.
+    fn rows(&self) -> usize {
+        self.of_row.map_or(self.table.rows(), <[u32]>::len)
+    }
+
+    /// The table's row that released row `r` reads as.
+    fn row(&self, r: usize) -> usize {
+        self.of_row.map_or(r, |of_row| of_row[r] as usize)
+    }
+
+    /// The cell of released row `r` in column `c`.
+    fn value(&self, r: usize, c: usize) -> &'t str {
+        self.table.value(self.row(r), c)
+    }
 }
 
 /// Audits a released table as read back from what was written (a file or a buffer).
-pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit> {
+pub(crate) fn audit_table(released: ReadBack<'_>, expected: &Expected) -> Result<Audit> {
+    let table = released.table;
     let column = |name: &str| {
-        released
+        table
             .column_index(name)
             .ok_or_else(|| ReleaseError::NoColumn(name.to_owned()).into())
     };
@@ -115,14 +156,14 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
         ));
         return Ok(failed(violations));
     }
-    let hidden: Vec<usize> = (0..released.header().len())
-        .filter(|&c| !expected.public.contains(&released.header()[c]))
+    let hidden: Vec<usize> = (0..table.header().len())
+        .filter(|&c| !expected.public.contains(&table.header()[c]))
         .collect();
     // rows are grouped by the codes of their visible cells in the file read back (equal
     // codes, equal strings), then each group is named by its strings
     let star: Vec<Option<u32>> = hidden
         .iter()
-        .map(|&c| released.dictionary(c).code(SUPPRESSED))
+        .map(|&c| table.dictionary(c).code(SUPPRESSED))
         .collect();
     let key_cols: Vec<usize> = qi_cols.iter().chain(&public_cols).copied().collect();
     // a row's key codes packed in one number, each column's code times the product of the
@@ -131,7 +172,7 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
         .iter()
         .try_fold((Vec::new(), 1u64), |(mut strides, stride), &c| {
             strides.push(stride);
-            let next = stride.checked_mul(released.dictionary(c).len() as u64)?;
+            let next = stride.checked_mul(table.dictionary(c).len() as u64)?;
             Some((strides, next))
         })
         .map(|(strides, _)| strides);
@@ -140,15 +181,18 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
     let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut pool: Vec<usize> = Vec::new();
     let mut key: Vec<u32> = Vec::with_capacity(key_cols.len());
-    let hidden_codes: Vec<&[u32]> = hidden.iter().map(|&c| released.codes(c)).collect();
-    let key_codes: Vec<&[u32]> = key_cols.iter().map(|&c| released.codes(c)).collect();
-    for row in 0..released.rows() {
+    let hidden_codes: Vec<&[u32]> = hidden.iter().map(|&c| table.codes(c)).collect();
+    let key_codes: Vec<&[u32]> = key_cols.iter().map(|&c| table.codes(c)).collect();
+    // each row of the table read back: its group, or POOL when every hidden cell is `*`
+    const POOL: usize = usize::MAX;
+    let mut group_of = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
         let all_star = hidden_codes
             .iter()
             .zip(&star)
             .all(|(codes, s)| Some(codes[row]) == *s);
         if all_star {
-            pool.push(row);
+            group_of.push(POOL);
             continue;
         }
         // public columns are known to the recipient: they link as quasi-identifiers do
@@ -175,15 +219,21 @@ pub(crate) fn audit_table(released: &Table, expected: &Expected) -> Result<Audit
             }
         };
         if group == next {
-            members.push((row, vec![row]));
-        } else {
-            members[group].1.push(row);
+            members.push((row, Vec::new()));
+        }
+        group_of.push(group);
+    }
+    // each released row where its row of the table went
+    for r in 0..released.rows() {
+        match group_of[released.row(r)] {
+            POOL => pool.push(r),
+            group => members[group].1.push(r),
         }
     }
     let groups: FxHashMap<Vec<&str>, Vec<usize>> = members
         .into_iter()
         .map(|(first, rows)| {
-            let key = key_cols.iter().map(|&c| released.value(first, c)).collect();
+            let key = key_cols.iter().map(|&c| table.value(first, c)).collect();
             (key, rows)
         })
         .collect();
@@ -363,7 +413,7 @@ enum Record {
 /// confidential.
 #[allow(clippy::too_many_arguments)]
 fn logical(
-    released: &Table,
+    released: ReadBack<'_>,
     expected: &Expected,
     c: &Confidentiality,
     persons: &[usize],
@@ -377,6 +427,7 @@ fn logical(
         .iter()
         .map(|d| {
             released
+                .table
                 .column_index(&d.name)
                 .ok_or_else(|| ReleaseError::NoColumn(d.name.clone()).into())
         })
@@ -662,9 +713,86 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    use super::{audit_table, Expected};
+    use super::{audit_table, Expected, ReadBack};
     use crate::criteria::ModelSpec;
     use crate::data::table::{CsvFormat, Table};
+
+    /// A release read back as its distinct lines, each row pointing at its own, is audited
+    /// as read back row by row: the same verdict, groups, suppressed rows and violations,
+    /// on random releases of few or many distinct lines (the reader stops looking for
+    /// repeats after a trial of distinct ones), with suppressed rows, a public column that
+    /// splits the groups, and a sensitive column for l-diversity, passing or not.
+    #[test]
+    fn distinct_lines_audit_as_every_row() {
+        let mut rng = ChaCha8Rng::seed_from_u64(43);
+        let mut read_once = 0;
+        for round in 0..40 {
+            let rows = if round % 4 == 0 {
+                6_000
+            } else {
+                rng.gen_range(1..3_000)
+            };
+            let values = if round % 4 == 0 {
+                5_000
+            } else {
+                rng.gen_range(1..6)
+            };
+            let mut text = String::from("q0;pub;q1;sens\n");
+            for _ in 0..rows {
+                let suppressed = rng.gen_bool(0.05);
+                let public = format!("p{}", rng.gen_range(0..2));
+                let sens = format!("s{}", rng.gen_range(0..3));
+                if suppressed {
+                    text.push_str(&format!("*;{public};*;*\n"));
+                } else {
+                    let (a, b) = (rng.gen_range(0..values), rng.gen_range(0..3));
+                    text.push_str(&format!("v{a};{public};w{b};{sens}\n"));
+                }
+            }
+            let format = CsvFormat {
+                delimiter: b';',
+                ..CsvFormat::default()
+            };
+            let every = Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format).unwrap();
+            let (distinct, of_row) =
+                Table::from_bytes_lines(text.as_bytes(), Path::new("t.csv"), &format).unwrap();
+            let of_row = of_row.expect("plain text: read line by line");
+            assert_eq!(of_row.len(), rows);
+            read_once += usize::from(distinct.rows() < rows);
+            let quasi = ["q0".to_owned(), "q1".to_owned()];
+            let order: Vec<usize> = (0..rows).collect();
+            for public in [&[][..], &["pub".to_owned()][..]] {
+                for models in [
+                    vec![ModelSpec::KAnonymity {
+                        k: rng.gen_range(1..6),
+                    }],
+                    vec![ModelSpec::DistinctLDiversity {
+                        attribute: "sens".into(),
+                        l: f64::from(rng.gen_range(1u8..4)),
+                    }],
+                ] {
+                    let expected = Expected {
+                        quasi: &quasi,
+                        models: &models,
+                        original: &every,
+                        safety: None,
+                        rows: &order,
+                        public,
+                        presence: None,
+                    };
+                    let a = audit_table(ReadBack::whole(&every), &expected).unwrap();
+                    let b =
+                        audit_table(ReadBack::lines(&distinct, Some(&of_row)), &expected).unwrap();
+                    assert_eq!(
+                        serde_json::to_string(&a).unwrap(),
+                        serde_json::to_string(&b).unwrap(),
+                        "round {round}"
+                    );
+                }
+            }
+        }
+        assert!(read_once > 20, "{read_once}");
+    }
 
     /// The audit's groups are the distinct tuples of visible cells, counted here from the
     /// strings: on tables whose codes pack into 64 bits and on tables of many columns of
@@ -722,7 +850,7 @@ mod tests {
             let k = rng.gen_range(1..4);
             let order: Vec<usize> = (0..rows).collect();
             let audit = audit_table(
-                &table,
+                ReadBack::whole(&table),
                 &Expected {
                     quasi: &names,
                     models: &[ModelSpec::KAnonymity { k }],
