@@ -165,11 +165,14 @@ fn read(
         (false, _) => (body, 1),
     };
     // room for the rows foreseen, so that the columns are not grown by doubling (each
-    // time copied, and into memory the kernel zeroes afresh)
+    // time copied, and into memory the kernel zeroes afresh); read as distinct lines, the
+    // columns grow as lines come that were not met before (room for every row would be
+    // fresh memory, untouched but for a few lines)
     let rows = foreseen_rows(data, width);
-    let mut columns: Vec<Vec<u32>> = (0..width).map(|_| Vec::with_capacity(rows)).collect();
+    let room = if distinct { 0 } else { rows };
+    let mut columns: Vec<Vec<u32>> = (0..width).map(|_| Vec::with_capacity(room)).collect();
     let mut interners: Vec<Interner> = (0..width).map(|_| Interner::new()).collect();
-    let mut lines = Vec::with_capacity(rows);
+    let mut lines = Vec::with_capacity(room);
     let mut of_line = distinct.then(|| Vec::with_capacity(rows));
     if !data.is_empty() {
         let mut fields = Fields {
