@@ -256,10 +256,13 @@ impl Report {
     }
 }
 
+/// Metric `kind` of node `levels`, whose classes and suppressed classes are given (each
+/// such score once rolled them up again from the snapshot).
 fn extra_metric(
     problem: &Problem,
     kind: MetricKind,
     levels: &[u8],
+    (classes, suppressed): (&Classes, &[bool]),
     with: &MetricSpec,
 ) -> Option<Score> {
     let spec = MetricSpec {
@@ -268,20 +271,18 @@ fn extra_metric(
         ..with.clone()
     };
     let metric = Metric::bind(&spec, &problem.data).ok()?;
-    let classes = problem.classes(levels);
-    let suppressed = problem.suppressed(levels, &classes);
     let ns = classes
         .counts
         .iter()
-        .zip(&suppressed)
+        .zip(suppressed)
         .filter(|(_, s)| **s)
         .map(|(c, _)| *c as u64)
         .sum();
     Some(metric.score(
         &problem.snapshot,
         levels,
-        &classes,
-        &suppressed,
+        classes,
+        suppressed,
         ns,
         &problem.hierarchies(),
     ))
@@ -330,7 +331,10 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         })
         .collect();
     let spec = &problem.metric.spec;
-    let glm = extra_metric(problem, MetricKind::Glm, levels, spec).map_or(f64::NAN, |s| s.value);
+    let suppressed = problem.suppressed(levels, &classes);
+    let node = (&classes, &suppressed[..]);
+    let glm =
+        extra_metric(problem, MetricKind::Glm, levels, node, spec).map_or(f64::NAN, |s| s.value);
     let all = all_metrics.then(|| {
         MetricKind::ALL
             .into_iter()
@@ -338,7 +342,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
                 let name = serde_json::to_value(k).ok()?.as_str()?.to_owned();
                 Some((
                     name,
-                    Value::from(extra_metric(problem, k, levels, spec)?.value),
+                    Value::from(extra_metric(problem, k, levels, node, spec)?.value),
                 ))
             })
             .collect()
