@@ -330,9 +330,11 @@ impl<'a, K: GroupKey, const N: usize> Unrolled<'a, K, N> {
 
 /// Groups rows by key: per row its group, per group its first row and its key (widened).
 fn group_rows<K: GroupKey>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Keys) {
+    // room for as many tuples as rows: grown by doubling, the vectors were copied each
+    // time, into memory the kernel zeroes afresh
     let mut row_tuple = Vec::with_capacity(keys.len());
-    let mut first_rows: Vec<u32> = Vec::new();
-    let mut group_keys: Vec<K> = Vec::new();
+    let mut first_rows: Vec<u32> = Vec::with_capacity(keys.len());
+    let mut group_keys: Vec<K> = Vec::with_capacity(keys.len());
     let mut index = Grouper::default();
     index.start(keys.len());
     // each key's slot loaded a few rows ahead, as the rollups do, so the misses overlap
