@@ -13,6 +13,12 @@
 //! rises more than one level. (It went through a hub, the node's fully generalized
 //! attributes kept and the others at level 0; with many quasi-identifiers few hubs served
 //! more than one node: on UCI Adult with 13, 1,726 distinct hubs for 1,856 nodes.)
+//!
+//! Every node a search rolls up lies at or above the problem's floor: the node whose each
+//! level is the lowest at which that attribute alone does not fail (`Problem::floor`).
+//! A node no kept node lies below is rolled up from the floor's classes, computed from
+//! the base once, rather than from the base: with k = 5 and no suppression on Adult, search
+//! 0.903 / 0.965 of the time at 8 / 9 quasi-identifiers.
 
 use crate::algorithm::problem::{Evaluation, Problem};
 use crate::framework::classes::{Classes, Pooled};
@@ -78,6 +84,10 @@ pub(crate) struct ClassCache<'a> {
     /// A node this many level steps or more above its source is rolled up through a
     /// node one step below it on each changed attribute ([`FAR_STEPS`]).
     far_steps: usize,
+    /// The problem's floor ([`Problem::floor`]) when above the bottom, and its classes once
+    /// a node above it was rolled up: the source, kept apart from the entries, of a node
+    /// above it that no entry lies below.
+    floor: Option<(Vec<u8>, Option<Classes>)>,
 }
 
 impl<'a> ClassCache<'a> {
@@ -98,6 +108,10 @@ impl<'a> ClassCache<'a> {
             pair_rejections: 0,
             cut_short: 0,
             far_steps: FAR_STEPS,
+            floor: problem
+                .floor()
+                .filter(|f| problem.lattice.is_chain() && f.iter().any(|&l| l > 0))
+                .map(|f| (f, None)),
         }
     }
 
@@ -132,14 +146,26 @@ impl<'a> ClassCache<'a> {
         let bottom = vec![0u8; levels.len()];
         // from the base, through the step node whenever it is not the base itself
         let source = self.source(levels);
-        let (from_levels, from, far) = match source {
-            Some(i) => {
+        // above the floor, rolled up once from the base, rather than from the base
+        let floor = match (&mut self.floor, source) {
+            (Some((floor, classes)), None) if is_generalization(levels, floor) => {
+                if classes.is_none() {
+                    *classes =
+                        Some(snapshot.rollup(&self.hierarchies, snapshot.base(), &bottom, floor));
+                }
+                true
+            }
+            _ => false,
+        };
+        let (from_levels, from, far) = match (source, &self.floor) {
+            (Some(i), _) => {
                 self.tick += 1;
                 self.entries[i].2 = self.tick;
                 let (l, c, _) = &self.entries[i];
                 (l.as_slice(), c, self.far_steps)
             }
-            None => (bottom.as_slice(), snapshot.base(), 0),
+            (None, Some((l, Some(c)))) if floor => (l.as_slice(), c, self.far_steps),
+            _ => (bottom.as_slice(), snapshot.base(), 0),
         };
         let steps: usize = from_levels
             .iter()
@@ -153,7 +179,7 @@ impl<'a> ClassCache<'a> {
             .count();
         // (when every changed attribute moves one level, the step node is the source)
         if steps < far || steps == changed {
-            return if source.is_none() {
+            return if source.is_none() && !floor {
                 snapshot.classes_capped_pooled(&self.hierarchies, levels, cap)
             } else {
                 snapshot.rollup_capped_pooled(&self.hierarchies, from, from_levels, levels, cap)
@@ -306,6 +332,51 @@ mod tests {
         }
     }
 
+    /// The floor is exactly where the nodes that do not fail alone begin (every such node
+    /// lies at or above it, and every node at or above it passes alone), and a cache that
+    /// rolls nodes above it up from its classes gives each node, in random order, the
+    /// classes and verdict computed from the base; its classes are computed once, on the
+    /// first node above it.
+    #[test]
+    fn nodes_above_the_floor_roll_up_from_it_and_stay_exact() {
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let mut raised = 0;
+        for _ in 0..60 {
+            let k = rng.gen_range(2..5);
+            let limit = [0.0, 0.02, 0.1][rng.gen_range(0..3)];
+            let problem = problem_with_k(&mut rng, k, limit);
+            let lattice = &problem.lattice;
+            let floor = problem.floor();
+            for i in 0..lattice.size() {
+                let levels = lattice.levels(i);
+                let above = floor
+                    .as_ref()
+                    .is_some_and(|f| crate::framework::lattice::is_generalization(&levels, f));
+                assert_eq!(problem.fails_alone(&levels), !above, "{levels:?} {floor:?}");
+            }
+            let Some(floor) = floor else { continue };
+            raised += usize::from(floor.iter().any(|&l| l > 0));
+            let mut cache = ClassCache::new(&problem);
+            let mut nodes: Vec<usize> = (0..lattice.size()).collect();
+            for i in (1..nodes.len()).rev() {
+                nodes.swap(i, rng.gen_range(0..=i));
+            }
+            for &i in nodes.iter().take(40) {
+                assert_exact(&mut cache, &problem, &lattice.levels(i));
+                if let Some((f, classes)) = &cache.floor {
+                    assert_eq!(f, &floor);
+                    if let Some(classes) = classes {
+                        assert_eq!(
+                            sorted_counts(classes),
+                            sorted_counts(&problem.classes(&floor))
+                        );
+                    }
+                }
+            }
+        }
+        assert!(raised >= 20, "{raised}");
+    }
+
     /// A cache too small for what it is offered evicts, stays within its budget, and
     /// still gives every node the classes and verdict computed from the base.
     #[test]
@@ -454,13 +525,15 @@ mod tests {
 
     /// With nothing cached below it, a node is rolled up from the base, through a kept step
     /// node when some attribute rises more than one level: the classes and verdicts are
-    /// those computed from the base directly.
+    /// those computed from the base directly. (k = 1: no attribute fails alone, so there
+    /// is no floor to start from; see nodes_above_the_floor_roll_up_from_it_and_stay_exact.)
     #[test]
     fn nodes_above_the_base_alone_go_through_a_kept_step_node_and_stay_exact() {
         let mut rng = ChaCha8Rng::seed_from_u64(15);
         let mut stepped = 0;
         for _ in 0..60 {
-            let problem = random_problem(&mut rng, 0.1);
+            let problem = problem_with_k(&mut rng, 1, 0.1);
+            assert!(problem.floor().is_none());
             let levels = problem
                 .lattice
                 .levels(rng.gen_range(0..problem.lattice.size()));

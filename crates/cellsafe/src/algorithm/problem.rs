@@ -351,6 +351,23 @@ impl Problem {
             .any(|(small, &l)| small[l as usize] > self.max_suppressed)
     }
 
+    /// The lowest node every node that does not [`fail alone`](Self::fails_alone) lies at or
+    /// above: per attribute, its lowest level that leaves no more rows in groups smaller
+    /// than k than may be suppressed (those rows only lessen as the level rises, groups
+    /// merging). None when every node fails alone, or when none does (no k above 1).
+    pub(crate) fn floor(&self) -> Option<Vec<u8>> {
+        if self.small_rows.is_empty() {
+            return None;
+        }
+        self.small_rows
+            .iter()
+            .map(|small| {
+                let level = small.iter().position(|&rows| rows <= self.max_suppressed)?;
+                u8::try_from(level).ok()
+            })
+            .collect()
+    }
+
     /// [`fails_alone`](Self::fails_alone) for pairs of attributes: whether the values of
     /// two quasi-identifiers together, at their levels in `levels`, leave more rows in
     /// groups smaller than k than may be suppressed. Only the pairs most likely to fail
