@@ -827,10 +827,7 @@ mod tests {
 
     use super::{smallest_threshold, Problem};
     use crate::criteria::ModelSpec;
-    use crate::data::table::Table;
-    use crate::data::Role;
-    use crate::framework::dataset::Dataset;
-    use crate::framework::test_support::hierarchy;
+    use crate::framework::test_support::dataset_sized;
     use crate::metric::MetricSpec;
 
     /// With k-anonymity alone, the classes suppressed and the rows they hold are those of
@@ -842,23 +839,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let (mut stopped, mut wide) = (0, 0);
         for _ in 0..80 {
-            let leaves: Vec<usize> = (0..3).map(|_| rng.gen_range(4..16)).collect();
-            let rows: Vec<Vec<String>> = (0..rng.gen_range(100..1500))
-                .map(|_| {
-                    let row = leaves.iter().enumerate();
-                    row.map(|(j, &n)| format!("q{j}v{}", rng.gen_range(0..n)))
-                        .collect()
-                })
-                .collect();
-            let header = (0..3).map(|j| format!("q{j}")).collect();
-            let table = Table::from_rows(header, &rows).unwrap();
-            let hierarchies = leaves
-                .iter()
-                .enumerate()
-                .map(|(j, &n)| (hierarchy(j, n, rng.gen_range(1..4u32)), "h".into()))
-                .collect();
-            let roles = vec![Role::QuasiIdentifying; 3];
-            let data = Dataset::new(table, roles, hierarchies, vec![]).unwrap();
+            let data = dataset_sized(&mut rng, 4..16, 100..1500, 0);
             let k = rng.gen_range(2..6);
             let limit = [0.0, 0.01, 0.05, 0.3][rng.gen_range(0..4)];
             let models = [ModelSpec::KAnonymity { k }];

@@ -19,9 +19,20 @@ pub(crate) fn dataset(rng: &mut ChaCha8Rng) -> Dataset {
 /// [`dataset`] with `sensitive` more columns `s0`, `s1`, ... of 1 to 4 values each, role
 /// sensitive.
 pub(crate) fn dataset_with(rng: &mut ChaCha8Rng, sensitive: usize) -> Dataset {
+    dataset_sized(rng, 2..9, 1..40, sensitive)
+}
+
+/// [`dataset_with`] with each quasi-identifier's leaves drawn from `leaves` and the number
+/// of rows from `rows`.
+pub(crate) fn dataset_sized(
+    rng: &mut ChaCha8Rng,
+    leaves: std::ops::Range<usize>,
+    rows: std::ops::Range<i32>,
+    sensitive: usize,
+) -> Dataset {
     let dims = 3;
-    let leaves: Vec<usize> = (0..dims).map(|_| rng.gen_range(2..9)).collect();
-    let rows: Vec<Vec<String>> = (0..rng.gen_range(1..40))
+    let leaves: Vec<usize> = (0..dims).map(|_| rng.gen_range(leaves.clone())).collect();
+    let rows: Vec<Vec<String>> = (0..rng.gen_range(rows))
         .map(|_| {
             leaves
                 .iter()

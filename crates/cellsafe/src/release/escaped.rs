@@ -113,18 +113,10 @@ impl Templates {
         Some(Templates { own, spans, bytes })
     }
 
-    /// Appends the bytes at `span`: a short run as [`SEGMENT`] bytes (a copy of fixed
-    /// size, without a call), then cut back to its length.
+    /// Appends the bytes at `span` (a short run copied as [`SEGMENT`] bytes).
     #[inline]
     fn push(&self, out: &mut Vec<u8>, (start, len): Span) {
-        if len <= SEGMENT {
-            if let Ok(chunk) = <&[u8; SEGMENT]>::try_from(&self.bytes[start..start + SEGMENT]) {
-                out.extend_from_slice(chunk);
-                out.truncate(out.len() - (SEGMENT - len));
-                return;
-            }
-        }
-        out.extend_from_slice(&self.bytes[start..start + len]);
+        push_padded::<SEGMENT>(out, &self.bytes, start, len);
     }
 }
 
@@ -309,19 +301,26 @@ impl<'r> Escaped<'r> {
         w.write_all(&buffer)
     }
 
-    /// Appends the cell at `start` of `len` bytes: a short one as [`COPY`] bytes (a copy
-    /// of fixed size, without a call), then cut back to its length.
+    /// Appends the cell at `start` of `len` bytes (a short one copied as [`COPY`] bytes).
     #[inline]
     fn push_cell(&self, out: &mut Vec<u8>, start: usize, len: usize) {
-        if len <= COPY {
-            if let Ok(chunk) = <&[u8; COPY]>::try_from(&self.bytes[start..start + COPY]) {
-                out.extend_from_slice(chunk);
-                out.truncate(out.len() - (COPY - len));
-                return;
-            }
-        }
-        out.extend_from_slice(&self.bytes[start..start + len]);
+        push_padded::<COPY>(out, &self.bytes, start, len);
     }
+}
+
+/// Appends the `len` bytes of `bytes` at `start`: when at most `N`, as `N` bytes (a copy of
+/// fixed size, without a call; `bytes` holds `N` bytes of padding past its last run), then
+/// cut back to `len`.
+#[inline(always)]
+fn push_padded<const N: usize>(out: &mut Vec<u8>, bytes: &[u8], start: usize, len: usize) {
+    if len <= N {
+        if let Ok(chunk) = <&[u8; N]>::try_from(&bytes[start..start + N]) {
+            out.extend_from_slice(chunk);
+            out.truncate(out.len() - (N - len));
+            return;
+        }
+    }
+    out.extend_from_slice(&bytes[start..start + len]);
 }
 
 /// Bytes gathered before they are handed to the writer.
@@ -387,6 +386,42 @@ mod tests {
         .expect("a problem")
     }
 
+    /// k-anonymity (k as given, any row may be suppressed) on `rows` under `header`: two
+    /// quasi-identifiers, `qa` and `qb` with hierarchies `ha` and `hb`, around an
+    /// insensitive column (public or not), then a sensitive and an identifying one.
+    fn two_quasi_problem(
+        header: Vec<String>,
+        rows: &[Vec<String>],
+        (ha, hb): (&Hierarchy, &Hierarchy),
+        public: bool,
+        k: u32,
+    ) -> Problem {
+        let table = Table::from_rows(header, rows).expect("a table");
+        let roles = vec![
+            Role::QuasiIdentifying,
+            Role::Insensitive,
+            Role::QuasiIdentifying,
+            Role::Sensitive,
+            Role::Identifying,
+        ];
+        let data = Dataset::new(
+            table,
+            roles,
+            vec![(ha.clone(), "ha".into()), (hb.clone(), "hb".into())],
+            vec![],
+        )
+        .expect("a dataset")
+        .with_public(vec![false, public, false, false, false])
+        .expect("public flags");
+        Problem::new(
+            data,
+            &[ModelSpec::KAnonymity { k }],
+            1.0,
+            &MetricSpec::default(),
+        )
+        .expect("a problem")
+    }
+
     fn distinct(values: Vec<String>, tag: &str) -> Vec<String> {
         // made distinct by their position, so that any piece can occur in them
         values
@@ -433,31 +468,8 @@ mod tests {
                     ]
                 })
                 .collect();
-            let table = Table::from_rows(header, &rows).expect("a table");
             let (ha, hb) = (hierarchy(&a, &groups, &top), hierarchy(&b, &groups, &top));
-            let roles = vec![
-                Role::QuasiIdentifying,
-                Role::Insensitive,
-                Role::QuasiIdentifying,
-                Role::Sensitive,
-                Role::Identifying,
-            ];
-            let data = Dataset::new(
-                table,
-                roles,
-                vec![(ha.clone(), "ha".into()), (hb.clone(), "hb".into())],
-                vec![],
-            )
-            .expect("a dataset")
-            .with_public(vec![false, public, false, false, false])
-            .expect("public flags");
-            let problem = Problem::new(
-                data,
-                &[ModelSpec::KAnonymity { k }],
-                1.0,
-                &MetricSpec::default(),
-            )
-            .expect("a problem");
+            let problem = two_quasi_problem(header, &rows, (&ha, &hb), public, k);
             let mut released = Released::new(&problem, &[levels.0, levels.1]).expect("released");
             if aggregate {
                 let aggregators = [
@@ -502,33 +514,10 @@ mod tests {
                 ]
             })
             .collect();
-        let roles = vec![
-            Role::QuasiIdentifying,
-            Role::Insensitive,
-            Role::QuasiIdentifying,
-            Role::Sensitive,
-            Role::Identifying,
-        ];
         let order: Vec<usize> = (0..rows.len()).map(|i| (i * 7) % rows.len()).collect();
         for public in [false, true] {
             for aggregate in [false, true] {
-                let table = Table::from_rows(header.clone(), &rows).expect("a table");
-                let data = Dataset::new(
-                    table,
-                    roles.clone(),
-                    vec![(ha.clone(), "ha".into()), (hb.clone(), "hb".into())],
-                    vec![],
-                )
-                .expect("a dataset")
-                .with_public(vec![false, public, false, false, false])
-                .expect("public flags");
-                let problem = Problem::new(
-                    data,
-                    &[ModelSpec::KAnonymity { k: 3 }],
-                    1.0,
-                    &MetricSpec::default(),
-                )
-                .expect("a problem");
+                let problem = two_quasi_problem(header.clone(), &rows, (&ha, &hb), public, 3);
                 let mut released = Released::new(&problem, &[0, 0]).expect("released");
                 assert!((0..rows.len()).any(|r| released.is_suppressed(r)));
                 if aggregate {

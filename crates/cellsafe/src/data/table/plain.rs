@@ -852,6 +852,21 @@ mod tests {
         Ok(())
     }
 
+    /// Two texts of three columns with line ends `end`: `rows` lines that repeat from the
+    /// start (1,050 distinct), and lines distinct for a whole trial that then repeat.
+    fn repeating(end: &str, rows: usize) -> (String, String) {
+        let mut often = format!("a;b;c{end}");
+        for i in 0..rows {
+            often += &format!("{};x{};{}{end}", i % 50, i % 7, i % 3);
+        }
+        let mut late = format!("a;b;c{end}");
+        for i in 0..(super::TRIAL + 2_000) {
+            let i = if i < super::TRIAL { i } else { i % 100 };
+            late += &format!("{i};y;{}{end}", i % 9);
+        }
+        (often, late)
+    }
+
     /// Repeated lines take their first reading's codes, whether lines repeat from the
     /// start (the lookup stays on) or only after the trial of distinct lines (it is off
     /// by then), with LF or CRLF line ends, a ragged repeat of a line cut short included.
@@ -862,16 +877,8 @@ mod tests {
             ..CsvFormat::default()
         };
         for end in ["\n", "\r\n"] {
-            let mut often = format!("a;b;c{end}");
-            for i in 0..10_000 {
-                often += &format!("{};x{};{}{end}", i % 50, i % 7, i % 3);
-            }
+            let (often, late) = repeating(end, 10_000);
             agree(often.as_bytes(), &format).unwrap();
-            let mut late = format!("a;b;c{end}");
-            for i in 0..(super::TRIAL + 2_000) {
-                let i = if i < super::TRIAL { i } else { i % 100 };
-                late += &format!("{i};y;{}{end}", i % 9);
-            }
             agree(late.as_bytes(), &format).unwrap();
             let ragged = format!("{often}1;x1{end}1;x1;1{end}");
             agree(ragged.as_bytes(), &format).unwrap();
@@ -981,15 +988,7 @@ mod tests {
             ..CsvFormat::default()
         };
         for end in ["\n", "\r\n"] {
-            let mut often = format!("a;b;c{end}");
-            for i in 0..5_000 {
-                often += &format!("{};x{};{}{end}", i % 50, i % 7, i % 3);
-            }
-            let mut late = format!("a;b;c{end}");
-            for i in 0..(super::TRIAL + 2_000) {
-                let i = if i < super::TRIAL { i } else { i % 100 };
-                late += &format!("{i};y;{}{end}", i % 9);
-            }
+            let (often, late) = repeating(end, 5_000);
             // 105 distinct lines, repeating from the 106th: each read once
             let mut few = format!("a;b;c{end}");
             for i in 0..5_000 {
