@@ -852,6 +852,14 @@ mod tests {
         Ok(())
     }
 
+    /// The dialect of the tests' texts: `;` between fields.
+    fn semicolons() -> CsvFormat {
+        CsvFormat {
+            delimiter: b';',
+            ..CsvFormat::default()
+        }
+    }
+
     /// Two texts of three columns with line ends `end`: `rows` lines that repeat from the
     /// start (1,050 distinct), and lines distinct for a whole trial that then repeat.
     fn repeating(end: &str, rows: usize) -> (String, String) {
@@ -872,10 +880,7 @@ mod tests {
     /// by then), with LF or CRLF line ends, a ragged repeat of a line cut short included.
     #[test]
     fn repeated_lines_read_alike() {
-        let format = CsvFormat {
-            delimiter: b';',
-            ..CsvFormat::default()
-        };
+        let format = semicolons();
         for end in ["\n", "\r\n"] {
             let (often, late) = repeating(end, 10_000);
             agree(often.as_bytes(), &format).unwrap();
@@ -933,10 +938,7 @@ mod tests {
     /// ends is read by the fast path too (as CRLF), not left to the general reader.
     #[test]
     fn a_quote_or_carriage_return_far_into_the_text_reads_alike() {
-        let format = CsvFormat {
-            delimiter: b';',
-            ..CsvFormat::default()
-        };
+        let format = semicolons();
         let mut repeated = String::from("a;b;c\n");
         for i in 0..3_000 {
             repeated += &format!("{};x{};{}\n", i % 40, i % 7, i % 3);
@@ -983,10 +985,7 @@ mod tests {
     /// then), or not at all; each distinct line is read once while the lookup is on.
     #[test]
     fn distinct_lines_expand_to_every_line() {
-        let format = CsvFormat {
-            delimiter: b';',
-            ..CsvFormat::default()
-        };
+        let format = semicolons();
         for end in ["\n", "\r\n"] {
             let (often, late) = repeating(end, 5_000);
             // 105 distinct lines, repeating from the 106th: each read once
@@ -1107,10 +1106,7 @@ mod tests {
             let short = String::from_utf8(short).unwrap_or_default();
             text += &format!("{};{long};{short}\n", (i * 7919) % 6000);
         }
-        let format = CsvFormat {
-            delimiter: b';',
-            ..CsvFormat::default()
-        };
+        let format = semicolons();
         let table = Table::from_bytes(text.as_bytes(), Path::new("t.csv"), &format).unwrap();
         assert_eq!(table.dictionary(0).len(), 6000);
         assert_eq!(table.dictionary(1).len(), 26);
@@ -1222,7 +1218,7 @@ mod tests {
             if !trailing {
                 text.truncate(text.len() - end.len());
             }
-            let format = CsvFormat { delimiter: b';', ..CsvFormat::default() };
+            let format = semicolons();
             agree(text.as_bytes(), &format)?;
         }
     }
