@@ -122,6 +122,7 @@ pub fn bfs(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
         minimal: found,
         nodes_evaluated: evaluated,
         genetic: None,
+        best_classes: None,
     })
 }
 
@@ -225,6 +226,7 @@ impl<'a> Settler<'a> {
             minimal: found,
             nodes_evaluated: self.evaluated,
             genetic: None,
+            best_classes: None,
         })
     }
 }

@@ -88,6 +88,9 @@ pub struct Outcome {
     /// For the genetic search: its answer, run parameters and, if asked for, the
     /// exhaustive optimum.
     pub genetic: Option<genetic::GeneticReport>,
+    /// The classes of `best`, when the search can hand them over for less than a rollup
+    /// from the base costs: the release and the report start from them.
+    pub(crate) best_classes: Option<crate::framework::classes::Classes>,
 }
 
 /// A search of the lattice of `problem` for acceptable nodes. It reports one stage or more
@@ -169,6 +172,7 @@ impl Search for Genetic {
             minimal: Vec::new(),
             nodes_evaluated: report.outcome.nodes_evaluated,
             genetic: Some(report),
+            best_classes: None,
         })
     }
 }

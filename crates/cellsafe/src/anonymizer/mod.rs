@@ -560,6 +560,7 @@ impl<'a> Anonymizer<'a> {
                 .order
                 .unwrap_or_else(|| RowOrder::Shuffled(crate::release::fresh_seed())),
             written: None,
+            classes: None,
             timings: Timings {
                 encode: start.elapsed().as_secs_f64(),
                 ..Timings::default()
@@ -572,10 +573,13 @@ impl<'a> Anonymizer<'a> {
         Ok(match &self.levels {
             Some(levels) => {
                 problem.check_levels(levels)?;
-                let evaluation = problem.check(levels, &problem.classes(levels));
+                let classes = problem.classes(levels);
+                let evaluation = problem.check(levels, &classes);
+                let acceptable = evaluation.acceptable;
                 algorithm::Outcome {
-                    best: evaluation.acceptable.then_some(evaluation),
+                    best: acceptable.then_some(evaluation),
                     nodes_evaluated: 1,
+                    best_classes: acceptable.then_some(classes),
                     ..algorithm::Outcome::default()
                 }
             }
@@ -600,7 +604,20 @@ impl<'a> Anonymizer<'a> {
             return Ok(());
         };
         let clock = Instant::now();
-        let mut released = Released::new(problem, &best.levels)?;
+        // the search's classes of the node it found, unless a public search released another
+        let classes = match release.outcome.best_classes.take() {
+            Some(classes)
+                if release
+                    .outcome
+                    .best
+                    .as_ref()
+                    .is_some_and(|found| found.levels == best.levels) =>
+            {
+                classes
+            }
+            _ => problem.classes(&best.levels),
+        };
+        let mut released = Released::with_classes(problem, &best.levels, &classes)?;
         if let Some(aggregators) = &self.aggregators {
             released = released.microaggregated(aggregators)?;
         }
@@ -641,6 +658,7 @@ impl<'a> Anonymizer<'a> {
         check_audit(&audit)?;
         let warnings = released.warnings().to_vec();
         release.best = Some(best);
+        release.classes = Some(classes);
         release.written = Some(Written {
             rows,
             body,

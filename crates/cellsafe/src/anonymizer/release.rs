@@ -10,6 +10,7 @@ use crate::algorithm::local::utility::Utility;
 use crate::algorithm::problem::{levels_map, Evaluation, Problem};
 use crate::algorithm::setbased::SetBasedReport;
 use crate::algorithm::{Algorithm, Outcome};
+use crate::framework::classes::Classes;
 use crate::release::audit::Audit;
 use crate::release::RowOrder;
 
@@ -86,6 +87,8 @@ pub struct Release {
     pub(super) local: Option<Utility>,
     pub(super) order: RowOrder,
     pub(super) written: Option<Written>,
+    /// The classes of `best`, kept for the report.
+    pub(super) classes: Option<Classes>,
     pub(super) timings: Timings,
 }
 
@@ -115,6 +118,11 @@ impl Release {
     /// The released transformation (classes, suppressed rows, score), if a node was released.
     pub fn evaluation(&self) -> Option<&Evaluation> {
         self.best.as_ref()
+    }
+    /// The classes of the released node ([`evaluation`](Self::evaluation)), if one was
+    /// released.
+    pub(crate) fn classes(&self) -> Option<&Classes> {
+        self.classes.as_ref()
     }
     /// What the search reported: nodes evaluated, every minimal node for the minimal
     /// searches, the genetic run's report. Its `best` is the search's answer, which a

@@ -44,7 +44,7 @@ use crate::criteria::ModelSpec;
 use crate::data::table::Table;
 use crate::error::{Error, JobError, ProblemError, Result};
 use crate::job::config::{Config, OutputValues};
-use crate::job::report::{describe, Report};
+use crate::job::report::{describe, describe_classes, Report};
 use crate::observer::Observer;
 use crate::release::output::{check_paths, Transaction};
 pub(crate) use crate::release::write_mapping;
@@ -698,7 +698,10 @@ fn report(config: &Config, release: &Release, header: &[String]) -> Report {
         ));
     }
     if let Some(best) = release.evaluation() {
-        let node = describe(problem, &best.levels, false);
+        let node = match release.classes() {
+            Some(classes) => describe_classes(problem, &best.levels, classes, false),
+            None => describe(problem, &best.levels, false),
+        };
         report.levels = Some(node.levels);
         report.suppressed_rows = node.suppressed_rows;
         report.classes = node.classes;

@@ -290,11 +290,20 @@ fn extra_metric(
 
 /// Describes transformation `levels` (which must be a lattice node).
 pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeReport {
-    let classes = problem.classes(levels);
-    let (evaluation, suppressed) = problem.assess(levels, &classes);
+    describe_classes(problem, levels, &problem.classes(levels), all_metrics)
+}
+
+/// [`describe`], given the classes of `levels`.
+pub(crate) fn describe_classes(
+    problem: &Problem,
+    levels: &[u8],
+    classes: &Classes,
+    all_metrics: bool,
+) -> NodeReport {
+    let (evaluation, suppressed) = problem.assess(levels, classes);
     let kept: Vec<usize> = (0..classes.len()).filter(|&c| !suppressed[c]).collect();
     let min_class_size = kept.iter().map(|&c| classes.counts[c]).min();
-    let presence = problem.presence_counts(levels, &classes);
+    let presence = problem.presence_counts(levels, classes);
     let models = problem
         .models
         .iter()
@@ -331,8 +340,8 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         })
         .collect();
     let spec = &problem.metric.spec;
-    let suppressed = problem.suppressed(levels, &classes);
-    let node = (&classes, &suppressed[..]);
+    let suppressed = problem.suppressed(levels, classes);
+    let node = (classes, &suppressed[..]);
     let glm =
         extra_metric(problem, MetricKind::Glm, levels, node, spec).map_or(f64::NAN, |s| s.value);
     let all = all_metrics.then(|| {
@@ -359,7 +368,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
         failures: if evaluation.acceptable {
             Vec::new()
         } else {
-            failures(problem, &classes, &evaluation)
+            failures(problem, classes, &evaluation)
         },
         rank: evaluation.score.rank,
         models,
@@ -369,7 +378,7 @@ pub fn describe(problem: &Problem, levels: &[u8], all_metrics: bool) -> NodeRepo
             crate::metric::sf(
                 c,
                 problem.data.profile_offset(),
-                &classes,
+                classes,
                 Some(&suppressed),
                 problem.data.rows(),
             )

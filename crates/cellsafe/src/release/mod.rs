@@ -32,7 +32,7 @@ use crate::algorithm::problem::Problem;
 use crate::data::table::CsvFormat;
 use crate::data::{Role, SUPPRESSED};
 use crate::error::Result;
-use crate::framework::classes::prefetch;
+use crate::framework::classes::{prefetch, Classes};
 use crate::release::microaggregation::{Aggregator, Microaggregated};
 
 /// What the release shows of a suppressed row.
@@ -237,10 +237,20 @@ impl<'a> Released<'a> {
     pub fn new(problem: &'a Problem, levels: &[u8]) -> Result<Released<'a>> {
         problem.data.unweighted("releasing rows")?;
         problem.check_levels(levels)?;
+        Self::with_classes(problem, levels, &problem.classes(levels))
+    }
+
+    /// [`new`](Self::new), given the classes of `levels` (which a search computed).
+    pub(crate) fn with_classes(
+        problem: &'a Problem,
+        levels: &[u8],
+        classes: &Classes,
+    ) -> Result<Released<'a>> {
+        problem.data.unweighted("releasing rows")?;
+        problem.check_levels(levels)?;
         let hierarchies = problem.hierarchies();
-        let classes = problem.classes(levels);
-        let suppressed = problem.suppressed(levels, &classes);
-        let row_class = problem.snapshot.row_classes(&hierarchies, &classes, levels);
+        let suppressed = problem.suppressed(levels, classes);
+        let row_class = problem.snapshot.row_classes(&hierarchies, classes, levels);
         Ok(Released {
             problem,
             levels: levels.to_vec(),
