@@ -633,32 +633,37 @@ mod tests {
         assert!(tabled > 60, "{tabled}");
     }
 
-    /// The best-first search hands over the classes of the node it found, rolled up from a
-    /// node it kept: the same classes (keys, representatives, counts, histograms, in the
+    /// The optimal searches hand over the classes of the node they found, rolled up from a
+    /// node they kept: the same classes (keys, representatives, counts, histograms, in the
     /// same order) as a rollup from the base, on random tables with sensitive columns,
-    /// k = 2 to 4 and 0 to 20 % suppression.
+    /// k = 2 to 4, 0 to 20 % suppression, and Loss (the best-first search) or DM (the
+    /// bottom-up one).
     #[test]
-    fn the_search_hands_over_the_classes_of_its_best_node() {
+    fn the_optimal_searches_hand_over_the_classes_of_their_best_node() {
         use crate::criteria::ModelSpec;
         use crate::framework::test_support::dataset_sized;
-        use crate::metric::MetricSpec;
+        use crate::metric::{MetricKind, MetricSpec};
         use crate::observer::Silent;
 
         let mut rng = ChaCha8Rng::seed_from_u64(2413);
-        let mut found = 0;
-        for round in 0..150 {
+        let (mut found, mut handed_over) = (0, [0usize; 2]);
+        for round in 0..240 {
             let data = dataset_sized(&mut rng, 2..9, 20..120, 2);
             let k = rng.gen_range(2..5);
             let suppression = [0.0, 0.05, 0.2][round % 3];
             let models = [ModelSpec::KAnonymity { k }];
-            let problem =
-                super::Problem::new(data, &models, suppression, &MetricSpec::default()).unwrap();
-            let outcome = super::best_first(&problem, &Silent).unwrap();
+            let metric = MetricSpec {
+                name: [MetricKind::Loss, MetricKind::Discernibility][round / 3 % 2],
+                ..MetricSpec::default()
+            };
+            let problem = super::Problem::new(data, &models, suppression, &metric).unwrap();
+            let outcome = super::optimal(&problem, &Silent).unwrap();
             let Some(best) = &outcome.best else {
                 assert!(outcome.best_classes.is_none(), "round {round}");
                 continue;
             };
             found += 1;
+            handed_over[round / 3 % 2] += 1;
             let got = outcome.best_classes.as_ref().expect("classes handed over");
             let want = problem.classes(&best.levels);
             assert_eq!(got.len(), want.len(), "round {round}");
@@ -673,6 +678,7 @@ mod tests {
                 );
             }
         }
-        assert!(found > 100, "{found}");
+        assert!(found > 150, "{found}");
+        assert!(handed_over.iter().all(|&n| n > 50), "{handed_over:?}");
     }
 }

@@ -102,9 +102,12 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
             done[index] = true;
         }
     }
+    // the best node's classes, from the nearest node the cache kept below it
+    let best_classes = best.as_ref().map(|b| cache.classes(&b.levels));
     Ok(Outcome {
         best,
         nodes_evaluated: evaluated + cache.cut_short(),
+        best_classes,
         ..Outcome::default()
     })
 }
