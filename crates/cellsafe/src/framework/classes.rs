@@ -250,6 +250,13 @@ fn group_into<K: GroupKey>(
     // never more than `cap` classes: a table sized for them stays in cache when a large
     // input rolls up to few classes
     index.start(n.min(cap));
+    // room for as many classes as the input has (at most `cap`): grown by doubling, the
+    // pooled vectors were copied at each step (room not written to is not touched)
+    let room = n.min(cap);
+    keys.reserve(room);
+    reps.reserve(room);
+    counts.reserve(room);
+    hist.reserve(room * width);
     const AHEAD: usize = 8;
     let mut ahead = [K::default(); AHEAD];
     for (c, slot) in ahead.iter_mut().enumerate().take(n) {
