@@ -293,6 +293,7 @@ impl<'a> ClassCache<'a> {
 
 #[cfg(test)]
 mod tests {
+    use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -358,9 +359,7 @@ mod tests {
             raised += usize::from(floor.iter().any(|&l| l > 0));
             let mut cache = ClassCache::new(&problem);
             let mut nodes: Vec<usize> = (0..lattice.size()).collect();
-            for i in (1..nodes.len()).rev() {
-                nodes.swap(i, rng.gen_range(0..=i));
-            }
+            nodes.shuffle(&mut rng);
             for &i in nodes.iter().take(40) {
                 assert_exact(&mut cache, &problem, &lattice.levels(i));
                 if let Some((f, classes)) = &cache.floor {

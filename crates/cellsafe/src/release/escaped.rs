@@ -374,16 +374,21 @@ mod tests {
         Hierarchy::from_rows(&rows, Path::new("h"), None).expect("a hierarchy")
     }
 
-    /// k-anonymity with no suppression on `table`, whose one quasi-identifier has `h`.
-    fn one_hierarchy_problem(table: Table, roles: Vec<Role>, h: Hierarchy, k: u32) -> Problem {
-        let data = Dataset::new(table, roles, vec![(h, "h".into())], vec![]).expect("a dataset");
+    /// k-anonymity on `data` with suppression limit `limit`, under the default metric.
+    fn k_anonymous(data: Dataset, k: u32, limit: f64) -> Problem {
         Problem::new(
             data,
             &[ModelSpec::KAnonymity { k }],
-            0.0,
+            limit,
             &MetricSpec::default(),
         )
         .expect("a problem")
+    }
+
+    /// k-anonymity with no suppression on `table`, whose one quasi-identifier has `h`.
+    fn one_hierarchy_problem(table: Table, roles: Vec<Role>, h: Hierarchy, k: u32) -> Problem {
+        let data = Dataset::new(table, roles, vec![(h, "h".into())], vec![]).expect("a dataset");
+        k_anonymous(data, k, 0.0)
     }
 
     /// k-anonymity (k as given, any row may be suppressed) on `rows` under `header`: two
@@ -413,13 +418,7 @@ mod tests {
         .expect("a dataset")
         .with_public(vec![false, public, false, false, false])
         .expect("public flags");
-        Problem::new(
-            data,
-            &[ModelSpec::KAnonymity { k }],
-            1.0,
-            &MetricSpec::default(),
-        )
-        .expect("a problem")
+        k_anonymous(data, k, 1.0)
     }
 
     fn distinct(values: Vec<String>, tag: &str) -> Vec<String> {
