@@ -33,7 +33,7 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
     let mut status = vec![Status::Unknown; size];
     let ruled_out: Vec<AtomicBool> = (0..size).map(|_| AtomicBool::new(false)).collect();
     let mut done = vec![false; size];
-    let mut cache = ClassCache::new(problem);
+    let mut cache = ClassCache::new(problem).with_every_pair_table();
     let mut best: Option<Evaluation> = None;
     let mut evaluated = 0usize;
     let mut bounds: Vec<(Vec<u8>, Score)> = Vec::new();
