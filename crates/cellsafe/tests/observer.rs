@@ -600,3 +600,66 @@ fn on_this_thread_refuses_too_many_threads_before_making_them() {
         });
     });
 }
+
+/// A DM job (the bottom-up search, which cuts the lattice into parts on more than one
+/// thread) releases the same bytes and reports the same levels and score on one, two and
+/// three threads; on the same number of threads, twice, it evaluates the same nodes.
+#[test]
+fn a_dm_job_releases_the_same_on_one_two_and_three_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("in.csv");
+    let mut text = String::from("age,zip,sex,job,disease\n");
+    for i in 0..600u32 {
+        let mix = i.wrapping_mul(2_654_435_761);
+        text += &format!(
+            "{},{},{},j{},d{}\n",
+            20 + mix % 47,
+            13_000 + (mix >> 7) % 23,
+            ["f", "m"][(mix >> 3) as usize % 2],
+            (mix >> 11) % 9,
+            mix % 5
+        );
+    }
+    std::fs::write(&csv, text).unwrap();
+    let run = |threads: usize, name: &str| {
+        let toml = format!(
+            "suppression_limit = 0.02\n[input]\npath = {:?}\n[attributes]\n\
+             age = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"intervals\", widths = [5, 10, 20] }} }}\n\
+             zip = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"mask\" }} }}\n\
+             sex = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"mask\" }} }}\n\
+             job = {{ role = \"quasi-identifying\", hierarchy = {{ kind = \"mask\" }} }}\n\
+             disease = {{ role = \"sensitive\" }}\n[[privacy]]\nmodel = \"k-anonymity\"\nk = 4\n\
+             [metric]\nname = \"discernibility\"\n\
+             [output]\nseed = 7\n[search]\nthreads = {threads}\n",
+            csv.to_str().unwrap()
+        );
+        let config = Config::parse(&toml, &dir.path().join("job.toml")).unwrap();
+        let outputs = cellsafe::job::Outputs {
+            table: Some(dir.path().join(format!("{name}.csv"))),
+            report: Some(dir.path().join(format!("{name}.json"))),
+            mapping: None,
+        };
+        let report = cellsafe::job::anonymize(&config, &outputs, &Silent).unwrap();
+        assert!(report.found, "{name}");
+        let released = std::fs::read(dir.path().join(format!("{name}.csv"))).unwrap();
+        let written = std::fs::read(dir.path().join(format!("{name}.json"))).unwrap();
+        let written: serde_json::Value = serde_json::from_slice(&written).unwrap();
+        (
+            released,
+            (report, written["nodes_evaluated"].as_u64().unwrap()),
+        )
+    };
+    let (one, one_report) = run(1, "one");
+    for threads in [2, 3] {
+        let (released, report) = run(threads, &format!("t{threads}"));
+        let (again, again_report) = run(threads, &format!("t{threads}again"));
+        assert_eq!(released, one, "{threads} threads");
+        assert_eq!(again, one, "{threads} threads, again");
+        assert_eq!(report.0.levels, one_report.0.levels);
+        assert_eq!(report.0.score, one_report.0.score);
+        assert_eq!(
+            report.1, again_report.1,
+            "{threads} threads: nodes evaluated"
+        );
+    }
+}

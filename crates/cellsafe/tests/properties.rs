@@ -346,9 +346,13 @@ proptest! {
         assert_same_best(&algorithm::optimal_walk(&p, &Silent).unwrap().best, &exhaustive.best);
         assert_same_best(&algorithm::best_first(&p, &Silent).unwrap().best, &exhaustive.best);
         if p.models_monotonic() && p.lattice.is_chain() {
-            let tagged = algorithm::tagging::bottom_up(&p, &Silent).unwrap();
-            assert_same_best(&tagged.best, &exhaustive.best);
-            prop_assert!(tagged.nodes_evaluated <= p.lattice.size());
+            // on one thread the whole lattice at once; on two and three, in parts side by side
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let tagged = pool.install(|| algorithm::tagging::bottom_up(&p, &Silent)).unwrap();
+                assert_same_best(&tagged.best, &exhaustive.best);
+                prop_assert!(tagged.nodes_evaluated <= p.lattice.size());
+            }
         }
         // minimal: acceptable nodes with no acceptable strict specialization
         let want: Vec<Vec<u8>> = all

@@ -221,6 +221,8 @@ pub(crate) enum Status {
     Unknown,
     Acceptable,
     Unacceptable,
+    /// Outside the part of the lattice searched: never evaluated, tagged or walked.
+    Outside,
 }
 
 /// Gives `nodes` status `tag`; returns how many were unknown (for progress).
@@ -260,7 +262,7 @@ pub(crate) fn tag_closure(
             .fold(0u128, |p, (j, &l)| p | (u128::from(l) << (8 * j)));
         let mut stack = vec![(lattice.index(levels), packed)];
         while let Some((i, packed)) = stack.pop() {
-            if status[i] == tag {
+            if status[i] == tag || status[i] == Status::Outside {
                 continue;
             }
             settled += (status[i] == Status::Unknown) as u64;
@@ -284,7 +286,7 @@ pub(crate) fn tag_closure(
     let mut stack = vec![lattice.index(levels)];
     let mut next = Vec::new();
     while let Some(i) = stack.pop() {
-        if status[i] == tag {
+        if status[i] == tag || status[i] == Status::Outside {
             continue;
         }
         settled += (status[i] == Status::Unknown) as u64;
