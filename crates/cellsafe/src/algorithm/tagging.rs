@@ -32,11 +32,12 @@ use crate::observer::{Observer, Stage};
 /// The optimal acceptable node by bottom-up tagging (see the module docs). The caller
 /// ensures the models are monotonic and the lattice is a product of chains.
 ///
-/// With more than one thread in the pool, or a large lattice, the lattice is cut into
-/// parts by the levels of one attribute ([`parts`]), and each part is searched on its own,
-/// as a lattice of its own, with its own statuses, bounds and cache: the parts share
-/// nothing, so each part's search, and the best of the parts' bests, are the same whichever
-/// thread runs which part and when.
+/// With more than one thread in the pool, or a lattice of 100,000 nodes or more, the
+/// lattice is cut into parts by the levels of one attribute (the part where it is at its
+/// top level cut again by a second attribute's), and each part is searched on its own, as
+/// a lattice of its own, with its own statuses, bounds and cache: the parts share nothing,
+/// so each part's search, and the best of the parts' bests, are the same whichever thread
+/// runs which part and when.
 pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     let stage = search_stage(problem, observer);
     let parts = parts(problem, rayon::current_num_threads());
