@@ -17,27 +17,53 @@ use super::Status;
 use crate::error::Result;
 use crate::framework::lattice::Lattice;
 
-/// The queue of nodes to search from, ordered by each node's place in the caller's order.
-pub(crate) struct Flash {
-    /// Each node's place in the caller's order, by lattice index.
+/// Each node's place in an order of every node of a lattice, and the node at each place:
+/// made once, and shared by the searches of a lattice's parts.
+#[derive(Clone)]
+pub(crate) struct Places {
+    /// Each node's place, by lattice index.
     rank: Vec<u32>,
     /// The node at each place.
     at: Vec<u32>,
-    queue: BinaryHeap<Reverse<u32>>,
 }
 
-impl Flash {
-    /// A queue for nodes taken in `order` (every lattice index once).
-    pub(crate) fn new(order: impl ExactSizeIterator<Item = usize>) -> Flash {
+impl Places {
+    /// The places of `order` (every lattice index once).
+    pub(crate) fn new(order: impl ExactSizeIterator<Item = usize>) -> Places {
         let mut rank = vec![0u32; order.len()];
         let mut at = Vec::with_capacity(order.len());
         for (r, i) in order.enumerate() {
             rank[i] = r as u32;
             at.push(i as u32);
         }
+        Places { rank, at }
+    }
+
+    /// The nodes in order.
+    pub(crate) fn order(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.at.iter().map(|&i| i as usize)
+    }
+}
+
+/// The queue of nodes to search from, ordered by each node's place in the caller's order.
+pub(crate) struct Flash<'a> {
+    places: std::borrow::Cow<'a, Places>,
+    queue: BinaryHeap<Reverse<u32>>,
+}
+
+impl<'a> Flash<'a> {
+    /// A queue for nodes taken in `order` (every lattice index once).
+    pub(crate) fn new(order: impl ExactSizeIterator<Item = usize>) -> Flash<'static> {
         Flash {
-            rank,
-            at,
+            places: std::borrow::Cow::Owned(Places::new(order)),
+            queue: BinaryHeap::new(),
+        }
+    }
+
+    /// A queue for nodes taken in the order of `places`.
+    pub(crate) fn with_places(places: &'a Places) -> Flash<'a> {
+        Flash {
+            places: std::borrow::Cow::Borrowed(places),
             queue: BinaryHeap::new(),
         }
     }
@@ -54,23 +80,23 @@ impl Flash {
         open: impl Fn(usize, usize, &[Status]) -> bool,
         mut evaluate: impl FnMut(&[u8], &mut [Status]) -> Result<()>,
     ) -> Result<()> {
+        let Places { rank, at } = &*self.places;
         self.queue.clear();
-        self.queue.push(Reverse(self.rank[start]));
+        self.queue.push(Reverse(rank[start]));
         while let Some(Reverse(r)) = self.queue.pop() {
-            let head = self.at[r as usize] as usize;
+            let head = at[r as usize] as usize;
             if !open(head, r as usize, status) {
                 continue;
             }
-            let path = lattice.open_path(&lattice.levels(head), |i| {
-                open(i, self.rank[i] as usize, status)
-            });
+            let path =
+                lattice.open_path(&lattice.levels(head), |i| open(i, rank[i] as usize, status));
             // path[..lo] is unacceptable; path[hi..] is acceptable, no longer open, or past
             // the end
             let (mut lo, mut hi) = (0usize, path.len());
             while lo < hi {
                 let mid = (lo + hi - 1) / 2;
                 let m = lattice.index(&path[mid]);
-                if !open(m, self.rank[m] as usize, status) {
+                if !open(m, rank[m] as usize, status) {
                     // settled since the path was made (tagged acceptable, or ruled out by
                     // a bound): look below it
                     hi = mid;
@@ -82,8 +108,8 @@ impl Flash {
                 } else {
                     for successor in lattice.successors(&path[mid]) {
                         let s = lattice.index(&successor);
-                        if open(s, self.rank[s] as usize, status) {
-                            self.queue.push(Reverse(self.rank[s]));
+                        if open(s, rank[s] as usize, status) {
+                            self.queue.push(Reverse(rank[s]));
                         }
                     }
                     lo = mid + 1;

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::cache::ClassCache;
-use super::flash::Flash;
+use super::flash::{Flash, Places};
 use super::optimal::tag_closure;
 use super::{better, search_stage, Outcome, Status, CHECK_EVERY};
 use crate::algorithm::problem::{Evaluation, Problem};
@@ -47,15 +47,16 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
 /// The search of every part of `parts` (the whole lattice when there are none), on the
 /// threads of the pool, with the best of their bests.
 fn search_parts(problem: &Problem, stage: &Stage<'_>, parts: &[Part]) -> Result<Outcome> {
-    let order = problem.lattice.by_level_sum();
+    // the nodes by level sum, with each node's place: made once for every part
+    let places = Places::new(problem.lattice.by_level_sum().into_iter());
     if parts.is_empty() {
-        return search(problem, stage, &order, None);
+        return search(problem, stage, &places, None);
     }
     // a part per task, so that a thread done with a light part takes the next
     let outcomes: Vec<Result<Outcome>> = parts
         .par_iter()
         .with_max_len(1)
-        .map(|part| search(problem, stage, &order, Some(part)))
+        .map(|part| search(problem, stage, &places, Some(part)))
         .collect();
     let mut whole = Outcome::default();
     // in the parts' order: the best by score, then the tie order, as one search decides
@@ -127,7 +128,7 @@ fn parts(problem: &Problem, threads: usize) -> Vec<Part> {
 fn search(
     problem: &Problem,
     stage: &Stage<'_>,
-    order: &[usize],
+    places: &Places,
     part: Option<&Part>,
 ) -> Result<Outcome> {
     let lattice = &problem.lattice;
@@ -185,8 +186,8 @@ fn search(
         Ok(())
     };
 
-    let mut flash = Flash::new(order.iter().copied());
-    for (n, &index) in order.iter().enumerate() {
+    let mut flash = Flash::with_places(places);
+    for (n, index) in places.order().enumerate() {
         if n.is_multiple_of(CHECK_EVERY) {
             stage.check()?;
         }
