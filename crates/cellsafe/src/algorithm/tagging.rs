@@ -11,11 +11,12 @@
 //! acceptable node: ties are never ruled out, so the tie order decides exactly as in an
 //! exhaustive search.
 //!
-//! On more than one thread, or on a large lattice, the lattice is cut by one attribute's
-//! levels into parts searched each on its own ([`bottom_up`]): the best of the parts' bests
-//! is the whole lattice's, and the parts, sharing nothing, search alike on any thread.
+//! On more than one thread, or on a large lattice, the lattice is cut by the levels of one
+//! or two attributes into parts searched each on its own ([`bottom_up`]), which the threads
+//! take one after the other: the best of the parts' bests is the whole lattice's, and the
+//! parts, sharing nothing, search alike on any thread.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -33,11 +34,10 @@ use crate::observer::{Observer, Stage};
 /// ensures the models are monotonic and the lattice is a product of chains.
 ///
 /// With more than one thread in the pool, or a lattice of 100,000 nodes or more, the
-/// lattice is cut into parts by the levels of one attribute (the part where it is at its
-/// top level cut again by a second attribute's), and each part is searched on its own, as
-/// a lattice of its own, with its own statuses, bounds and cache: the parts share nothing,
-/// so each part's search, and the best of the parts' bests, are the same whichever thread
-/// runs which part and when.
+/// lattice is cut into parts by the levels of one attribute and a second attribute's
+/// ([`cut`]), and each part is searched on its own, as a lattice of its own, with its own
+/// statuses, bounds and cache: the parts share nothing, so each part's search, and the
+/// best of the parts' bests, are the same whichever thread runs which part and when.
 pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     let stage = search_stage(problem, observer);
     let parts = parts(problem, rayon::current_num_threads());
@@ -46,21 +46,38 @@ pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> 
 
 /// The search of every part of `parts` (the whole lattice when there are none), on the
 /// threads of the pool, with the best of their bests.
+///
+/// Each thread takes the next part not yet taken, in the order of `parts` ([`parts`]
+/// lists the ones expected to take longest first, so that such a part starts early rather
+/// than last, after light ones). Which thread runs which part changes nothing in its
+/// search.
 fn search_parts(problem: &Problem, stage: &Stage<'_>, parts: &[Part]) -> Result<Outcome> {
     // the nodes by level sum, with each node's place: made once for every part
     let places = Places::new(problem.lattice.by_level_sum().into_iter());
     if parts.is_empty() {
         return search(problem, stage, &places, None);
     }
-    // a part per task, so that a thread done with a light part takes the next
-    let outcomes: Vec<Result<Outcome>> = parts
-        .par_iter()
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, parts.len());
+    let taken: Vec<Vec<(usize, Result<Outcome>)>> = (0..workers)
+        .into_par_iter()
         .with_max_len(1)
-        .map(|part| search(problem, stage, &places, Some(part)))
+        .map(|_| {
+            let mut done = Vec::new();
+            loop {
+                let p = next.fetch_add(1, Ordering::Relaxed);
+                let Some(part) = parts.get(p) else {
+                    return done;
+                };
+                done.push((p, search(problem, stage, &places, Some(part))));
+            }
+        })
         .collect();
+    let mut outcomes: Vec<(usize, Result<Outcome>)> = taken.into_iter().flatten().collect();
+    outcomes.sort_unstable_by_key(|&(p, _)| p);
     let mut whole = Outcome::default();
     // in the parts' order: the best by score, then the tie order, as one search decides
-    for outcome in outcomes {
+    for (_, outcome) in outcomes {
         let outcome = outcome?;
         whole.nodes_evaluated += outcome.nodes_evaluated;
         if let Some(best) = outcome.best {
@@ -83,40 +100,71 @@ type Part = Vec<(usize, u8)>;
 /// and 1.26 (11 runs).
 const PARTS_ALONE: usize = 100_000;
 
-/// The parts [`bottom_up`] searches side by side on `threads` threads: none (the whole
-/// lattice at once) with one attribute, or with one thread and a lattice of fewer than
-/// [`PARTS_ALONE`] nodes.
-///
-/// The lattice is cut by the levels of one attribute, and the part where that attribute
-/// is at its top level, which holds the most acceptable nodes and took the longest to
-/// search, is cut again by a second attribute. Each attribute cut by has more levels than
-/// threads (and than two), so that a thread done with a light part takes another, but at
-/// most twice as many, as parts share nothing; among those, the one with the most
-/// distinct values. Failing that, the attribute with the most levels.
+/// The parts [`bottom_up`] searches side by side on `threads` threads, in the order the
+/// threads take them ([`cut`]): none (the whole lattice at once) with one thread and a
+/// lattice of fewer than [`PARTS_ALONE`] nodes; a grid with two threads or more and a
+/// lattice of at least that many.
 fn parts(problem: &Problem, threads: usize) -> Vec<Part> {
-    let max = problem.lattice.max_levels();
-    if max.len() < 2 || (threads < 2 && problem.lattice.size() < PARTS_ALONE) {
+    let size = problem.lattice.size();
+    if threads < 2 && size < PARTS_ALONE {
+        return Vec::new();
+    }
+    let values: Vec<usize> = (problem.data.quasi.iter())
+        .map(|q| q.hierarchy.leaf_count())
+        .collect();
+    let grid = threads > 1 && size >= PARTS_ALONE;
+    cut(problem.lattice.max_levels(), &values, threads, grid)
+}
+
+/// The parts of a lattice whose attributes have `max` as top levels and `values[j]`
+/// distinct values each, cut for `threads` threads: none with fewer than two attributes.
+///
+/// Each attribute cut by has more levels than threads (and than two), so that a thread
+/// done with a light part takes another, but at most twice as many, as parts share
+/// nothing; among those, the one with the most distinct values; failing that, the one
+/// with the most levels.
+///
+/// Without `grid`, the lattice is cut by the levels of one attribute, and the part where
+/// that attribute is at its top level, which holds the most acceptable nodes and took the
+/// longest to search, is cut again by a second attribute, in that order. With `grid`,
+/// every part is cut by the second attribute, and the parts are listed by decreasing sum
+/// of their two levels (the highest took the longest), so that the threads take the long
+/// ones first. On UCI Adult with 12 and 13 quasi-identifiers (DM, two threads), one part
+/// of the first cut still took most of the search: two threads searched in 0.88 and 0.78
+/// of the time with the grid, 0.86 with 11 (7 paired runs, docs/performance.md). On
+/// Adult's smaller lattices, with 8 and 9, a grid made the search slower (1.11 and 1.04,
+/// 9 paired runs): hence a grid only for large lattices.
+fn cut(max: &[u8], values: &[usize], threads: usize, grid: bool) -> Vec<Part> {
+    if max.len() < 2 {
         return Vec::new();
     }
     let room = threads.max(2);
     let levels = |j: usize| max[j] as usize + 1;
-    let values = |j: usize| problem.data.quasi[j].hierarchy.leaf_count();
     let pick = |skip: Option<usize>| {
         let dims = (0..max.len()).filter(move |&j| Some(j) != skip);
         dims.clone()
             .filter(|&j| levels(j) > room && levels(j) <= 2 * room)
-            .max_by_key(|&j| (values(j), std::cmp::Reverse(j)))
+            .max_by_key(|&j| (values[j], std::cmp::Reverse(j)))
             .or_else(|| {
                 dims.filter(|&j| levels(j) > 1)
-                    .max_by_key(|&j| (levels(j), values(j), std::cmp::Reverse(j)))
+                    .max_by_key(|&j| (levels(j), values[j], std::cmp::Reverse(j)))
             })
     };
     let Some(first) = pick(None) else {
         return Vec::new();
     };
+    let second = pick(Some(first));
+    if let (Some(second), true) = (second, grid) {
+        let mut parts: Vec<Part> = (0..=max[first])
+            .flat_map(|a| (0..=max[second]).map(move |b| vec![(first, a), (second, b)]))
+            .collect();
+        let height = |part: &Part| part.iter().map(|&(_, l)| usize::from(l)).sum::<usize>();
+        parts.sort_by_key(|part| std::cmp::Reverse(height(part)));
+        return parts;
+    }
     let mut parts: Vec<Part> = (0..max[first]).map(|l| vec![(first, l)]).collect();
     let top = (first, max[first]);
-    match pick(Some(first)) {
+    match second {
         Some(second) => parts.extend((0..=max[second]).map(|l| vec![top, (second, l)])),
         None => parts.push(vec![top]),
     }
@@ -362,6 +410,56 @@ mod tests {
         assert!(cut > 100, "{cut}");
     }
 
+    /// Whatever the top levels, the distinct values and the threads, every node of the
+    /// lattice lies in exactly one part, with or without a grid, and a grid lists its parts
+    /// by decreasing sum of their levels: the order the threads take them in.
+    #[test]
+    fn cuts_hold_every_node_once_and_list_the_highest_grid_parts_first() {
+        let mut rng = ChaCha8Rng::seed_from_u64(37);
+        let (mut cut, mut grids) = (0, 0);
+        for _ in 0..300 {
+            let dims = rng.gen_range(1..6);
+            let max: Vec<u8> = (0..dims).map(|_| rng.gen_range(0..7)).collect();
+            let values: Vec<usize> = (0..dims).map(|_| rng.gen_range(1..50)).collect();
+            let threads = rng.gen_range(1..6);
+            for grid in [false, true] {
+                let parts = super::cut(&max, &values, threads, grid);
+                if dims < 2 || max.iter().all(|&m| m == 0) {
+                    assert!(parts.is_empty());
+                    continue;
+                }
+                let moving = max.iter().filter(|&&m| m > 0).count();
+                assert!(parts.len() > 1, "{max:?}");
+                if grid && moving > 1 {
+                    assert!(parts.iter().all(|p| p.len() == 2), "{parts:?}");
+                    let heights: Vec<usize> = (parts.iter())
+                        .map(|p| p.iter().map(|&(_, l)| usize::from(l)).sum())
+                        .collect();
+                    assert!(heights.windows(2).all(|w| w[0] >= w[1]), "{parts:?}");
+                    grids += 1;
+                }
+                // every node, by its levels in the lattice's mixed radix
+                let size: usize = max.iter().map(|&m| usize::from(m) + 1).product();
+                let mut levels = vec![0u8; dims];
+                for _ in 0..size {
+                    let holding = (parts.iter())
+                        .filter(|p| p.iter().all(|&(j, l)| levels[j] == l))
+                        .count();
+                    assert_eq!(holding, 1, "{levels:?} in {parts:?}");
+                    for (l, &m) in levels.iter_mut().zip(&max) {
+                        if *l < m {
+                            *l += 1;
+                            break;
+                        }
+                        *l = 0;
+                    }
+                }
+                cut += 1;
+            }
+        }
+        assert!(cut > 300 && grids > 100, "{cut} cuts, {grids} grids");
+    }
+
     /// Each part is searched as a lattice of its own: searching the parts in either order,
     /// on one thread or side by side on two, evaluates the same nodes and finds the same
     /// best, with its own classes, and that best is the whole lattice's. A part that read
@@ -397,33 +495,43 @@ mod tests {
             let max = problem.lattice.max_levels().to_vec();
             let cuts = max.iter().enumerate().filter(|&(_, &m)| m > 0);
             for ((j, &m), other) in cuts.clone().zip(cuts.skip(1).map(Some).chain([None])) {
-                // by j's levels, and by another attribute's where j is at its top
+                // by j's levels, and by another attribute's where j is at its top; and as
+                // a grid of both attributes' levels
                 let mut parts: Vec<super::Part> = (0..m).map(|l| vec![(j, l)]).collect();
+                let mut ways = Vec::new();
                 match other {
-                    Some((o, &n)) => parts.extend((0..=n).map(|l| vec![(j, m), (o, l)])),
+                    Some((o, &n)) => {
+                        parts.extend((0..=n).map(|l| vec![(j, m), (o, l)]));
+                        let grid = (0..=m).flat_map(|a| (0..=n).map(move |b| vec![(j, a), (o, b)]));
+                        ways.push(grid.collect::<Vec<super::Part>>());
+                    }
                     None => parts.push(vec![(j, m)]),
                 }
-                let reversed: Vec<super::Part> = parts.iter().rev().cloned().collect();
-                let runs = [
-                    one.install(|| super::search_parts(&problem, &stage, &parts)),
-                    one.install(|| super::search_parts(&problem, &stage, &reversed)),
-                    two.install(|| super::search_parts(&problem, &stage, &parts)),
-                ]
-                .map(|r| r.unwrap());
-                for run in &runs {
-                    assert_eq!(run.nodes_evaluated, runs[0].nodes_evaluated, "{j}");
-                    let (got, want) = (run.best.as_ref(), whole.best.as_ref());
-                    assert_eq!(got.map(|b| &b.levels), want.map(|b| &b.levels), "{j}");
-                    assert_eq!(got.map(|b| b.score.value), want.map(|b| b.score.value));
-                    if let Some(best) = got {
-                        let classes = run.best_classes.as_ref().unwrap();
-                        let from_base = problem.classes(&best.levels);
-                        assert_eq!(classes.counts, from_base.counts);
-                        assert_eq!(classes.reps(), from_base.reps());
-                        found += 1;
+                ways.push(parts);
+                for parts in ways {
+                    let reversed: Vec<super::Part> = parts.iter().rev().cloned().collect();
+                    let runs = [
+                        one.install(|| super::search_parts(&problem, &stage, &parts)),
+                        one.install(|| super::search_parts(&problem, &stage, &reversed)),
+                        two.install(|| super::search_parts(&problem, &stage, &parts)),
+                        two.install(|| super::search_parts(&problem, &stage, &reversed)),
+                    ]
+                    .map(|r| r.unwrap());
+                    for run in &runs {
+                        assert_eq!(run.nodes_evaluated, runs[0].nodes_evaluated, "{parts:?}");
+                        let (got, want) = (run.best.as_ref(), whole.best.as_ref());
+                        assert_eq!(got.map(|b| &b.levels), want.map(|b| &b.levels), "{parts:?}");
+                        assert_eq!(got.map(|b| b.score.value), want.map(|b| b.score.value));
+                        if let Some(best) = got {
+                            let classes = run.best_classes.as_ref().unwrap();
+                            let from_base = problem.classes(&best.levels);
+                            assert_eq!(classes.counts, from_base.counts);
+                            assert_eq!(classes.reps(), from_base.reps());
+                            found += 1;
+                        }
                     }
+                    cut += 1;
                 }
-                cut += 1;
             }
         }
         assert!(cut > 200 && found > 200, "{cut} cuts, {found} found");
