@@ -34,10 +34,11 @@ use crate::observer::{Observer, Stage};
 /// ensures the models are monotonic and the lattice is a product of chains.
 ///
 /// With more than one thread in the pool, or a lattice of 100,000 nodes or more, the
-/// lattice is cut into parts by the levels of one attribute and a second attribute's
-/// ([`cut`]), and each part is searched on its own, as a lattice of its own, with its own
-/// statuses, bounds and cache: the parts share nothing, so each part's search, and the
-/// best of the parts' bests, are the same whichever thread runs which part and when.
+/// lattice is cut into parts by the levels of one attribute and a second attribute's (as a
+/// grid, the highest parts first, with two threads or more and 100,000 nodes or more), and
+/// each part is searched on its own, as a lattice of its own, with its own statuses,
+/// bounds and cache: the parts share nothing, so each part's search, and the best of the
+/// parts' bests, are the same whichever thread runs which part and when.
 pub fn bottom_up(problem: &Problem, observer: &dyn Observer) -> Result<Outcome> {
     let stage = search_stage(problem, observer);
     let parts = parts(problem, rayon::current_num_threads());
