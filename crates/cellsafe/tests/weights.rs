@@ -339,82 +339,117 @@ fn same_optimum(full: &Problem, weighted: &Problem, what: &str) {
 #[test]
 fn frequency_set_searches_as_the_full_table() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed_3e19);
-    let models = models();
+    // the cases drawn in turn from one generator (so always the same ones), then compared
+    // on two threads: each case is compared on its own, and the sums do not depend on
+    // which thread compared it
+    let drawn: Vec<Drawn> = (0..60)
+        .map(|_| {
+            let case = random_case(&mut rng);
+            let in_order = frequency_set(&case, None);
+            let shuffled = frequency_set(&case, Some(&mut rng));
+            (case, in_order, shuffled)
+        })
+        .collect();
+    let (cases, weights_matter) = std::thread::scope(|scope| {
+        let halves: Vec<_> = [0, 1]
+            .into_iter()
+            .map(|half| {
+                let drawn = &drawn;
+                scope.spawn(move || {
+                    let models = models();
+                    drawn
+                        .iter()
+                        .skip(half)
+                        .step_by(2)
+                        .map(|d| compare_weighted(d, &models))
+                        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+                })
+            })
+            .collect();
+        halves
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    });
+    assert!(cases > 10_000, "{cases} cases compared");
+    // most comparisons differ without the weights: the test would see them ignored
+    assert!(weights_matter * 2 > cases, "{weights_matter} of {cases}");
+}
+
+/// A random case with its frequency set in order of first occurrence and shuffled.
+type Drawn = (Case, (Vec<Row>, Vec<u32>), (Vec<Row>, Vec<u32>));
+
+/// [`frequency_set_searches_as_the_full_table`] on one case: the number of weighted
+/// searches compared with the full table's, and of those where the weights mattered.
+fn compare_weighted(
+    (case, (tuples, counts), (shuffled, shuffled_counts)): &Drawn,
+    models: &[(&'static str, Vec<ModelSpec>)],
+) -> (usize, usize) {
     let mut cases = 0;
     let mut weights_matter = 0;
-    for _ in 0..60 {
-        let case = random_case(&mut rng);
-        let (tuples, counts) = frequency_set(&case, None);
-        let (shuffled, shuffled_counts) = frequency_set(&case, Some(&mut rng));
-        for (name, specs) in &models {
-            // the risk-based models suppress the smallest classes, ties broken by the first
-            // row (as ARX does): in another order of tuples, another class of a tied size
-            // may go, which changes scores but not the verdicts or persons suppressed
-            let order_free = !specs.iter().any(|m| {
-                matches!(
-                    m,
-                    ModelSpec::AverageRisk { .. }
-                        | ModelSpec::SampleUniqueness { .. }
-                        | ModelSpec::PopulationUniqueness { .. }
-                )
-            });
-            for limit in [0.0, 0.1, 0.4] {
-                for metric in MetricKind::ALL
-                    .into_iter()
-                    .filter(|&m| m != MetricKind::SfQl)
+    for (name, specs) in models {
+        // the risk-based models suppress the smallest classes, ties broken by the first
+        // row (as ARX does): in another order of tuples, another class of a tied size
+        // may go, which changes scores but not the verdicts or persons suppressed
+        let order_free = !specs.iter().any(|m| {
+            matches!(
+                m,
+                ModelSpec::AverageRisk { .. }
+                    | ModelSpec::SampleUniqueness { .. }
+                    | ModelSpec::PopulationUniqueness { .. }
+            )
+        });
+        for limit in [0.0, 0.1, 0.4] {
+            for metric in MetricKind::ALL
+                .into_iter()
+                .filter(|&m| m != MetricKind::SfQl)
+            {
+                let what = format!("{name}, limit {limit}, {metric:?}, {case:?}");
+                let Some(full) = problem(dataset(case, &case.rows, None), specs, limit, metric)
+                else {
+                    continue;
+                };
+                let (_, all_full) = algorithm::exhaustive(&full, &Silent).unwrap();
+                for (tuples, counts, in_order) in
+                    [(tuples, counts, true), (shuffled, shuffled_counts, false)]
                 {
-                    let what = format!("{name}, limit {limit}, {metric:?}, {case:?}");
-                    let Some(full) =
-                        problem(dataset(&case, &case.rows, None), specs, limit, metric)
-                    else {
-                        continue;
-                    };
-                    let (_, all_full) = algorithm::exhaustive(&full, &Silent).unwrap();
-                    for (tuples, counts, in_order) in [
-                        (&tuples, &counts, true),
-                        (&shuffled, &shuffled_counts, false),
-                    ] {
-                        let what = format!("{what}, first-occurrence order {in_order}");
-                        let weighted = problem(
-                            dataset(&case, tuples, Some(counts.clone())),
-                            specs,
-                            limit,
-                            metric,
-                        )
-                        .expect("binds as the full table");
-                        assert_eq!(weighted.data.persons(), case.rows.len() as u64);
-                        assert_eq!(weighted.data.rows(), tuples.len());
-                        assert_eq!(weighted.max_suppressed, full.max_suppressed, "{what}");
-                        let (_, all_weighted) = algorithm::exhaustive(&weighted, &Silent).unwrap();
-                        let scores = in_order || order_free;
-                        same_evaluations(&all_full, &all_weighted, scores, &what);
-                        if scores {
-                            same_optimum(&full, &weighted, &what);
-                        }
-                        cases += 1;
+                    let what = format!("{what}, first-occurrence order {in_order}");
+                    let weighted = problem(
+                        dataset(case, tuples, Some(counts.clone())),
+                        specs,
+                        limit,
+                        metric,
+                    )
+                    .expect("binds as the full table");
+                    assert_eq!(weighted.data.persons(), case.rows.len() as u64);
+                    assert_eq!(weighted.data.rows(), tuples.len());
+                    assert_eq!(weighted.max_suppressed, full.max_suppressed, "{what}");
+                    let (_, all_weighted) = algorithm::exhaustive(&weighted, &Silent).unwrap();
+                    let scores = in_order || order_free;
+                    same_evaluations(&all_full, &all_weighted, scores, &what);
+                    if scores {
+                        same_optimum(&full, &weighted, &what);
                     }
-                    // the distinct tuples without their weights: weights must matter somewhere
-                    if counts.iter().any(|&c| c > 1) {
-                        let distinct = problem(dataset(&case, &tuples, None), specs, limit, metric);
-                        if let Some(distinct) = distinct {
-                            let (_, all_distinct) =
-                                algorithm::exhaustive(&distinct, &Silent).unwrap();
-                            if all_distinct.iter().zip(&all_full).any(|(a, b)| {
-                                a.acceptable != b.acceptable
-                                    || a.suppressed_rows != b.suppressed_rows
-                                    || !close(a.score.value, b.score.value)
-                            }) {
-                                weights_matter += 2;
-                            }
+                    cases += 1;
+                }
+                // the distinct tuples without their weights: weights must matter somewhere
+                if counts.iter().any(|&c| c > 1) {
+                    let distinct = problem(dataset(case, tuples, None), specs, limit, metric);
+                    if let Some(distinct) = distinct {
+                        let (_, all_distinct) = algorithm::exhaustive(&distinct, &Silent).unwrap();
+                        if all_distinct.iter().zip(&all_full).any(|(a, b)| {
+                            a.acceptable != b.acceptable
+                                || a.suppressed_rows != b.suppressed_rows
+                                || !close(a.score.value, b.score.value)
+                        }) {
+                            weights_matter += 2;
                         }
                     }
                 }
             }
         }
     }
-    assert!(cases > 10_000, "{cases} cases compared");
-    // most comparisons differ without the weights: the test would see them ignored
-    assert!(weights_matter * 2 > cases, "{weights_matter} of {cases}");
+    (cases, weights_matter)
 }
 
 /// One case by hand, where the weights decide the answer: two distinct tuples, one of
