@@ -39,6 +39,14 @@ public final class RiskDriver {
     static long population = 0L;
 
     public static void main(String[] args) throws Exception {
+        // the settings start from their defaults on every call (Batch calls main per case)
+        data = null;
+        delimiter = ';';
+        qis.clear();
+        k = 5;
+        suppression = 0d;
+        threshold = 0.2d;
+        population = 0L;
         List<int[]> transformations = new ArrayList<>();
         for (int i = 0; i + 1 < args.length; i += 2) {
             String v = args[i + 1];

@@ -23,8 +23,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 javac -cp "$jar" -d "$out" "$here"/*.java
 qi=sex,age,race,marital-status,education,native-country,workclass,salary-class
-while read -r args; do
-    [ -n "$args" ] || continue
-    # shellcheck disable=SC2086
-    java -cp "$jar:$out" "$driver" --data "$adult/adult.csv" --delimiter ';' --qi "$qi" $extra $args
-done < "$here/${mode}_cases.txt"
+# every case in one JVM (Batch): the driver with these arguments, then the case's line
+# shellcheck disable=SC2086
+java -cp "$jar:$out" Batch "$driver" "$here/${mode}_cases.txt" \
+    --data "$adult/adult.csv" --delimiter ';' --qi "$qi" $extra
