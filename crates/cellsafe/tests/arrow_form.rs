@@ -5,7 +5,7 @@
 //! every string layout, with a public column, whose kept columns keep their types.
 #![cfg(feature = "arrow")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Parity with ARX on the Adult data set, values measured by running ARX (see the issue
 //! and ../shared/guide/arx-definitions.md).
 
-mod common;
+use crate::common;
 
 use cellsafe::algorithm;
 use cellsafe::criteria::ModelSpec;

@@ -5,7 +5,7 @@
 //! printed by `tests/arx/DPresenceDriver.java` (the parity test of `arx_risk.rs` re-runs it
 //! when Java and ARX's jar are at hand).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! kit's `../shared/arx-bench/arx.jar` beside the checkout), the driver is run again and
 //! must print what the file holds, so the file is ARX's output and not a copy typed in.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

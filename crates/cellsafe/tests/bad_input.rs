@@ -2,7 +2,7 @@
 //! config key, echoes user values only in short excerpts, and every size a user can set
 //! is bounded.
 
-mod common;
+use crate::common;
 
 use cellsafe::error::Error;
 use cellsafe::job::config::Config;

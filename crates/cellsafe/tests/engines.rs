@@ -4,7 +4,7 @@
 //! the engine's own section and the output path); what the streaming engine cannot do is
 //! refused with a config error naming the key, before anything is written.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

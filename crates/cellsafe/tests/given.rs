@@ -3,7 +3,7 @@
 //! the release in memory (nothing is written), and refuses a config that also names a
 //! source, or asks for the streaming engine, naming the key.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! drew: it groups rows by their class labels, decides refinement from the partitions
 //! themselves and takes the minimal acceptable nodes of the product order by brute force.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

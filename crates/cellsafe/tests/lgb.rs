@@ -4,7 +4,7 @@
 //! values of the rows pointing to them, each bucket table named after its attribute; the
 //! audit failing on tampered files; config errors named by key.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! value covering the input value, every other cell the input's; and the audit failing on
 //! a tampered file.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

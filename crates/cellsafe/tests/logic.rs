@@ -5,7 +5,7 @@
 //! One file, past 600 lines, because the oracles (worlds, knowledge, sf, ql) serve every
 //! test in it; the random cases are shared with the release tests (`common::logical`).
 
-mod common;
+use crate::common;
 
 use common::logical::{formula_strategy, write_case, DISEASES, F, INCOMES};
 

@@ -2,7 +2,7 @@
 //! its totals, and stops with `Error::Cancelled` (never a partial result) when its observer
 //! says so, wherever that happens.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

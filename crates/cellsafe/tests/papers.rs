@@ -1,6 +1,6 @@
 //! The papers' running examples.
 
-mod common;
+use crate::common;
 
 use cellsafe::criteria::ModelSpec;
 use cellsafe::job::config::Config;

@@ -1,7 +1,7 @@
 //! `cellsafe pareto` through the job layer on the bundled Adult data: the report, seeded
 //! reproducibility, and config errors named by their keys.
 
-mod common;
+use crate::common;
 
 use cellsafe::job::config::Config;
 use cellsafe::job::pareto::pareto;

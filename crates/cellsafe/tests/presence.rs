@@ -5,7 +5,7 @@
 //! holds δ-presence when counted against the population by code that shares nothing with
 //! the library's.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! node's classes, suppression and metric values agree with definitions computed directly
 //! from the rows' generalized strings.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -9,7 +9,7 @@
 //! One file, past 600 lines, because its oracles (matching, completions, the recipient's
 //! reading of a file) serve every test in it.
 
-mod common;
+use crate::common;
 
 use common::logical::{formula_strategy, DISEASES, F, INCOMES};
 

@@ -4,7 +4,7 @@
 //! record by record. And monotonicity: without suppression, generalizing never raises the
 //! prosecutor's risks, the marketer's or the share of sample uniques.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! finds, for every privacy model and metric that can run on weights; the features that
 //! need one row per person refuse a weighted dataset with a typed error.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;
