@@ -33,3 +33,28 @@ mod release;
 mod risk;
 mod typed_errors;
 mod weights;
+
+/// With `autotests = false`, a new file of `tests/` is built only if it is named here or
+/// in Cargo.toml: one left out would never run, and nothing would say so.
+#[test]
+fn every_test_file_is_built() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite = std::fs::read_to_string(root.join("tests/suite.rs")).unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        let in_suite = suite.lines().any(|l| l == format!("mod {stem};"));
+        let own_binary = manifest.contains(&format!("path = \"tests/{name}\""));
+        if !in_suite && !own_binary {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/ files neither a module of tests/suite.rs nor a [[test]] of Cargo.toml: {missing:?}"
+    );
+}
