@@ -215,8 +215,8 @@ fn the_expected_values_are_what_arx_prints() {
         common::skipped("ARX re-run on its own cases: no JDK (java and javac)");
         return;
     }
-    // the three drivers at once (each runs its cases in one JVM; 5, 41 and 13 s one after
-    // another here): the test takes about as long as the slowest, not the sum
+    // the three drivers at once (each runs its cases in one JVM): the test takes about as
+    // long as the slowest, not the sum (times in docs/performance.md, "CI's own time")
     let runs: Vec<_> = ["risk", "models", "dpresence"]
         .into_iter()
         .map(|mode| {
