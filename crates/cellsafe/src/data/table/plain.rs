@@ -46,6 +46,10 @@ pub(super) fn parse_lines(
         || delimiter == b'\n'
         || delimiter == b'\r'
         || delimiter == format.quote
+        // the csv crate opens a quoted field at a quote that starts a field, a line end
+        // included: a split at line ends would not see it
+        || format.quote == b'\n'
+        || format.quote == b'\r'
     {
         return None;
     }
@@ -150,8 +154,9 @@ fn read(
     } else {
         (1..=width).map(|i| i.to_string()).collect()
     };
-    // a field or line past its limit: the general reader says where
-    if first.len() > MAX_LINE || header.iter().any(|h| h.len() > MAX_FIELD) {
+    // a field or line past its limit: the general reader says where (it counts a name's
+    // bytes before a byte-order mark is taken off)
+    if first.len() > MAX_LINE || first.split(delimiter as char).any(|h| h.len() > MAX_FIELD) {
         return None;
     }
     if super::duplicate_name(&header).is_some() {
@@ -887,6 +892,42 @@ mod tests {
             agree(late.as_bytes(), &format).unwrap();
             let ragged = format!("{often}1;x1{end}1;x1;1{end}");
             agree(ragged.as_bytes(), &format).unwrap();
+        }
+    }
+
+    /// A header name within its limit only once a byte-order mark is taken off it is past
+    /// the limit for the general reader, which counts the mark: the fast path declines it
+    /// too (it accepted names up to three bytes over).
+    #[test]
+    fn a_header_name_past_the_limit_with_its_byte_order_mark_is_refused() {
+        use crate::input::MAX_FIELD;
+        let format = CsvFormat::default();
+        for len in MAX_FIELD - 4..=MAX_FIELD + 1 {
+            let text = format!("a,\u{feff}{}\n1,2\n", "x".repeat(len));
+            agree(text.as_bytes(), &format).unwrap();
+        }
+    }
+
+    /// A quote byte that is a line end: the csv crate opens a quoted field at a line feed
+    /// that starts a field, so the fast path, which splits at line ends, declines (it read
+    /// these texts otherwise).
+    #[test]
+    fn a_quote_that_is_a_line_end_reads_as_the_general_reader_reads_it() {
+        for quote in [b'\n', b'\r'] {
+            let format = CsvFormat {
+                quote,
+                ..CsvFormat::default()
+            };
+            for text in [
+                &b"x,y\na,\n"[..],
+                b"x,y\na,\nb,c\n",
+                b"x,y\na,\nb,c",
+                b"x,y\na,b\n",
+                b"x,\n1,2\n",
+                b"x,y\r\na,\r\nb,c\r\n",
+            ] {
+                agree(text, &format).unwrap();
+            }
         }
     }
 

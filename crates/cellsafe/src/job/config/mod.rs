@@ -107,6 +107,11 @@ fn line_col(text: &str, offset: usize) -> (u64, u64) {
 fn single_byte(s: &str, file: &str, key: &str) -> Result<u8> {
     let unescaped = if s == "\\t" { "\t" } else { s };
     match unescaped.as_bytes() {
+        [b'\n' | b'\r'] => Err(Error::config(
+            file,
+            key,
+            "must be a single ASCII character other than a line end".to_string(),
+        )),
         [b] => Ok(*b),
         _ => Err(Error::config(
             file,

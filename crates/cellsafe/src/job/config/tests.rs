@@ -100,3 +100,23 @@ fn a_bad_hierarchy_builder_says_what_is_wrong_in_it() {
     job("\"h.csv\"").unwrap();
     job("{ kind = \"intervals\", widths = [5, 10] }").unwrap();
 }
+
+/// A delimiter or quote that is a line end is refused, naming its key (a quote of `"\n"`
+/// was taken, and the fast CSV reader then read what the general reader does not).
+#[test]
+fn a_line_end_as_delimiter_or_quote_is_refused_by_its_key() {
+    for key in ["delimiter", "quote"] {
+        for end in ["\\n", "\\r"] {
+            let text = format!("[input]\npath = \"a.csv\"\n{key} = \"{end}\"\n[attributes]\n");
+            let config = Config::parse(&text, Path::new("c.toml")).unwrap();
+            let err = config.csv_format().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("input.{key}")) && err.contains("line end"),
+                "{err}"
+            );
+        }
+    }
+    let tab = "[input]\npath = \"a.csv\"\ndelimiter = \"\\t\"\n[attributes]\n";
+    let config = Config::parse(tab, Path::new("c.toml")).unwrap();
+    assert_eq!(config.csv_format().unwrap().delimiter, b'\t');
+}
