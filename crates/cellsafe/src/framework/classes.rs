@@ -296,6 +296,11 @@ fn group_into<K: GroupKey>(
 /// The new keys of a rollup that changes `N` attributes, each read without bounds checks:
 /// the loop over the attributes unrolls, and the two dependent reads per attribute (the
 /// representative's leaf, then its key change) carry no checks.
+///
+/// [`key`](Self::key) is safe to call because every `Unrolled` carries the promise made
+/// to [`new`](Self::new): the type and its fields are private to this module, and `new`
+/// is the only place that builds one (a struct literal elsewhere in the module would
+/// break that, and must not be written).
 struct Unrolled<'a, K, const N: usize> {
     columns: [&'a [u32]; N],
     deltas: [&'a [K]; N],
