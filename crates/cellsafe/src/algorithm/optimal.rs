@@ -408,15 +408,26 @@ pub fn best_first(problem: &Problem, observer: &dyn Observer) -> Result<Outcome>
     })
 }
 
+/// Where [`Order::Keys`] finds the node of a key.
+enum NodeOf {
+    /// In the key's low `bits` bits, below the tie key packed in the next bits (the level
+    /// sum above the reading): no read of another table per place, which the search makes
+    /// for most of a large lattice's nodes.
+    Packed { bits: u32 },
+    /// The node of each tie key (the key's low 32 bits): when the packed form does not fit.
+    Table(Vec<u32>),
+}
+
 /// Every node of a lattice of chains by increasing class-free bound, ties in
 /// [`tie_order`] (see [`by_bound`]).
 enum Order {
     /// From a table of level terms: at each place, the bound's bits in total order above
-    /// the node's tie key, as one sorted key; and the node of each tie key. Nothing else
-    /// per node: with a score and node kept for each place as well (40 bytes a node), the
-    /// Loss search of UCI Adult with 13 quasi-identifiers (1,399,680 nodes) took 169 MB
-    /// at its peak, against 141 MB without (docs/performance.md).
-    Keys { keys: Vec<u128>, index_of: Vec<u32> },
+    /// the node's tie key, as one sorted key; and where to find the node of each key.
+    /// Nothing else per node: with a score and node kept for each place as well (40 bytes
+    /// a node), the Loss search of UCI Adult with 13 quasi-identifiers (1,399,680 nodes)
+    /// took 169 MB at its peak, against 141 MB without, and 136 MB with the nodes packed
+    /// in the keys (docs/performance.md).
+    Keys { keys: Vec<u128>, nodes: NodeOf },
     /// Bound by bound, with each node (a bound that is not one number: the rank aggregate).
     Scores(Vec<(Score, u32)>),
 }
@@ -432,7 +443,14 @@ impl Order {
     /// The node at `place` in the order, by lattice index.
     fn node(&self, place: usize) -> usize {
         match self {
-            Order::Keys { keys, index_of } => index_of[keys[place] as u32 as usize] as usize,
+            Order::Keys {
+                keys,
+                nodes: NodeOf::Packed { bits },
+            } => (keys[place] as u64 & ((1u64 << bits) - 1)) as usize,
+            Order::Keys {
+                keys,
+                nodes: NodeOf::Table(index_of),
+            } => index_of[keys[place] as u32 as usize] as usize,
             Order::Scores(order) => order[place].1 as usize,
         }
     }
@@ -471,24 +489,59 @@ fn from_total_order(ordered: u64) -> f64 {
 /// bound, ties in [`tie_order`]. From the metric's table of level terms when it has one
 /// (a few multiplications per node); else bound by bound.
 fn by_bound(problem: &Problem, stage: &Stage<'_>) -> Result<Order> {
+    by_bound_packing(problem, stage, true)
+}
+
+/// [`by_bound`], with the nodes packed in the keys only when `may_pack` and they fit (so
+/// that tests reach the table as well).
+fn by_bound_packing(problem: &Problem, stage: &Stage<'_>, may_pack: bool) -> Result<Order> {
     let lattice = &problem.lattice;
     let max = lattice.max_levels();
-    // tie_order as one number per node (see `Lattice::tie_keys`)
-    let ties = lattice.tie_keys();
-    if let Some(values) = problem.metric.level_bounds(max) {
+    // tie_order as one number per node (see `Lattice::tie_keys`), and the table of
+    // bounds, side by side with more than one thread in the pool
+    let (ties, values) = rayon::join(|| lattice.tie_keys(), || problem.metric.level_bounds(max));
+    if let Some(values) = values {
         stage.check()?;
-        // one 128-bit key per node: the bound's bits in total order, then the tie; and the
-        // lattice index of each tie's reading of the levels, to map the keys back
-        let mut index_of = vec![0u32; values.len()];
-        let mut keys: Vec<u128> = Vec::with_capacity(values.len());
-        for (i, (&v, &tie)) in values.iter().zip(&ties).enumerate() {
-            keys.push((total_order(v) as u128) << 64 | tie as u128);
-            index_of[tie as u32 as usize] = i as u32;
-        }
+        // one 128-bit key per node: the bound's bits in total order, then the tie; and
+        // either the node's index in the key's low bits (when the level sum, the reading
+        // and the index fit in 64 bits) or a table from each tie's reading to the node
+        let bits = usize::BITS - lattice.size().saturating_sub(1).leading_zeros();
+        let top: u64 = max.iter().map(|&m| u64::from(m)).sum();
+        let sum_bits = u64::BITS - top.leading_zeros();
+        let packed = may_pack && sum_bits + 2 * bits <= 64;
+        let total = |v: f64, low: u64| (total_order(v) as u128) << 64 | low as u128;
+        let (mut keys, nodes): (Vec<u128>, NodeOf) = if packed {
+            let keys = values
+                .par_iter()
+                .zip(ties.par_iter())
+                .enumerate()
+                .map(|(i, (&v, &tie))| {
+                    total(
+                        v,
+                        (tie >> 32) << (2 * bits) | (tie & 0xffff_ffff) << bits | i as u64,
+                    )
+                })
+                .collect();
+            (keys, NodeOf::Packed { bits })
+        } else {
+            let mut index_of = vec![0u32; values.len()];
+            let mut keys = Vec::with_capacity(values.len());
+            for (i, (&v, &tie)) in values.iter().zip(&ties).enumerate() {
+                index_of[tie as u32 as usize] = i as u32;
+                keys.push(total(v, tie));
+            }
+            (keys, NodeOf::Table(index_of))
+        };
         drop((values, ties));
         stage.check()?;
-        keys.sort_unstable();
-        return Ok(Order::Keys { keys, index_of });
+        // in parallel with more than one thread in the pool; else the standard library's
+        // sort, which took 0.85-1.0 of rayon's time on one thread (1.4 M keys)
+        if rayon::current_num_threads() > 1 {
+            keys.par_sort_unstable();
+        } else {
+            keys.sort_unstable();
+        }
+        return Ok(Order::Keys { keys, nodes });
     }
     let mut order: Vec<(Score, u64, u32)> = (0..lattice.size())
         .into_par_iter()
@@ -634,7 +687,7 @@ mod tests {
         use crate::observer::Silent;
 
         let mut rng = ChaCha8Rng::seed_from_u64(2412);
-        let mut tabled = 0;
+        let (mut tabled, mut packed) = (0, 0);
         for round in 0..120 {
             let data = dataset(&mut rng);
             let (name, aggregate) = [
@@ -656,7 +709,6 @@ mod tests {
             // sums run in another order than `level_bound`'s, so the last bit may differ)
             let table = problem.metric.level_bounds(lattice.max_levels());
             tabled += table.is_some() as usize;
-            let got = super::by_bound(&problem, &super::search_stage(&problem, &Silent)).unwrap();
             let mut want: Vec<(super::Score, Vec<u8>, u32)> = (0..lattice.size())
                 .map(|i| {
                     let levels = lattice.levels(i);
@@ -675,16 +727,26 @@ mod tests {
                 };
                 by_bound.then(tie_order(&a.1, &b.1))
             });
-            let got_nodes: Vec<u32> = (0..got.len()).map(|p| got.node(p) as u32).collect();
             let want_nodes: Vec<u32> = want.iter().map(|&(_, _, i)| i).collect();
-            assert_eq!(got_nodes, want_nodes, "round {round}");
-            for (place, (want, _, _)) in want.iter().enumerate() {
-                let bound = got.bound(place);
-                assert_eq!(bound.value.to_bits(), want.value.to_bits(), "round {round}");
-                assert_eq!(bound.rank, want.rank, "round {round}");
+            // the nodes packed in the keys, and read from the table
+            for may_pack in [true, false] {
+                let stage = super::search_stage(&problem, &Silent);
+                let got = super::by_bound_packing(&problem, &stage, may_pack).unwrap();
+                if let super::Order::Keys { nodes, .. } = &got {
+                    packed += matches!(nodes, super::NodeOf::Packed { .. }) as usize;
+                }
+                let got_nodes: Vec<u32> = (0..got.len()).map(|p| got.node(p) as u32).collect();
+                assert_eq!(got_nodes, want_nodes, "round {round}, {may_pack}");
+                for (place, (want, _, _)) in want.iter().enumerate() {
+                    let bound = got.bound(place);
+                    assert_eq!(bound.value.to_bits(), want.value.to_bits(), "round {round}");
+                    assert_eq!(bound.rank, want.rank, "round {round}");
+                }
             }
         }
         assert!(tabled > 60, "{tabled}");
+        // every table of bounds packs its nodes when it may (these lattices are small)
+        assert_eq!(packed, tabled);
     }
 
     /// A bound's key orders as `f64::total_cmp` does and gives the bound back bit for bit:
