@@ -414,7 +414,9 @@ enum NodeOf {
     /// sum above the reading): no read of another table per place, which the search makes
     /// for most of a large lattice's nodes.
     Packed { bits: u32 },
-    /// The node of each tie key (the key's low 32 bits): when the packed form does not fit.
+    /// The node of each tie key (the key's low 32 bits), should the packed form not fit.
+    /// Every problem's does: below `MAX_LATTICE` nodes, index and reading take at most 26
+    /// bits each and the level sum at most 10 (766 at most); the tests read both.
     Table(Vec<u32>),
 }
 
@@ -779,6 +781,120 @@ mod tests {
     /// same order) as a rollup from the base, on random tables with sensitive columns,
     /// k = 2 to 4, 0 to 20 % suppression, and Loss (the best-first search) or DM (the
     /// bottom-up one).
+    /// The order at the edges of the packing: lattices of 1, 2, 5, 17, 256, 65,536 and
+    /// 131,072 nodes (levels up to 255, level sums up to 510), read packed and through the
+    /// table, on pools of one and three threads, against a sort of every node by its bound
+    /// and the tie order. Packed, each node takes the fewest bits that hold every index.
+    #[test]
+    fn the_order_packs_lattices_of_every_width() {
+        use std::path::{Path, PathBuf};
+
+        use crate::criteria::ModelSpec;
+        use crate::data::table::Table;
+        use crate::data::Role;
+        use crate::framework::dataset::Dataset;
+        use crate::framework::lattice::tie_order;
+        use crate::hierarchy::Hierarchy;
+        use crate::metric::{MetricKind, MetricSpec};
+        use crate::observer::Silent;
+
+        // six leaves; level 1 pairs them, each level above has one group, the top `*`
+        fn chain(j: usize, height: usize) -> (Hierarchy, PathBuf) {
+            let rows: Vec<Vec<String>> = (0..6usize)
+                .map(|v| {
+                    let mut row = vec![format!("q{j}v{v}")];
+                    row.extend((1..=height).map(|h| match h {
+                        h if h == height => "*".to_string(),
+                        1 => format!("g1-{}", v >> 1),
+                        h => format!("g{h}"),
+                    }));
+                    row
+                })
+                .collect();
+            (
+                Hierarchy::from_rows(&rows, Path::new("h"), None).unwrap(),
+                "h".into(),
+            )
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(2414);
+        let shapes: [&[usize]; 7] = [
+            &[0],
+            &[1],
+            &[4],
+            &[16],
+            &[1; 8],
+            &[255, 255],
+            &[255, 1, 255],
+        ];
+        for heights in shapes {
+            for name in [MetricKind::Loss, MetricKind::Height] {
+                let header = (0..heights.len()).map(|j| format!("q{j}")).collect();
+                let rows: Vec<Vec<String>> = (0..30)
+                    .map(|_| {
+                        (0..heights.len())
+                            .map(|j| format!("q{j}v{}", rng.gen_range(0..6)))
+                            .collect()
+                    })
+                    .collect();
+                let data = Dataset::new(
+                    Table::from_rows(header, &rows).unwrap(),
+                    vec![Role::QuasiIdentifying; heights.len()],
+                    heights
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &h)| chain(j, h))
+                        .collect(),
+                    vec![],
+                )
+                .unwrap();
+                let metric = MetricSpec {
+                    name,
+                    ..MetricSpec::default()
+                };
+                let models = [ModelSpec::KAnonymity { k: 2 }];
+                let problem = super::Problem::new(data, &models, 0.1, &metric).unwrap();
+                let lattice = &problem.lattice;
+                let size = lattice.size();
+                assert_eq!(size, heights.iter().map(|&h| h + 1).product::<usize>());
+                let table = problem.metric.level_bounds(lattice.max_levels()).unwrap();
+                let mut want: Vec<(f64, Vec<u8>, u32)> = (0..size)
+                    .map(|i| (table[i], lattice.levels(i), i as u32))
+                    .collect();
+                want.sort_by(|a, b| a.0.total_cmp(&b.0).then(tie_order(&a.1, &b.1)));
+                let want: Vec<u32> = want.into_iter().map(|(_, _, i)| i).collect();
+                for may_pack in [true, false] {
+                    for threads in [1, 3] {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .unwrap();
+                        let got = pool.install(|| {
+                            let stage = super::search_stage(&problem, &Silent);
+                            super::by_bound_packing(&problem, &stage, may_pack).unwrap()
+                        });
+                        match &got {
+                            super::Order::Keys {
+                                nodes: super::NodeOf::Packed { bits },
+                                ..
+                            } => {
+                                assert!(may_pack, "{heights:?}");
+                                assert!(*bits == 0 || size > 1 << (bits - 1), "{heights:?}");
+                                assert!(size <= 1 << bits, "{heights:?} {bits}");
+                            }
+                            super::Order::Keys {
+                                nodes: super::NodeOf::Table(_),
+                                ..
+                            } => assert!(!may_pack, "{heights:?}"),
+                            super::Order::Scores(_) => panic!("a table of bounds"),
+                        }
+                        let got: Vec<u32> = (0..got.len()).map(|p| got.node(p) as u32).collect();
+                        assert!(got == want, "{heights:?} {name:?} {may_pack} {threads}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_optimal_searches_hand_over_the_classes_of_their_best_node() {
         use crate::criteria::ModelSpec;
