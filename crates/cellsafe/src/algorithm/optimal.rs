@@ -776,13 +776,8 @@ mod tests {
         }
     }
 
-    /// The optimal searches hand over the classes of the node they found, rolled up from a
-    /// node they kept: the same classes (keys, representatives, counts, histograms, in the
-    /// same order) as a rollup from the base, on random tables with sensitive columns,
-    /// k = 2 to 4, 0 to 20 % suppression, and Loss (the best-first search) or DM (the
-    /// bottom-up one).
     /// The order at the edges of the packing: lattices of 1, 2, 5, 17, 256, 65,536 and
-    /// 131,072 nodes (levels up to 255, level sums up to 510), read packed and through the
+    /// 131,072 nodes (levels up to 255, level sums up to 511), read packed and through the
     /// table, on pools of one and three threads, against a sort of every node by its bound
     /// and the tie order. Packed, each node takes the fewest bits that hold every index.
     #[test]
@@ -895,6 +890,11 @@ mod tests {
         }
     }
 
+    /// The optimal searches hand over the classes of the node they found, rolled up from a
+    /// node they kept: the same classes (keys, representatives, counts, histograms, in the
+    /// same order) as a rollup from the base, on random tables with sensitive columns,
+    /// k = 2 to 4, 0 to 20 % suppression, and Loss (the best-first search) or DM (the
+    /// bottom-up one).
     #[test]
     fn the_optimal_searches_hand_over_the_classes_of_their_best_node() {
         use crate::criteria::ModelSpec;
