@@ -537,7 +537,7 @@ fn by_bound_packing(problem: &Problem, stage: &Stage<'_>, may_pack: bool) -> Res
         drop((values, ties));
         stage.check()?;
         // in parallel with more than one thread in the pool; else the standard library's
-        // sort, which took 0.85-1.0 of rayon's time on one thread (1.4 M keys)
+        // sort, which took 0.78-1.0 of rayon's time on one thread (1.4 M keys)
         if rayon::current_num_threads() > 1 {
             keys.par_sort_unstable();
         } else {
