@@ -11,6 +11,7 @@ use crate::error::{DatasetError, Error, Result};
 use crate::hierarchy::Hierarchy;
 
 thread_local! {
+    static SCRATCH32: std::cell::RefCell<Grouper<u32>> = Default::default();
     static SCRATCH64: std::cell::RefCell<Grouper<u64>> = Default::default();
     static SCRATCH128: std::cell::RefCell<Grouper<u128>> = Default::default();
     /// Classes given back by [`Pooled`], reused by every rollup's output.
@@ -47,7 +48,7 @@ impl Drop for Pooled {
     }
 }
 
-/// A key the grouper can hash: 64 bits when every key of the snapshot fits, else 128.
+/// A key the grouper can hash: 32 or 64 bits when every key of the snapshot fits, else 128.
 pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     /// A 64-bit hash of the key.
     fn hash64(self) -> u64;
@@ -61,6 +62,31 @@ pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     fn unwrap(keys: Keys) -> Vec<Self>;
     /// Runs `f` with this thread's grouper.
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<Self>) -> R) -> R;
+}
+impl GroupKey for u32 {
+    #[inline]
+    fn hash64(self) -> u64 {
+        u64::from(self).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    #[inline]
+    fn wrapping_add(self, other: u32) -> u32 {
+        u32::wrapping_add(self, other)
+    }
+    fn truncate(x: u128) -> u32 {
+        x as u32
+    }
+    fn wrap(keys: Vec<u32>) -> Keys {
+        Keys::Short(keys)
+    }
+    fn unwrap(keys: Keys) -> Vec<u32> {
+        match keys {
+            Keys::Short(keys) => keys,
+            _ => Vec::new(),
+        }
+    }
+    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u32>) -> R) -> R {
+        SCRATCH32.with_borrow_mut(f)
+    }
 }
 impl GroupKey for u64 {
     #[inline]
@@ -80,7 +106,7 @@ impl GroupKey for u64 {
     fn unwrap(keys: Keys) -> Vec<u64> {
         match keys {
             Keys::Narrow(keys) => keys,
-            Keys::Wide(_) => Vec::new(),
+            _ => Vec::new(),
         }
     }
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u64>) -> R) -> R {
@@ -105,7 +131,7 @@ impl GroupKey for u128 {
     fn unwrap(keys: Keys) -> Vec<u128> {
         match keys {
             Keys::Wide(keys) => keys,
-            Keys::Narrow(_) => Vec::new(),
+            _ => Vec::new(),
         }
     }
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u128>) -> R) -> R {
@@ -116,6 +142,9 @@ impl GroupKey for u128 {
 /// The keys of a node's classes, at the snapshot's width.
 #[derive(Debug, Clone)]
 pub(crate) enum Keys {
+    /// Every key fits in 32 bits: a quarter less memory per class, and smaller grouping
+    /// tables, than 64.
+    Short(Vec<u32>),
     /// Every key fits in 64 bits.
     Narrow(Vec<u64>),
     /// Some key needs more.
@@ -423,14 +452,16 @@ impl Classes {
     /// every snapshot of tables encoded with the same hierarchies.
     pub(crate) fn key(&self, c: usize) -> u128 {
         match &self.keys {
+            Keys::Short(keys) => keys[c] as u128,
             Keys::Narrow(keys) => keys[c] as u128,
             Keys::Wide(keys) => keys[c],
         }
     }
-    /// Memory one class takes: its key (8 or 16 bytes), representative and count (4 each),
-    /// and 4 bytes per histogram cell.
+    /// Memory one class takes: its key (4, 8 or 16 bytes), representative and count (4
+    /// each), and 4 bytes per histogram cell.
     pub(crate) fn bytes_per_class(&self) -> usize {
         let key = match self.keys {
+            Keys::Short(_) => 4,
             Keys::Narrow(_) => 8,
             Keys::Wide(_) => 16,
         };
@@ -465,8 +496,16 @@ impl Snapshot {
         }
         let width: usize = sensitive.iter().map(|(_, d)| d).sum();
         // keys column by column (each pass streams one column), then grouped in one pass
-        let narrow = stride <= u64::MAX as u128;
-        let (row_tuple, first_rows, base_keys) = if narrow {
+        let (row_tuple, first_rows, base_keys) = if stride <= u32::MAX as u128 {
+            let mut keys = vec![0u32; rows];
+            for (leaves, &stride) in leaves.iter().zip(&strides) {
+                let stride = stride as u32;
+                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
+                    *key += leaf * stride;
+                }
+            }
+            group_rows(&keys)
+        } else if stride <= u64::MAX as u128 {
             let mut keys = vec![0u64; rows];
             for (leaves, &stride) in leaves.iter().zip(&strides) {
                 let stride = stride as u64;
@@ -640,6 +679,7 @@ impl Snapshot {
         };
         let mut out = POOL.with_borrow_mut(|pool| pool.pop()).unwrap_or_default();
         let complete = match &from.keys {
+            Keys::Short(keys) => self.rollup_into(request, keys, &mut out),
             Keys::Narrow(keys) => self.rollup_into(request, keys, &mut out),
             Keys::Wide(keys) => self.rollup_into(request, keys, &mut out),
         };
@@ -791,6 +831,9 @@ impl Snapshot {
         levels: &[u8],
     ) -> Vec<u32> {
         let tuple_class = match (&self.base.keys, &classes.keys) {
+            (Keys::Short(base), Keys::Short(keys)) => {
+                self.tuple_classes(hierarchies, base, keys, levels)
+            }
             (Keys::Narrow(base), Keys::Narrow(keys)) => {
                 self.tuple_classes(hierarchies, base, keys, levels)
             }
@@ -895,14 +938,14 @@ mod tests {
 
     /// Rolling up from a random node to a random generalization of it gives, for 1 to 14
     /// quasi-identifiers (so every unrolled loop, 1 to 12 changed attributes, and the
-    /// general one), narrow and wide keys, the classes a brute force over the rows gives:
+    /// general one), 32-, 64- and 128-bit keys, the classes a brute force over the rows gives:
     /// one per distinct generalized tuple, with its row count, its first base tuple as the
     /// representative, in order of that base tuple.
     #[test]
     fn rollups_group_the_rows_as_a_brute_force_does() {
         let mut rng = ChaCha8Rng::seed_from_u64(3301);
         let mut changed_seen = [0usize; 15];
-        let mut wide_seen = 0;
+        let mut widths_seen = [0usize; 3];
         for round in 0..3000 {
             let (hierarchies, leaves) = random_table(&mut rng, round);
             let (dims, rows) = (hierarchies.len(), leaves[0].len());
@@ -931,7 +974,7 @@ mod tests {
             changed_seen[from.iter().zip(&to).filter(|(a, b)| a != b).count()] += 1;
             let source = snapshot.classes(&hs, &from);
             let got = snapshot.rollup(&hs, &source, &from, &to);
-            wide_seen += matches!(got.keys, super::Keys::Wide(_)) as usize;
+            widths_seen[width(&got.keys)] += 1;
 
             // the brute force: base tuples numbered by first occurrence, then rows grouped
             // by their generalized tuple
@@ -957,7 +1000,19 @@ mod tests {
             assert!(seen > 0, "no rollup changed {changed} attributes");
         }
         assert!(changed_seen[13..].iter().sum::<usize>() > 0);
-        assert!(wide_seen > 0, "no rollup had 128-bit keys");
+        assert!(
+            widths_seen.iter().all(|&n| n > 20),
+            "rollups by key width (32, 64, 128 bits): {widths_seen:?}"
+        );
+    }
+
+    /// Which of the three key widths `keys` has: 0, 1, 2 for 32, 64 and 128 bits.
+    fn width(keys: &super::Keys) -> usize {
+        match keys {
+            super::Keys::Short(_) => 0,
+            super::Keys::Narrow(_) => 1,
+            super::Keys::Wide(_) => 2,
+        }
     }
 
     /// Classes of another snapshot, whose representatives are not base tuples of this
@@ -979,12 +1034,12 @@ mod tests {
 
     /// Every row's class is the class of its generalized tuple at the node: the class's
     /// representative generalizes to the row's tuple on every attribute, and each class
-    /// holds as many rows as it counts; for 1 to 14 quasi-identifiers, narrow and wide
+    /// holds as many rows as it counts; for 1 to 14 quasi-identifiers, 32-, 64- and 128-bit
     /// keys, classes rolled up from the base or from a node below.
     #[test]
     fn row_classes_put_each_row_in_the_class_of_its_tuple() {
         let mut rng = ChaCha8Rng::seed_from_u64(3302);
-        let mut wide_seen = 0;
+        let mut widths_seen = [0usize; 3];
         for round in 0..1000 {
             let (hierarchies, leaves) = random_table(&mut rng, round);
             let (dims, rows) = (hierarchies.len(), leaves[0].len());
@@ -1002,7 +1057,7 @@ mod tests {
                 let source = snapshot.classes(&hs, &from);
                 snapshot.rollup(&hs, &source, &from, &to)
             };
-            wide_seen += matches!(classes.keys, super::Keys::Wide(_)) as usize;
+            widths_seen[width(&classes.keys)] += 1;
             let row_class = snapshot.row_classes(&hs, &classes, &to);
             assert_eq!(row_class.len(), rows);
             let mut counted = vec![0u32; classes.len()];
@@ -1020,6 +1075,9 @@ mod tests {
             }
             assert_eq!(counted, classes.counts, "round {round}");
         }
-        assert!(wide_seen > 20, "{wide_seen}");
+        assert!(
+            widths_seen.iter().all(|&n| n > 20),
+            "by key width (32, 64, 128 bits): {widths_seen:?}"
+        );
     }
 }
