@@ -909,15 +909,29 @@ mod tests {
     use crate::hierarchy::Hierarchy;
 
     /// A random table of 1 to 14 quasi-identifiers and 1 to 199 rows: each attribute's
-    /// hierarchy and each row's leaves. Every tenth round has large domains, so that the
-    /// keys need 128 bits.
+    /// hierarchy and each row's leaves. Most rounds have small domains (32-bit keys); every
+    /// tenth has large ones, so that the keys mostly need 128 bits; and every tenth, five
+    /// after those, 9 to 14 attributes whose domains multiply to between 2^34 and 2^62, so
+    /// that 64-bit keys meet the unrolled loops of 9 to 12 changed attributes and the
+    /// general one.
     fn random_table(rng: &mut ChaCha8Rng, round: usize) -> (Vec<Hierarchy>, Vec<Vec<u32>>) {
-        let dims = rng.gen_range(1..15);
-        let big = round.is_multiple_of(10);
+        let (big, medium) = (round.is_multiple_of(10), round % 10 == 5);
+        let dims: usize = if medium {
+            rng.gen_range(9..15)
+        } else {
+            rng.gen_range(1..15)
+        };
+        // each domain between 2^(34 / dims) and 2^(62 / dims), rounded inwards
+        let (low, high) = (
+            2f64.powf(34.0 / dims as f64).ceil() as usize,
+            2f64.powf(62.0 / dims as f64).floor() as usize,
+        );
         let leaf_counts: Vec<usize> = (0..dims)
             .map(|_| {
                 if big {
                     rng.gen_range(100..300)
+                } else if medium {
+                    rng.gen_range(low..=high)
                 } else {
                     rng.gen_range(1..7)
                 }
@@ -946,6 +960,8 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3301);
         let mut changed_seen = [0usize; 15];
         let mut widths_seen = [0usize; 3];
+        // rollups by key width and by number of changed attributes
+        let mut seen = [[0usize; 15]; 3];
         for round in 0..3000 {
             let (hierarchies, leaves) = random_table(&mut rng, round);
             let (dims, rows) = (hierarchies.len(), leaves[0].len());
@@ -971,10 +987,12 @@ mod tests {
             for &j in &movable {
                 to[j] = rng.gen_range(from[j] + 1..=max[j]);
             }
-            changed_seen[from.iter().zip(&to).filter(|(a, b)| a != b).count()] += 1;
+            let changed = from.iter().zip(&to).filter(|(a, b)| a != b).count();
+            changed_seen[changed] += 1;
             let source = snapshot.classes(&hs, &from);
             let got = snapshot.rollup(&hs, &source, &from, &to);
             widths_seen[width(&got.keys)] += 1;
+            seen[width(&got.keys)][changed] += 1;
 
             // the brute force: base tuples numbered by first occurrence, then rows grouped
             // by their generalized tuple
@@ -1004,6 +1022,70 @@ mod tests {
             widths_seen.iter().all(|&n| n > 20),
             "rollups by key width (32, 64, 128 bits): {widths_seen:?}"
         );
+        // at every width, every unrolled loop (1 to 12 changed attributes) and the general
+        // one (13 or 14)
+        for (w, by_changed) in seen.iter().enumerate() {
+            assert!(
+                by_changed[1..13].iter().all(|&n| n > 0) && by_changed[13..].iter().sum::<usize>() > 0,
+                "rollups of the width {w} (0: 32, 1: 64, 2: 128 bits) by changed attributes: {by_changed:?}"
+            );
+        }
+    }
+
+    /// Keys take 32 bits up to a product of domains of 2^32 - 2^16 and 64 bits from 2^32:
+    /// on both sides, rows at the largest and smallest leaves fall, at every node and from
+    /// either source, into classes that hold exactly the rows of one generalized tuple.
+    #[test]
+    fn keys_change_width_at_two_to_the_32() {
+        for (a, b, want) in [(65_536usize, 65_535usize, 0usize), (65_536, 65_536, 1)] {
+            let hs = [hierarchy(0, a, 2), hierarchy(1, b, 2)];
+            let hs: Vec<&Hierarchy> = hs.iter().collect();
+            let rows = [
+                (a - 1, b - 1),
+                (a - 2, b - 1),
+                (a - 1, b - 2),
+                (0, 0),
+                (a - 1, 0),
+                (0, b - 1),
+                (a - 1, b - 1),
+            ];
+            let columns: [Vec<u32>; 2] = [
+                rows.iter().map(|r| r.0 as u32).collect(),
+                rows.iter().map(|r| r.1 as u32).collect(),
+            ];
+            let snapshot =
+                Snapshot::build(&hs, &[&columns[0], &columns[1]], &[], rows.len(), None).unwrap();
+            assert_eq!(width(&snapshot.base().keys), want, "domains {a} x {b}");
+            for to in [[0u8, 0], [1, 0], [0, 1], [1, 1], [2, 1], [1, 2], [2, 2]] {
+                for from in [[0u8, 0], [1, 1]] {
+                    if from[0] > to[0] || from[1] > to[1] {
+                        continue;
+                    }
+                    let source = snapshot.classes(&hs, &from);
+                    let got = snapshot.rollup(&hs, &source, &from, &to);
+                    assert_eq!(width(&got.keys), want);
+                    let class = snapshot.row_classes(&hs, &got, &to);
+                    let general = |r: usize| {
+                        let (x, y) = (columns[0][r], columns[1][r]);
+                        (hs[0].code(to[0] as usize, x), hs[1].code(to[1] as usize, y))
+                    };
+                    for r in 0..rows.len() {
+                        for q in 0..rows.len() {
+                            assert_eq!(
+                                class[r] == class[q],
+                                general(r) == general(q),
+                                "domains {a} x {b}, {from:?} to {to:?}, rows {r} and {q}"
+                            );
+                        }
+                    }
+                    let mut counted = vec![0u32; got.len()];
+                    for &c in &class {
+                        counted[c as usize] += 1;
+                    }
+                    assert_eq!(counted, got.counts, "domains {a} x {b}, {from:?} to {to:?}");
+                }
+            }
+        }
     }
 
     /// Which of the three key widths `keys` has: 0, 1, 2 for 32, 64 and 128 bits.
