@@ -63,56 +63,40 @@ pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     /// Runs `f` with this thread's grouper.
     fn with_scratch<R>(f: impl FnOnce(&mut Grouper<Self>) -> R) -> R;
 }
-impl GroupKey for u32 {
-    #[inline]
-    fn hash64(self) -> u64 {
-        u64::from(self).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-    #[inline]
-    fn wrapping_add(self, other: u32) -> u32 {
-        u32::wrapping_add(self, other)
-    }
-    fn truncate(x: u128) -> u32 {
-        x as u32
-    }
-    fn wrap(keys: Vec<u32>) -> Keys {
-        Keys::Short(keys)
-    }
-    fn unwrap(keys: Keys) -> Vec<u32> {
-        match keys {
-            Keys::Short(keys) => keys,
-            _ => Vec::new(),
+/// [`GroupKey`] for a key type of at most 64 bits held in `Keys::$variant`, with its
+/// thread's grouper `$scratch`: hashed by a multiplication by 2^64 / φ (the grouper keeps
+/// the top bits).
+macro_rules! narrow_group_key {
+    ($t:ty, $variant:ident, $scratch:ident) => {
+        impl GroupKey for $t {
+            #[inline]
+            fn hash64(self) -> u64 {
+                u64::from(self).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            }
+            #[inline]
+            fn wrapping_add(self, other: $t) -> $t {
+                <$t>::wrapping_add(self, other)
+            }
+            fn truncate(x: u128) -> $t {
+                x as $t
+            }
+            fn wrap(keys: Vec<$t>) -> Keys {
+                Keys::$variant(keys)
+            }
+            fn unwrap(keys: Keys) -> Vec<$t> {
+                match keys {
+                    Keys::$variant(keys) => keys,
+                    _ => Vec::new(),
+                }
+            }
+            fn with_scratch<R>(f: impl FnOnce(&mut Grouper<$t>) -> R) -> R {
+                $scratch.with_borrow_mut(f)
+            }
         }
-    }
-    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u32>) -> R) -> R {
-        SCRATCH32.with_borrow_mut(f)
-    }
+    };
 }
-impl GroupKey for u64 {
-    #[inline]
-    fn hash64(self) -> u64 {
-        self.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-    #[inline]
-    fn wrapping_add(self, other: u64) -> u64 {
-        u64::wrapping_add(self, other)
-    }
-    fn truncate(x: u128) -> u64 {
-        x as u64
-    }
-    fn wrap(keys: Vec<u64>) -> Keys {
-        Keys::Narrow(keys)
-    }
-    fn unwrap(keys: Keys) -> Vec<u64> {
-        match keys {
-            Keys::Narrow(keys) => keys,
-            _ => Vec::new(),
-        }
-    }
-    fn with_scratch<R>(f: impl FnOnce(&mut Grouper<u64>) -> R) -> R {
-        SCRATCH64.with_borrow_mut(f)
-    }
-}
+narrow_group_key!(u32, Short, SCRATCH32);
+narrow_group_key!(u64, Narrow, SCRATCH64);
 impl GroupKey for u128 {
     #[inline]
     fn hash64(self) -> u64 {
