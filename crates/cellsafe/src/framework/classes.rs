@@ -54,6 +54,8 @@ pub(crate) trait GroupKey: Copy + Eq + Default + 'static {
     fn hash64(self) -> u64;
     /// `self + other`, wrapping (key changes are added in two's complement).
     fn wrapping_add(self, other: Self) -> Self;
+    /// `self * other`, wrapping.
+    fn wrapping_mul(self, other: Self) -> Self;
     /// The low bits of `x`.
     fn truncate(x: u128) -> Self;
     /// `keys` wrapped.
@@ -76,6 +78,10 @@ macro_rules! narrow_group_key {
             #[inline]
             fn wrapping_add(self, other: $t) -> $t {
                 <$t>::wrapping_add(self, other)
+            }
+            #[inline]
+            fn wrapping_mul(self, other: $t) -> $t {
+                <$t>::wrapping_mul(self, other)
             }
             fn truncate(x: u128) -> $t {
                 x as $t
@@ -105,6 +111,10 @@ impl GroupKey for u128 {
     #[inline]
     fn wrapping_add(self, other: u128) -> u128 {
         u128::wrapping_add(self, other)
+    }
+    #[inline]
+    fn wrapping_mul(self, other: u128) -> u128 {
+        u128::wrapping_mul(self, other)
     }
     fn truncate(x: u128) -> u128 {
         x
@@ -353,6 +363,19 @@ impl<'a, K: GroupKey, const N: usize> Unrolled<'a, K, N> {
     }
 }
 
+/// Every row's key: its leaves in mixed radix over `strides`, column by column (each pass
+/// streams one column). The caller picks `K` wide enough for the product of the domains.
+fn row_keys<K: GroupKey>(leaves: &[&[u32]], strides: &[u128], rows: usize) -> Vec<K> {
+    let mut keys = vec![K::default(); rows];
+    for (leaves, &stride) in leaves.iter().zip(strides) {
+        let stride = K::truncate(stride);
+        for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
+            *key = key.wrapping_add(K::truncate(u128::from(leaf)).wrapping_mul(stride));
+        }
+    }
+    keys
+}
+
 /// Groups rows by key: per row its group, per group its first row and its key (widened).
 fn group_rows<K: GroupKey>(keys: &[K]) -> (Vec<u32>, Vec<u32>, Keys) {
     // room for as many tuples as rows: grown by doubling, the vectors were copied each
@@ -481,31 +504,11 @@ impl Snapshot {
         let width: usize = sensitive.iter().map(|(_, d)| d).sum();
         // keys column by column (each pass streams one column), then grouped in one pass
         let (row_tuple, first_rows, base_keys) = if stride <= u32::MAX as u128 {
-            let mut keys = vec![0u32; rows];
-            for (leaves, &stride) in leaves.iter().zip(&strides) {
-                let stride = stride as u32;
-                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
-                    *key += leaf * stride;
-                }
-            }
-            group_rows(&keys)
+            group_rows(&row_keys::<u32>(leaves, &strides, rows))
         } else if stride <= u64::MAX as u128 {
-            let mut keys = vec![0u64; rows];
-            for (leaves, &stride) in leaves.iter().zip(&strides) {
-                let stride = stride as u64;
-                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
-                    *key += leaf as u64 * stride;
-                }
-            }
-            group_rows(&keys)
+            group_rows(&row_keys::<u64>(leaves, &strides, rows))
         } else {
-            let mut keys = vec![0u128; rows];
-            for (leaves, &stride) in leaves.iter().zip(&strides) {
-                for (key, &leaf) in keys.iter_mut().zip(leaves.iter()) {
-                    *key += leaf as u128 * stride;
-                }
-            }
-            group_rows(&keys)
+            group_rows(&row_keys::<u128>(leaves, &strides, rows))
         };
         let tuples = first_rows.len();
         let columns: Vec<Vec<u32>> = leaves
