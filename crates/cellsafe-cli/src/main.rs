@@ -260,11 +260,35 @@ fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// Turns transparent huge pages off for this process unless `MIMALLOC_ALLOW_THP` is set
+/// (mimalloc reads it: `1` keeps them, `0` turns them off itself).
+///
+/// Why: mimalloc asks the kernel for 2 MiB pages. On a VM whose balloon reports free
+/// memory to the host in 2 MiB blocks, a fresh huge page is one the host has taken back,
+/// and faulting it in is slow: on Adult (8 QIs), a run after 2 s of idle took 2.0-3.4
+/// times as long with them (whole process), while back to back they saved 7-20 %. Off,
+/// the time hardly depends on the idle before a run (`docs/performance.md`). Processes
+/// this one starts inherit the setting (the browser of `studio --open`).
+#[cfg(target_os = "linux")]
+fn huge_pages_off() {
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+        // SAFETY: PR_SET_THP_DISABLE takes integers only and changes a flag of this
+        // process; failure (an old kernel) leaves huge pages as they were.
+        unsafe {
+            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn huge_pages_off() {}
+
 fn main() -> ExitCode {
     // First thing: Ctrl-C and SIGTERM are held until the handler is in place, so one that
     // comes while the arguments are parsed (or that the parent held back) ends the run
     // through the handler, with exit 130, never by the default action.
     signals::hold();
+    huge_pages_off();
     let cli = Cli::parse();
     // the service handles SIGTERM and Ctrl-C itself: answers in flight complete first
     if let Command::Serve { config, listen } = &cli.command {

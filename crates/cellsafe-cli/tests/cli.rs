@@ -1725,3 +1725,79 @@ fn the_service_tests_need_the_service_feature() {
          `--features service` (./scripts/test builds every feature)",
     );
 }
+
+/// The `THP_enabled` line of `/proc/PID/status` (`self` for this process): None when the
+/// kernel does not show it.
+#[cfg(target_os = "linux")]
+fn thp_enabled(pid: &str) -> Option<bool> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("THP_enabled:"))?;
+    Some(line.split_whitespace().nth(1)? == "1")
+}
+
+/// Transparent huge pages are off in a run unless `MIMALLOC_ALLOW_THP=1` keeps them. The
+/// run reads its table from a FIFO, so the test looks at the process while it waits
+/// there, after `main` began: it waits on the FIFO's reader, not on a clock.
+#[cfg(target_os = "linux")]
+#[test]
+fn huge_pages_are_off_unless_asked_for() {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if thp_enabled("self").is_none() {
+        common::skipped("huge pages: this kernel's /proc/PID/status has no THP_enabled line");
+        return;
+    }
+    let cases: &[(Option<&str>, bool)] = &[(None, false), (Some("0"), false), (Some("1"), true)];
+    for &(allow, expected) in cases {
+        if expected && thp_enabled("self") == Some(false) {
+            common::skipped("huge pages kept on request: they are off for the tests themselves");
+            continue;
+        }
+        let dir = fixture(DATA, AGE, &config(&k(2)).replace("data.csv", "data.fifo"));
+        let d = dir.path();
+        let fifo = d.join("data.fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"));
+        command
+            .arg("anonymize")
+            .arg(d.join("job.toml"))
+            .arg("--output")
+            .arg(d.join("out.csv"))
+            .arg("--report")
+            .arg(d.join("report.json"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        match allow {
+            Some(v) => command.env("MIMALLOC_ALLOW_THP", v),
+            None => command.env_remove("MIMALLOC_ALLOW_THP"),
+        };
+        let mut child = command.spawn().unwrap();
+        // a FIFO opens for writing without blocking once it has a reader
+        let mut writer = loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo)
+            {
+                Ok(w) => break w,
+                Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                    assert!(
+                        child.try_wait().unwrap().is_none(),
+                        "the run ended before it read its table"
+                    );
+                    std::thread::yield_now();
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let seen = thp_enabled(&child.id().to_string());
+        writer.write_all(DATA.as_bytes()).unwrap();
+        drop(writer);
+        assert!(child.wait().unwrap().success());
+        assert_eq!(seen, Some(expected), "MIMALLOC_ALLOW_THP {allow:?}");
+    }
+}
