@@ -265,10 +265,10 @@ fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
 ///
 /// Why: mimalloc asks the kernel for 2 MiB pages. On a VM whose balloon reports free
 /// memory to the host in 2 MiB blocks, a fresh huge page is one the host has taken back,
-/// and faulting it in is slow: on Adult (8 QIs), a run after 2 s of idle took 2.0-3.4
-/// times as long with them (whole process), while back to back they saved 7-20 %. Off,
-/// the time hardly depends on the idle before a run (`docs/performance.md`). Processes
-/// this one starts inherit the setting (the browser of `studio --open`).
+/// and faulting it in is slow: on Adult (three jobs), a run after 2 s of idle took
+/// 1.15-2.75 times as long with them (whole process), and back to back 1.07-1.17 times as
+/// long without them (`docs/performance.md`). Processes this one starts inherit the
+/// setting (the browser of `studio --open`).
 #[cfg(target_os = "linux")]
 fn huge_pages_off() {
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
