@@ -24,7 +24,8 @@ mod studio;
 /// larger peak (142 against 50 MiB; 354 against 253 MiB at 1,000,000 rows). Its version 2
 /// (the `v2` feature) rather than 3: on the kit's configurations with one thread, the whole
 /// command took 0.96-0.98x the time (1.02x at 13 QIs, Loss) and peaked lower (30 against
-/// 36 MiB at k = 5, 0 %; 141 against 165 MiB at 12 QIs, DM).
+/// 36 MiB at k = 5, 0 %; 141 against 165 MiB at 12 QIs, DM). These figures were taken
+/// with transparent huge pages, which [`huge_pages_off`] now turns off.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -264,31 +265,74 @@ fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
 /// (mimalloc reads it: `1` keeps them, `0` turns them off itself).
 ///
 /// Why: mimalloc asks the kernel for 2 MiB pages. On a VM whose balloon reports free
-/// memory to the host in 2 MiB blocks, a fresh huge page is one the host has taken back,
-/// and faulting it in is slow: on Adult (three jobs), a run after 2 s of idle took
-/// 1.15-2.75 times as long with them (whole process), and back to back 1.07-1.17 times as
-/// long without them (`docs/performance.md`). Processes this one starts inherit the
-/// setting (the browser of `studio --open`).
+/// memory to the host in 2 MiB blocks, a fresh huge page is likely one the host has taken
+/// back: on Adult, a run after 2 s of idle took 1.15-2.75 times as long with them (whole
+/// process, three jobs), and back to back 1.09-1.17 times as long without them (four jobs;
+/// `docs/performance.md`).
+///
+/// It runs as the process starts ([`HUGE_PAGES_OFF`]), before `main`: the runtime's first
+/// allocations, before `main`, already fault in mimalloc's first huge page. Processes this
+/// one starts inherit the setting; the browser of `studio --open` gets the original back
+/// ([`restore_huge_pages`]).
 #[cfg(target_os = "linux")]
-fn huge_pages_off() {
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: PR_SET_THP_DISABLE takes integers only and changes a flag of this
-        // process; failure (an old kernel) leaves huge pages as they were.
-        unsafe {
-            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+extern "C" fn huge_pages_off() {
+    // SAFETY: getenv with a NUL-terminated name, before any thread exists (nothing can
+    // change the environment meanwhile); PR_SET_THP_DISABLE takes integers only (the
+    // kernel reads unsigned longs, and refuses non-zero unused ones) and changes a flag of
+    // this process; when it fails (an old kernel), huge pages stay as they were.
+    unsafe {
+        if !libc::getenv(c"MIMALLOC_ALLOW_THP".as_ptr()).is_null() {
+            return;
+        }
+        let off = libc::c_ulong::from(true);
+        let zero = libc::c_ulong::from(false);
+        if libc::prctl(libc::PR_GET_THP_DISABLE, zero, zero, zero, zero) == 0
+            && libc::prctl(libc::PR_SET_THP_DISABLE, off, zero, zero, zero) == 0
+        {
+            HUGE_PAGES_TURNED_OFF.store(true, Ordering::Relaxed);
         }
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn huge_pages_off() {}
+/// [`huge_pages_off`] among the functions the C runtime calls before `main`.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static HUGE_PAGES_OFF: extern "C" fn() = huge_pages_off;
+
+/// Whether [`huge_pages_off`] turned them off (they were on, and nothing asked to keep
+/// them).
+#[cfg(target_os = "linux")]
+static HUGE_PAGES_TURNED_OFF: AtomicBool = AtomicBool::new(false);
+
+/// Makes `command`'s process start with huge pages as this one found them, when
+/// [`huge_pages_off`] turned them off.
+#[cfg(all(target_os = "linux", feature = "studio"))]
+pub(crate) fn restore_huge_pages(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    if !HUGE_PAGES_TURNED_OFF.load(Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: the closure makes one system call, safe between fork and exec; a failure
+    // leaves the child as it was
+    unsafe {
+        command.pre_exec(|| {
+            let zero = libc::c_ulong::from(false);
+            libc::prctl(libc::PR_SET_THP_DISABLE, zero, zero, zero, zero);
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere nothing is changed.
+#[cfg(all(not(target_os = "linux"), feature = "studio"))]
+pub(crate) fn restore_huge_pages(_command: &mut std::process::Command) {}
 
 fn main() -> ExitCode {
     // First thing: Ctrl-C and SIGTERM are held until the handler is in place, so one that
     // comes while the arguments are parsed (or that the parent held back) ends the run
     // through the handler, with exit 130, never by the default action.
     signals::hold();
-    huge_pages_off();
     let cli = Cli::parse();
     // the service handles SIGTERM and Ctrl-C itself: answers in flight complete first
     if let Command::Serve { config, listen } = &cli.command {

@@ -50,12 +50,14 @@ fn open_browser(page: &std::path::Path) {
     } else {
         "xdg-open"
     };
-    let spawned = std::process::Command::new(opener)
+    let mut command = std::process::Command::new(opener);
+    command
         .arg(page)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
+        .stderr(std::process::Stdio::null());
+    crate::restore_huge_pages(&mut command);
+    let spawned = command.spawn();
     if spawned.is_err() {
         eprintln!("cellsafe studio: could not run `{opener}`: open the address above yourself");
     }

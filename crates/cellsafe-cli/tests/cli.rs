@@ -1735,24 +1735,56 @@ fn thp_enabled(pid: &str) -> Option<bool> {
     Some(line.split_whitespace().nth(1)? == "1")
 }
 
-/// Transparent huge pages are off in a run unless `MIMALLOC_ALLOW_THP=1` keeps them. The
-/// run reads its table from a FIFO, so the test looks at the process while it waits
-/// there, after `main` began: it waits on the FIFO's reader, not on a clock.
+/// The kB of process `pid`'s memory in huge pages (`AnonHugePages` of
+/// `/proc/PID/smaps_rollup`).
+#[cfg(target_os = "linux")]
+fn huge_kb(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap();
+    let line = rollup
+        .lines()
+        .find(|l| l.starts_with("AnonHugePages:"))
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Kills the child when the test ends early (a failed assertion), so that it does not
+/// wait on its FIFO for ever.
+#[cfg(target_os = "linux")]
+struct KillOnDrop(std::process::Child);
+
+#[cfg(target_os = "linux")]
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Transparent huge pages are off in a run, from before its first allocation, unless
+/// `MIMALLOC_ALLOW_THP=1` keeps them (`0` is mimalloc's own switch). The run reads its
+/// table from a FIFO, so the test looks at the process while it waits there, after `main`
+/// began: it waits on the FIFO's reader, not on a clock (a bound of 30 s only ends a
+/// hung test).
 #[cfg(target_os = "linux")]
 #[test]
 fn huge_pages_are_off_unless_asked_for() {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    if thp_enabled("self").is_none() {
-        common::skipped("huge pages: this kernel's /proc/PID/status has no THP_enabled line");
-        return;
+    // children inherit the flag: with huge pages off for the tests themselves, every run
+    // would show them off whatever cellsafe does
+    match thp_enabled("self") {
+        None => {
+            common::skipped("huge pages: this kernel's /proc/PID/status has no THP_enabled line");
+            return;
+        }
+        Some(false) => {
+            common::skipped("huge pages: they are off for the tests themselves (inherited)");
+            return;
+        }
+        Some(true) => {}
     }
     let cases: &[(Option<&str>, bool)] = &[(None, false), (Some("0"), false), (Some("1"), true)];
     for &(allow, expected) in cases {
-        if expected && thp_enabled("self") == Some(false) {
-            common::skipped("huge pages kept on request: they are off for the tests themselves");
-            continue;
-        }
         let dir = fixture(DATA, AGE, &config(&k(2)).replace("data.csv", "data.fifo"));
         let d = dir.path();
         let fifo = d.join("data.fifo");
@@ -1775,8 +1807,9 @@ fn huge_pages_are_off_unless_asked_for() {
             Some(v) => command.env("MIMALLOC_ALLOW_THP", v),
             None => command.env_remove("MIMALLOC_ALLOW_THP"),
         };
-        let mut child = command.spawn().unwrap();
+        let mut child = KillOnDrop(command.spawn().unwrap());
         // a FIFO opens for writing without blocking once it has a reader
+        let start = std::time::Instant::now();
         let mut writer = loop {
             match std::fs::OpenOptions::new()
                 .write(true)
@@ -1786,18 +1819,29 @@ fn huge_pages_are_off_unless_asked_for() {
                 Ok(w) => break w,
                 Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
                     assert!(
-                        child.try_wait().unwrap().is_none(),
+                        child.0.try_wait().unwrap().is_none(),
                         "the run ended before it read its table"
                     );
-                    std::thread::yield_now();
+                    assert!(
+                        start.elapsed().as_secs() < 30,
+                        "the run never read its table"
+                    );
+                    std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 Err(e) => panic!("{e}"),
             }
         };
-        let seen = thp_enabled(&child.id().to_string());
+        let pid = child.0.id();
+        let seen = thp_enabled(&pid.to_string());
+        // none of its memory so far in huge pages: the switch came before mimalloc's
+        // first allocation, not in `main` after the runtime's
+        let huge = huge_kb(pid);
         writer.write_all(DATA.as_bytes()).unwrap();
         drop(writer);
-        assert!(child.wait().unwrap().success());
+        assert!(child.0.wait().unwrap().success());
         assert_eq!(seen, Some(expected), "MIMALLOC_ALLOW_THP {allow:?}");
+        if !expected {
+            assert_eq!(huge, 0, "MIMALLOC_ALLOW_THP {allow:?}");
+        }
     }
 }
