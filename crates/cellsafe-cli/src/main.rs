@@ -1070,3 +1070,36 @@ impl Observer for Front {
         self.cancel.is_cancelled()
     }
 }
+
+#[cfg(all(test, target_os = "linux", feature = "studio"))]
+mod tests {
+    use super::*;
+
+    /// The `THP_enabled:` value a process started by `command` (`grep` reading its own
+    /// status) shows.
+    fn child_thp(mut command: std::process::Command) -> String {
+        let out = command
+            .args(["THP_enabled", "/proc/self/status"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// This test binary turned huge pages off too, as it started: a process it starts
+    /// inherits that, unless started through [`restore_huge_pages`] (as the browser is).
+    #[test]
+    fn a_started_browser_gets_the_huge_pages_found() {
+        if !HUGE_PAGES_TURNED_OFF.load(Ordering::Relaxed) {
+            cellsafe_testkit::skipped(
+                "huge pages given back to a browser: they were not on (or MIMALLOC_ALLOW_THP \
+                 is set), so nothing was turned off",
+            );
+            return;
+        }
+        let inherited = std::process::Command::new("grep");
+        assert_eq!(child_thp(inherited), "THP_enabled:\t0");
+        let mut restored = std::process::Command::new("grep");
+        restore_huge_pages(&mut restored);
+        assert_eq!(child_thp(restored), "THP_enabled:\t1");
+    }
+}
