@@ -857,6 +857,22 @@ fn microaggregation_output_and_scale_errors() {
 /// A copy of the Adult example whose genetic search runs for seconds (the tests stop it
 /// within milliseconds of its start).
 #[cfg(unix)]
+/// `cellsafe anonymize JOB --output DIR/out.csv --report DIR/report.json`, to start as a
+/// process, its standard output discarded.
+#[cfg(unix)]
+fn anonymize_process(dir: &Path, job: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"));
+    command
+        .arg("anonymize")
+        .arg(job)
+        .arg("--output")
+        .arg(dir.join("out.csv"))
+        .arg("--report")
+        .arg(dir.join("report.json"))
+        .stdout(std::process::Stdio::null());
+    command
+}
+
 fn long_job() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = examples().join("../adult");
@@ -894,17 +910,7 @@ fn start_long(dir: &Path, job: &Path) -> std::process::Child {
 /// [`start_long`] with its standard error going to `stderr`.
 #[cfg(unix)]
 fn start_long_with(dir: &Path, job: &Path, stderr: std::process::Stdio) -> std::process::Child {
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
-        .arg("anonymize")
-        .arg(job)
-        .arg("--output")
-        .arg(dir.join("out.csv"))
-        .arg("--report")
-        .arg(dir.join("report.json"))
-        .stderr(stderr)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = anonymize_process(dir, job).stderr(stderr).spawn().unwrap();
     let lock = dir.join(".out.csv.cellsafe-lock");
     let start = std::time::Instant::now();
     while !lock.exists() {
@@ -1104,16 +1110,8 @@ fn a_signal_before_the_handler_is_installed_exits_130() {
     let dir = fixture(DATA, AGE, &config(&k(2)));
     let d = dir.path();
     for sig in [Signal::SIGINT, Signal::SIGTERM] {
-        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"));
-        command
-            .arg("anonymize")
-            .arg(d.join("job.toml"))
-            .arg("--output")
-            .arg(d.join("out.csv"))
-            .arg("--report")
-            .arg(d.join("report.json"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped());
+        let mut command = anonymize_process(d, &d.join("job.toml"));
+        command.stderr(std::process::Stdio::piped());
         // SAFETY: between fork and exec the closure only calls pthread_sigmask, which is
         // async-signal-safe, and allocates nothing.
         unsafe {
@@ -1601,16 +1599,9 @@ fn an_interrupt_while_staging_leaves_all_or_nothing() {
         for f in finals {
             let _ = std::fs::remove_file(d.join(f));
         }
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"))
-            .arg("anonymize")
-            .arg(d.join("big.toml"))
-            .arg("--output")
-            .arg(d.join("out.csv"))
-            .arg("--report")
-            .arg(d.join("report.json"))
+        let mut child = anonymize_process(d, &d.join("big.toml"))
             .arg("--mapping")
             .arg(d.join("map.csv"))
-            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
@@ -1793,16 +1784,8 @@ fn huge_pages_are_off_unless_asked_for() {
             .status()
             .unwrap()
             .success());
-        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("cellsafe"));
-        command
-            .arg("anonymize")
-            .arg(d.join("job.toml"))
-            .arg("--output")
-            .arg(d.join("out.csv"))
-            .arg("--report")
-            .arg(d.join("report.json"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
+        let mut command = anonymize_process(d, &d.join("job.toml"));
+        command.stderr(std::process::Stdio::null());
         match allow {
             Some(v) => command.env("MIMALLOC_ALLOW_THP", v),
             None => command.env_remove("MIMALLOC_ALLOW_THP"),
