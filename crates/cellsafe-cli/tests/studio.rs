@@ -150,11 +150,25 @@ async fn open_path(client: &Client, path: &Path, rows: &str) -> Result<(), CmdEr
         .await?
         .send_keys(&path.display().to_string())
         .await?;
-    client.find(Locator::Id("open")).await?.click().await?;
+    click(client, "open").await?;
     until("the table's profile", || async {
         Ok(text(client, "table-summary").await?.contains(rows))
     })
     .await
+}
+
+/// Clicks the button with id `id` once no hierarchy preview is pending: a preview that
+/// arrives moves what follows it on the page, and a click aimed before the move lands
+/// elsewhere (the page counts its pending previews in the body's `data-previews`).
+async fn click(client: &Client, id: &str) -> Result<(), CmdError> {
+    until("the previews", || async {
+        let pending = client
+            .execute("return document.body.dataset.previews || '0'", vec![])
+            .await?;
+        Ok(pending.as_str() == Some("0"))
+    })
+    .await?;
+    client.find(Locator::Id(id)).await?.click().await
 }
 
 /// Chooses `value` in the select with id `id`, once the page shows it.
@@ -269,7 +283,7 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
             .await?
             .send_keys(&data.path().join("adult.csv").display().to_string())
             .await?;
-        client.find(Locator::Id("upload")).await?.click().await?;
+        click(&client, "upload").await?;
         until("the table's profile", || async {
             Ok(text(&client, "table-summary")
                 .await?
@@ -311,7 +325,7 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
         assert_eq!(k.prop("value").await?.as_deref(), Some("5"));
         shot(&client, "step-models", "4-models").await?;
         // 5. run
-        client.find(Locator::Id("run")).await?.click().await?;
+        click(&client, "run").await?;
         until("the run's end", || async {
             let state = run_state(&client).await?;
             Ok(matches!(
@@ -496,7 +510,7 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
         let k = by_css(&client, "#models .param[data-param=\"k\"]").await?;
         k.clear().await?;
         k.send_keys("zero").await?;
-        client.find(Locator::Id("check")).await?.click().await?;
+        click(&client, "check").await?;
         let at_k = "#models .param-error[data-param=\"k\"]";
         until("k's error", || async {
             Ok(!by_css(&client, at_k).await?.text().await?.is_empty())
@@ -508,7 +522,7 @@ async fn a_bad_hierarchy_and_a_bad_parameter_show_their_errors_at_the_field() {
         // with k mended, Run refuses the job at the hierarchy that leaves values out
         k.clear().await?;
         k.send_keys("5").await?;
-        client.find(Locator::Id("run")).await?.click().await?;
+        click(&client, "run").await?;
         until("the hierarchy's error", || async {
             let e = by_css(&client, &at_race).await?.text().await?;
             Ok(e.contains("3 value(s) of the column are not in this hierarchy"))
@@ -559,7 +573,7 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
             choose(&client, &format!("hkind-{i}"), "mask").await?;
         }
         choose(&client, "algorithm", "exhaustive").await?;
-        client.find(Locator::Id("run")).await?.click().await?;
+        click(&client, "run").await?;
         // once the search has begun, Cancel
         until("the search", || async {
             Ok(text(&client, "stage").await?.starts_with("search"))
@@ -576,7 +590,7 @@ async fn cancel_stops_a_long_search_and_nothing_is_released() {
             )
             .await?;
         assert_eq!(second.as_u64(), Some(409));
-        client.find(Locator::Id("cancel")).await?.click().await?;
+        click(&client, "cancel").await?;
         until("the run's end", || async {
             let state = run_state(&client).await?;
             Ok(state.as_deref().is_some_and(|s| s != "running"))
@@ -622,7 +636,7 @@ async fn a_node_clicked_on_the_pareto_front_is_released_as_its_exported_job_rele
                 .is_displayed()
                 .await?
         );
-        client.find(Locator::Id("run")).await?.click().await?;
+        click(&client, "run").await?;
         until("the front", || async {
             Ok(!client
                 .find_all(Locator::Css("#front circle.front-node"))

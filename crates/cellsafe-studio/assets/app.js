@@ -195,7 +195,11 @@ function hierarchyCard(name) {
   const show = () => { for (const [k, p] of Object.entries(params)) p.hidden = k !== kind.value; };
   show();
   let timer = null;
-  const changed = () => { show(); clearTimeout(timer); timer = setTimeout(() => preview(name), 250); };
+  const changed = () => {
+    show();
+    if (timer === null) previewing(1); else clearTimeout(timer);
+    timer = setTimeout(() => { timer = null; previewed(name); }, 250);
+  };
   kind.addEventListener('change', changed);
   for (const f of [widths, format, groups]) f.addEventListener('input', changed);
   file.addEventListener('change', async () => {
@@ -207,7 +211,8 @@ function hierarchyCard(name) {
     fileName.dataset.name = data.name;
     changed();
   });
-  setTimeout(() => preview(name), 0);
+  previewing(1);
+  setTimeout(() => previewed(name), 0);
   return card;
 }
 
@@ -243,6 +248,18 @@ function hierarchyOf(name) {
       return null;
   }
   return null;
+}
+
+// previews asked for and not yet shown, on the page as `data-previews` of the body: a
+// preview moves what follows it, so the browser tests wait for none before they click
+let previews = 0;
+function previewing(n) {
+  previews += n;
+  document.body.dataset.previews = String(previews);
+}
+
+async function previewed(name) {
+  try { await preview(name); } finally { previewing(-1); }
 }
 
 async function preview(name) {
