@@ -161,14 +161,17 @@ async fn open_path(client: &Client, path: &Path, rows: &str) -> Result<(), CmdEr
 /// arrives moves what follows it on the page, and a click aimed before the move lands
 /// elsewhere (the page counts its pending previews in the body's `data-previews`).
 async fn click(client: &Client, id: &str) -> Result<(), CmdError> {
-    until("the previews", || async {
-        let pending = client
-            .execute("return document.body.dataset.previews || '0'", vec![])
-            .await?;
-        Ok(pending.as_str() == Some("0"))
-    })
-    .await?;
+    until("the previews", || previewed(client)).await?;
     client.find(Locator::Id(id)).await?.click().await
+}
+
+/// Whether the page has shown every hierarchy preview it asked for (a hierarchy file's
+/// upload counts as one until it asks for its preview).
+async fn previewed(client: &Client) -> Result<bool, CmdError> {
+    let pending = client
+        .execute("return document.body.dataset.previews || '0'", vec![])
+        .await?;
+    Ok(pending.as_str() == Some("0"))
 }
 
 /// Chooses `value` in the select with id `id`, once the page shows it.
@@ -309,10 +312,12 @@ async fn adult_from_uploading_to_downloading_is_the_release_of_the_exported_job(
                 .await?
                 .send_keys(&file.display().to_string())
                 .await?;
+            // the file's preview, not the one of the kind chosen before it
             until("a hierarchy's preview", || async {
-                Ok(text(&client, &format!("preview-{i}"))
-                    .await?
-                    .contains("level 1"))
+                Ok(previewed(&client).await?
+                    && text(&client, &format!("preview-{i}"))
+                        .await?
+                        .contains("level 1"))
             })
             .await?;
         }

@@ -205,11 +205,17 @@ function hierarchyCard(name) {
   file.addEventListener('change', async () => {
     const f = file.files[0];
     if (!f) return;
-    const data = await call('POST', '/api/upload?kind=hierarchy&name=' + encodeURIComponent(f.name), undefined, f);
-    if (data.error) { showErrors([data.error]); return; }
-    fileName.textContent = data.name;
-    fileName.dataset.name = data.name;
-    changed();
+    // the upload counts as a pending preview until it has asked for its own
+    previewing(1);
+    try {
+      const data = await call('POST', '/api/upload?kind=hierarchy&name=' + encodeURIComponent(f.name), undefined, f);
+      if (data.error) { showErrors([data.error]); return; }
+      fileName.textContent = data.name;
+      fileName.dataset.name = data.name;
+      changed();
+    } finally {
+      previewing(-1);
+    }
   });
   previewing(1);
   setTimeout(() => previewed(name), 0);
