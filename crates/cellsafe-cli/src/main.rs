@@ -261,8 +261,9 @@ fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Turns transparent huge pages off for this process unless `MIMALLOC_ALLOW_THP` is set
-/// (mimalloc reads it: `1` keeps them, `0` turns them off itself).
+/// Turns transparent huge pages off for this process unless `MIMALLOC_ALLOW_THP` is set,
+/// in any case (mimalloc reads it, ignoring case: `1` keeps them, `0` turns them off
+/// itself).
 ///
 /// Why: mimalloc asks the kernel for 2 MiB pages. On a VM whose balloon reports free
 /// memory to the host in 2 MiB blocks, a fresh huge page is likely one the host has taken
@@ -276,12 +277,12 @@ fn serve(_config: &Path, _listen: Option<&str>) -> ExitCode {
 /// ([`restore_huge_pages`]).
 #[cfg(target_os = "linux")]
 extern "C" fn huge_pages_off() {
-    // SAFETY: getenv with a NUL-terminated name, before any thread exists (nothing can
-    // change the environment meanwhile); PR_SET_THP_DISABLE takes integers only (the
-    // kernel reads unsigned longs, and refuses non-zero unused ones) and changes a flag of
-    // this process; when it fails (an old kernel), huge pages stay as they were.
+    // SAFETY: the environment is read before any thread exists (nothing can change it
+    // meanwhile); PR_SET_THP_DISABLE takes integers only (the kernel reads unsigned longs,
+    // and refuses non-zero unused ones) and changes a flag of this process; when it fails
+    // (an old kernel), huge pages stay as they were.
     unsafe {
-        if !libc::getenv(c"MIMALLOC_ALLOW_THP".as_ptr()).is_null() {
+        if mimalloc_allow_thp_set() {
             return;
         }
         let off = libc::c_ulong::from(true);
@@ -292,6 +293,36 @@ extern "C" fn huge_pages_off() {
             HUGE_PAGES_TURNED_OFF.store(true, Ordering::Relaxed);
         }
     }
+}
+
+/// Whether the environment has `MIMALLOC_ALLOW_THP` in any case, among the first 10,000
+/// entries: where mimalloc looks for it (it compares names ignoring case), so that the two
+/// agree on whether it is set. Allocates nothing.
+///
+/// # Safety
+///
+/// Nothing may change the environment meanwhile (no other thread runs yet).
+#[cfg(target_os = "linux")]
+unsafe fn mimalloc_allow_thp_set() -> bool {
+    extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    const NAME: &[u8] = b"MIMALLOC_ALLOW_THP=";
+    let mut entry = environ;
+    if entry.is_null() {
+        return false;
+    }
+    for _ in 0..10_000 {
+        if (*entry).is_null() {
+            return false;
+        }
+        let text = std::ffi::CStr::from_ptr(*entry).to_bytes();
+        if text.len() >= NAME.len() && text[..NAME.len()].eq_ignore_ascii_case(NAME) {
+            return true;
+        }
+        entry = entry.add(1);
+    }
+    false
 }
 
 /// [`huge_pages_off`] among the functions the C runtime calls before `main`.

@@ -1774,7 +1774,13 @@ fn huge_pages_are_off_unless_asked_for() {
         }
         Some(true) => {}
     }
-    let cases: &[(Option<&str>, bool)] = &[(None, false), (Some("0"), false), (Some("1"), true)];
+    // mimalloc reads its variables ignoring case: so does the switch
+    let cases: &[(Option<(&str, &str)>, bool)] = &[
+        (None, false),
+        (Some(("MIMALLOC_ALLOW_THP", "0")), false),
+        (Some(("MIMALLOC_ALLOW_THP", "1")), true),
+        (Some(("mimalloc_allow_thp", "1")), true),
+    ];
     for &(allow, expected) in cases {
         let dir = fixture(DATA, AGE, &config(&k(2)).replace("data.csv", "data.fifo"));
         let d = dir.path();
@@ -1786,10 +1792,12 @@ fn huge_pages_are_off_unless_asked_for() {
             .success());
         let mut command = anonymize_process(d, &d.join("job.toml"));
         command.stderr(std::process::Stdio::null());
-        match allow {
-            Some(v) => command.env("MIMALLOC_ALLOW_THP", v),
-            None => command.env_remove("MIMALLOC_ALLOW_THP"),
-        };
+        for name in ["MIMALLOC_ALLOW_THP", "mimalloc_allow_thp"] {
+            command.env_remove(name);
+        }
+        if let Some((name, value)) = allow {
+            command.env(name, value);
+        }
         let mut child = KillOnDrop(command.spawn().unwrap());
         // a FIFO opens for writing without blocking once it has a reader
         let start = std::time::Instant::now();
