@@ -854,9 +854,6 @@ fn microaggregation_output_and_scale_errors() {
         .stderr(predicate::str::contains("attributes.dob.scale"));
 }
 
-/// A copy of the Adult example whose genetic search runs for seconds (the tests stop it
-/// within milliseconds of its start).
-#[cfg(unix)]
 /// `cellsafe anonymize JOB --output DIR/out.csv --report DIR/report.json`, to start as a
 /// process, its standard output discarded.
 #[cfg(unix)]
@@ -873,6 +870,9 @@ fn anonymize_process(dir: &Path, job: &Path) -> std::process::Command {
     command
 }
 
+/// A copy of the Adult example whose genetic search runs for seconds (the tests stop it
+/// within milliseconds of its start).
+#[cfg(unix)]
 fn long_job() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let src = examples().join("../adult");
